@@ -1,0 +1,99 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { migrationsDir } from '../paths.js';
+import type { Database, Queryable } from './types.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+const fileName = /^(\d{4})_([a-z0-9_]+)\.sql$/;
+
+/** The numbered SQL files of migrations/, in order. */
+export function loadMigrations(dir = migrationsDir): Migration[] {
+  const migrations = readdirSync(dir)
+    .filter((file) => file.endsWith('.sql'))
+    .map((file) => {
+      const match = fileName.exec(file);
+      if (!match) throw new Error(`Migration file name ${file} is not NNNN_name.sql`);
+      return { version: Number(match[1]), name: match[2] ?? '', sql: readFileSync(join(dir, file), 'utf8') };
+    })
+    .sort((a, b) => a.version - b.version);
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1) {
+      throw new Error(`Migrations must be numbered 0001, 0002, ... without gaps; found ${migration.version} at position ${index + 1}`);
+    }
+  });
+  return migrations;
+}
+
+const createLedger = `
+CREATE TABLE IF NOT EXISTS schema_migrations (
+  version    integer PRIMARY KEY,
+  name       text        NOT NULL,
+  applied_at timestamptz NOT NULL DEFAULT now()
+)`;
+
+const currentVersion = {
+  name: 'migrations.current',
+  text: 'SELECT coalesce(max(version), 0)::int AS version FROM schema_migrations',
+};
+
+const ledgerExists = {
+  name: 'migrations.ledger_exists',
+  text: "SELECT to_regclass('schema_migrations') IS NOT NULL AS exists",
+};
+
+async function appliedVersion(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ exists: boolean }>(ledgerExists);
+  if (!rows[0]?.exists) return 0;
+  const current = await db.query<{ version: number }>(currentVersion);
+  return current.rows[0]?.version ?? 0;
+}
+
+export interface SchemaStatus {
+  applied: number;
+  expected: number;
+}
+
+export async function schemaStatus(db: Queryable, migrations = loadMigrations()): Promise<SchemaStatus> {
+  return { applied: await appliedVersion(db), expected: migrations.length };
+}
+
+/**
+ * Applies every pending migration in one transaction (all or none). An advisory
+ * lock makes instances that migrate at once take turns.
+ */
+export async function migrate(db: Database, migrations = loadMigrations()): Promise<Migration[]> {
+  return db.transaction(async (tx) => {
+    await tx.query({ name: 'migrations.lock', text: 'SELECT pg_advisory_xact_lock(72817361)' });
+    await tx.execScript(createLedger);
+    const applied = await appliedVersion(tx);
+    const pending = migrations.filter((migration) => migration.version > applied);
+    for (const migration of pending) {
+      await tx.execScript(migration.sql);
+      await tx.query(
+        { name: 'migrations.record', text: 'INSERT INTO schema_migrations (version, name) VALUES ($1, $2)' },
+        [migration.version, migration.name],
+      );
+    }
+    return pending;
+  });
+}
+
+export class SchemaOutdatedError extends Error {
+  override name = 'SchemaOutdatedError';
+}
+
+export async function assertSchemaCurrent(db: Queryable): Promise<SchemaStatus> {
+  const status = await schemaStatus(db);
+  if (status.applied < status.expected) {
+    throw new SchemaOutdatedError(
+      `The database schema is at version ${status.applied} but this service needs version ${status.expected}. ` +
+        'Run `npm run migrate` (with the same DATABASE_URL) first, or set MIGRATE_ON_START=true.',
+    );
+  }
+  return status;
+}

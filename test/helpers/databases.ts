@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../src/db/index.js';
+import { migrate } from '../../src/db/migrations.js';
+
+export const testDatabaseUrl = process.env['TEST_DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+let availability: Promise<string | undefined> | undefined;
+
+/** undefined when PostgreSQL answers at TEST_DATABASE_URL, else why not. */
+export function postgresUnavailableReason(): Promise<string | undefined> {
+  availability ??= (async () => {
+    const client = new pg.Client({ connectionString: testDatabaseUrl, connectionTimeoutMillis: 3000 });
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      return undefined;
+    } catch (error) {
+      return `no PostgreSQL at ${testDatabaseUrl.replace(/:[^:@/]*@/, ':***@')}: ${(error as Error).message}`;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  })();
+  return availability;
+}
+
+async function onServer<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: testDatabaseUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface ScratchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A new, empty PostgreSQL database on the test server, owned by one test. */
+export async function createScratchPostgres(): Promise<ScratchDatabase> {
+  const name = `pets_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  await onServer((client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(testDatabaseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => onServer((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+export function scratchDir(prefix = 'pets-test-'): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export type Backend = 'postgres' | 'embedded';
+
+export interface OpenedBackend {
+  db: Database;
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** A migrated database of the given kind, with the environment that points at it. */
+export async function openBackend(backend: Backend): Promise<OpenedBackend> {
+  if (backend === 'postgres') {
+    const scratch = await createScratchPostgres();
+    const db = await openDatabase({ DATABASE_URL: scratch.url, DATA_DIR: '', DATABASE_POOL_SIZE: 5 });
+    await migrate(db);
+    return { db, env: { DATABASE_URL: scratch.url }, close: async () => { await db.close(); await scratch.drop(); } };
+  }
+  const dir = scratchDir();
+  const db = await openDatabase({ DATA_DIR: dir.path, DATABASE_POOL_SIZE: 1 });
+  await migrate(db);
+  return { db, env: { DATA_DIR: dir.path }, close: async () => { await db.close(); dir.remove(); } };
+}
