@@ -17,7 +17,7 @@ interface ApiKeyRow {
   revoked_at: Date | string | null;
 }
 
-const columns = 'id::text, name, key_prefix, created_at, revoked_at';
+const columns = 'id, name, key_prefix, created_at, revoked_at';
 
 const insertKey: Statement = {
   name: 'api_keys.insert',
@@ -31,7 +31,7 @@ const insertKeyIfNew: Statement = {
 
 const selectActiveByHash: Statement = {
   name: 'api_keys.active_by_hash',
-  text: 'SELECT id::text FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+  text: 'SELECT id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
 };
 
 const selectAll: Statement = {

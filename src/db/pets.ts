@@ -23,7 +23,7 @@ interface PetRow {
   status: PetStatus;
 }
 
-const columns = 'id::text, name, category_id::text, status';
+const columns = 'id, name, category_id, status';
 
 const insertPet: Statement = {
   name: 'pets.insert',
