@@ -1,0 +1,51 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a TypeScript entry point of src/ the way the npm scripts do, with tsx. */
+export function spawnEntry(entry: string, args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
+  const cleanEnv = { ...process.env };
+  for (const name of ['DATABASE_URL', 'DATA_DIR', 'BOOTSTRAP_API_KEY', 'PORT', 'HOST', 'MIGRATE_ON_START']) delete cleanEnv[name];
+  return spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+    cwd: repoRoot,
+    env: { ...cleanEnv, LOG_LEVEL: 'info', ...env },
+  });
+}
+
+export function finished(child: ChildProcessWithoutNullStreams): Promise<Finished> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+export function runEntry(entry: string, args: string[], env: Record<string, string>): Promise<Finished> {
+  return finished(spawnEntry(entry, args, env));
+}
+
+/** Resolves with the output so far once a line matches, or rejects when the process ends first. */
+export function waitForOutput(child: ChildProcessWithoutNullStreams, pattern: RegExp): Promise<RegExpExecArray> {
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = pattern.exec(output);
+      if (match) {
+        child.stdout.off('data', onData);
+        child.stderr.off('data', onData);
+        resolve(match);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('close', (code) => reject(new Error(`process exited with ${code} before printing ${pattern}:\n${output}`)));
+  });
+}
