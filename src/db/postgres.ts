@@ -64,17 +64,22 @@ export function openPostgres(options: PostgresOptions): Database {
       } catch (error) {
         return translate(error);
       }
+      let broken = false;
       try {
         await client.query('BEGIN');
         const result = await work(queryableOf(client));
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        broken = error instanceof DatabaseUnavailableError || isUnavailable(error);
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
         if (error instanceof DatabaseUnavailableError) throw error;
         return translate(error);
       } finally {
-        client.release();
+        // A connection that failed mid-transaction is not given back to the pool.
+        client.release(broken);
       }
     },
     close: () => pool.end(),
