@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The contract gate: lint the spec, refuse breaking changes against the
+# released contract, and refuse generated types that drifted from the spec.
+# The property-based conformance suite runs with the tests (npm test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export REDOCLY_SUPPRESS_UPDATE_NOTICE=true
+
+echo "== lint:spec"
+npm run --silent lint:spec
+echo "== check:breaking"
+npm run --silent check:breaking
+echo "== generate:check"
+npm run --silent generate:check
+echo "contract gate passed"

@@ -1,0 +1,195 @@
+import fc from 'fast-check';
+import type { Schema } from './spec.js';
+
+/**
+ * Values from the subset of JSON Schema that openapi.yaml uses: type, enum,
+ * minimum/maximum, minLength/maxLength, pattern, required, properties,
+ * additionalProperties: false, items/maxItems ($refs are resolved before).
+ * A keyword outside that subset throws, so the suite cannot silently
+ * generate values the schema does not describe.
+ */
+
+const supported = new Set([
+  'type', 'enum', 'const', 'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern',
+  'required', 'properties', 'additionalProperties', 'items', 'minItems', 'maxItems', 'default', 'description', 'examples',
+]);
+
+function assertSupported(schema: Schema): void {
+  for (const keyword of Object.keys(schema)) {
+    if (!supported.has(keyword)) throw new Error(`schema keyword ${keyword} is not supported by the conformance generator`);
+  }
+}
+
+/** JSON Schema lengths count code points, not UTF-16 units. */
+export const codePoints = (text: string) => [...text].length;
+
+const regexOf = (schema: Schema) => (typeof schema['pattern'] === 'string' ? new RegExp(schema['pattern'], 'u') : undefined);
+
+function stringBounds(schema: Schema): { min: number; max: number } {
+  return { min: Number(schema['minLength'] ?? 0), max: Number(schema['maxLength'] ?? 200) };
+}
+
+function fitsString(schema: Schema, text: string): boolean {
+  const { min, max } = stringBounds(schema);
+  const length = codePoints(text);
+  const pattern = regexOf(schema);
+  return length >= min && length <= max && (!pattern || pattern.test(text));
+}
+
+/** Cuts to max code points, never through a surrogate pair. */
+const cut = (text: string, max: number) => [...text].slice(0, max).join('');
+
+function validString(schema: Schema): fc.Arbitrary<string> {
+  const { min, max } = stringBounds(schema);
+  const pattern = regexOf(schema);
+  const anyText = fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(max, 120) });
+  if (!pattern) return anyText.filter((text) => fitsString(schema, text));
+  // stringMatching stays near ASCII; full-Unicode text is added when enough
+  // of it happens to match the pattern (a negated class such as the name's).
+  const matching = fc.stringMatching(pattern).map((text) => cut(text, max)).filter((text) => fitsString(schema, text));
+  const sample = fc.sample(anyText, { numRuns: 200, seed: 1 });
+  const acceptance = sample.filter((text) => fitsString(schema, text)).length / sample.length;
+  return acceptance > 0.2 ? fc.oneof(matching, anyText.filter((text) => fitsString(schema, text))) : matching;
+}
+
+function validInteger(schema: Schema): fc.Arbitrary<number> {
+  const min = Number(schema['minimum'] ?? Number.MIN_SAFE_INTEGER);
+  const max = Number(schema['maximum'] ?? Number.MAX_SAFE_INTEGER);
+  // Mostly small values (ids that exist, limits people use), and the edges.
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.integer({ min, max: Math.min(max, min + 200) }) },
+    { weight: 1, arbitrary: fc.constantFrom(min, max) },
+    { weight: 1, arbitrary: fc.bigInt({ min: BigInt(min), max: BigInt(max) }).map(Number) },
+  );
+}
+
+/** Values the schema accepts. */
+export function valid(schema: Schema): fc.Arbitrary<unknown> {
+  assertSupported(schema);
+  if (Array.isArray(schema['enum'])) return fc.constantFrom(...schema['enum']);
+  if ('const' in schema) return fc.constant(schema['const']);
+  switch (schema['type']) {
+    case 'string':
+      return validString(schema);
+    case 'integer':
+      return validInteger(schema);
+    case 'number':
+      return fc.double({ min: Number(schema['minimum'] ?? -1e9), max: Number(schema['maximum'] ?? 1e9), noNaN: true });
+    case 'boolean':
+      return fc.boolean();
+    case 'array':
+      return fc.array(valid(schema['items'] as Schema), { minLength: Number(schema['minItems'] ?? 0), maxLength: Math.min(Number(schema['maxItems'] ?? 5), 5) });
+    case 'object': {
+      const properties = (schema['properties'] ?? {}) as Record<string, Schema>;
+      const model = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, valid(property)]));
+      return fc.record(model, { requiredKeys: (schema['required'] as string[] | undefined) ?? [] });
+    }
+    default:
+      throw new Error(`cannot generate a value for schema type ${JSON.stringify(schema['type'])}`);
+  }
+}
+
+/** One way to break a schema: what it breaks, and values that break it and only it. */
+export interface Violation {
+  rule: string;
+  values: fc.Arbitrary<unknown>;
+}
+
+// Characters tried against a pattern; those the pattern refuses make values that break it.
+const patternBreakers = ['\u0000', '\u0007', '\n', '\u001b', '\u007f', '\u0085', '\u009f', ' ', '/', '%', '+', '=', '.', '~', 'é', '😀'];
+
+const otherJsonTypes: Record<string, fc.Arbitrary<unknown>> = {
+  string: fc.string({ maxLength: 10 }),
+  integer: fc.oneof(fc.integer({ min: -1000, max: 1000 }), fc.constant(0)),
+  number: fc.double({ noNaN: true, noDefaultInfinity: true }).filter((value) => !Number.isInteger(value)),
+  boolean: fc.boolean(),
+  null: fc.constant(null),
+  object: fc.constant({}),
+  array: fc.array(fc.integer(), { maxLength: 2 }),
+};
+
+/** Values of the wrong JSON type; an integer schema also refuses fractions. */
+function wrongTypes(type: string): fc.Arbitrary<unknown> {
+  const others = Object.entries(otherJsonTypes)
+    .filter(([name]) => name !== type && !(type === 'number' && name === 'integer'))
+    .map(([, arbitrary]) => arbitrary);
+  return fc.oneof(...others);
+}
+
+/** Every constraint of a scalar schema, each broken on its own. */
+export function scalarViolations(schema: Schema): Violation[] {
+  const violations: Violation[] = [];
+  const type = schema['type'];
+  if (typeof type === 'string') violations.push({ rule: 'type', values: wrongTypes(type) });
+  if (Array.isArray(schema['enum'])) {
+    const allowed = schema['enum'] as unknown[];
+    violations.push({ rule: 'enum', values: fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom(...allowed.map((value) => String(value).toUpperCase()))).filter((value) => !allowed.includes(value)) });
+  }
+  if (typeof schema['minimum'] === 'number') {
+    const min = schema['minimum'];
+    violations.push({ rule: 'minimum', values: fc.oneof(fc.constant(min - 1), fc.integer({ min: Math.max(min - 1_000_000, Number.MIN_SAFE_INTEGER), max: min - 1 })) });
+  }
+  if (typeof schema['maximum'] === 'number') {
+    const max = schema['maximum'];
+    // Past 2^53 - 1 the next integers cannot be told apart as doubles, so step far enough.
+    const step = max >= Number.MAX_SAFE_INTEGER ? 2 : 1;
+    violations.push({ rule: 'maximum', values: fc.oneof(fc.constant(max + step), fc.integer({ min: 1, max: 1_000_000 }).map((extra) => max + Math.max(step, extra))) });
+  }
+  if (type === 'string') {
+    const { min, max } = stringBounds(schema);
+    if (min > 0) violations.push({ rule: 'minLength', values: validString({ ...schema, minLength: 0, maxLength: min - 1, pattern: undefined } as never).filter((text) => codePoints(text) < min) });
+    if (typeof schema['maxLength'] === 'number') {
+      violations.push({
+        rule: 'maxLength',
+        values: fc.tuple(validString({ ...schema, minLength: 1 }), fc.integer({ min: max + 1, max: max + 50 })).map(([text, length]) => cut(text.repeat(Math.ceil(length / codePoints(text))), length)),
+      });
+    }
+    const pattern = regexOf(schema);
+    if (pattern) {
+      const breakers = patternBreakers.filter((char) => !pattern.test(char));
+      if (breakers.length > 0) {
+        violations.push({
+          rule: 'pattern',
+          values: fc
+            .tuple(validString(schema), fc.constantFrom(...breakers), fc.nat())
+            .map(([text, char, at]) => {
+              const chars = [...text];
+              chars.splice(at % (chars.length + 1), 0, char);
+              return cut(chars.join(''), max);
+            })
+            .filter((text) => !pattern.test(text) && codePoints(text) >= min),
+        });
+      }
+    }
+  }
+  return violations;
+}
+
+/** An object schema's violations: per property, then the object's own (required, unknown fields). */
+export function objectViolations(schema: Schema): Array<{ rule: string; values: fc.Arbitrary<unknown> }> {
+  const properties = (schema['properties'] ?? {}) as Record<string, Schema>;
+  const required = (schema['required'] as string[] | undefined) ?? [];
+  const base = valid(schema) as fc.Arbitrary<Record<string, unknown>>;
+  const violations: Violation[] = [{ rule: 'type', values: wrongTypes('object') }];
+  for (const [name, property] of Object.entries(properties)) {
+    for (const violation of scalarViolations(property)) {
+      violations.push({ rule: `${name}.${violation.rule}`, values: fc.tuple(base, violation.values).map(([object, value]) => ({ ...object, [name]: value })) });
+    }
+  }
+  for (const name of required) {
+    violations.push({ rule: `required ${name}`, values: base.map((object) => Object.fromEntries(Object.entries(object).filter(([key]) => key !== name))) });
+  }
+  if (schema['additionalProperties'] === false) {
+    const unknownName = fc.oneof(fc.constantFrom('id', 'Name', 'extra', '__proto__', 'constructor'), fc.string({ minLength: 1, maxLength: 10 })).filter((name) => !(name in properties));
+    violations.push({
+      rule: 'additionalProperties',
+      values: fc.tuple(base, unknownName, fc.jsonValue({ maxDepth: 1 })).map(([object, name, value]) => {
+        const copy: Record<string, unknown> = { ...object };
+        // defineProperty so that __proto__ becomes a real key of the JSON text.
+        Object.defineProperty(copy, name, { value, enumerable: true, configurable: true, writable: true });
+        return copy;
+      }),
+    });
+  }
+  return violations;
+}

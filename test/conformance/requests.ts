@@ -1,0 +1,217 @@
+import fc from 'fast-check';
+import { objectViolations, scalarViolations, valid } from './arbitraries.js';
+import type { TestRequest } from './client.js';
+import type { Operation, Parameter, Schema } from './spec.js';
+
+/** A generated request and the statuses the contract allows for it. */
+export interface Case {
+  request: TestRequest;
+  expect: number[];
+}
+
+export interface GeneratorContext {
+  key: string;
+  bodyLimit: number;
+  /**
+   * Query parameters whose description says clients must not build them
+   * (the page cursor): a schema-valid value the server never issued is
+   * refused with 400, so valid requests carry them only from a Link header.
+   */
+  opaqueParameters: ReadonlySet<string>;
+}
+
+const tokenChars = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/'.split(''));
+
+/** Authorization headers that carry the key: the scheme name is case-insensitive, spaces may repeat. */
+function validAuthorization(key: string): fc.Arbitrary<string> {
+  return fc.tuple(fc.constantFrom('Bearer', 'bearer', 'BEARER', 'bEaReR'), fc.integer({ min: 1, max: 3 })).map(([scheme, spaces]) => `${scheme}${' '.repeat(spaces)}${key}`);
+}
+
+/** Headers that must be refused with 401; undefined means no Authorization header at all. */
+function invalidAuthorization(key: string): fc.Arbitrary<string | undefined> {
+  const otherKey = fc.array(tokenChars, { minLength: 20, maxLength: 60 }).map((chars) => chars.join('')).filter((other) => other !== key);
+  return fc.oneof(
+    fc.constant(undefined),
+    fc.constant(''),
+    fc.constant('Bearer'),
+    fc.constant('Bearer '),
+    otherKey.map((other) => `Bearer ${other}`),
+    fc.constant(`Bearer ${key}x`),
+    fc.constant(`Bearer ${key.slice(0, -1)}`),
+    fc.constant(`Basic ${Buffer.from(`user:${key}`).toString('base64')}`),
+    fc.constant(`Token ${key}`),
+    fc.constant(key),
+    fc.constant(`Bearer ${key.slice(0, 5)} ${key.slice(5)}`),
+  );
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const textOf = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value));
+
+/** Whether the server may read this text as a valid value of the parameter (so it is no violation). */
+function textMightBeValid(schema: Schema, text: string): boolean {
+  if (Array.isArray(schema['enum'])) return (schema['enum'] as unknown[]).includes(text);
+  if (schema['type'] === 'integer') {
+    if (!/^\s*[+-]?[0-9]+(\.0*)?\s*$/.test(text)) return false;
+    const value = Number(text);
+    return value >= Number(schema['minimum'] ?? -Infinity) && value <= Number(schema['maximum'] ?? Infinity);
+  }
+  if (schema['type'] === 'string') {
+    const pattern = typeof schema['pattern'] === 'string' ? new RegExp(schema['pattern'], 'u') : undefined;
+    const length = [...text].length;
+    return length >= Number(schema['minLength'] ?? 0) && length <= Number(schema['maxLength'] ?? Infinity) && (!pattern || pattern.test(text));
+  }
+  return true;
+}
+
+/** A parameter's violations as text, the only form a path or query value has. */
+function parameterViolations(parameter: Parameter): Array<{ rule: string; values: fc.Arbitrary<string> }> {
+  const violations = scalarViolations(parameter.schema)
+    .filter((violation) => !(violation.rule === 'type' && parameter.schema['type'] === 'string'))
+    .map((violation) => ({
+      rule: violation.rule,
+      values: violation.values.map(textOf).filter((text) => !textMightBeValid(parameter.schema, text)),
+    }));
+  if (parameter.schema['type'] === 'integer') {
+    // Text that a lenient number parser would take for an integer.
+    violations.push({ rule: 'integer syntax', values: fc.constantFrom('1.5', '0x10', '1e3', ' 1', '1 ', '1_000', '١', 'Infinity', 'NaN', '') });
+  }
+  return violations;
+}
+
+interface Parts {
+  pathParams: Record<string, string>;
+  query: Array<[string, string]>;
+  body?: unknown;
+  authorization: string;
+  contentType: string;
+}
+
+/** Everything of a valid request, as separate parts that the invalid generator breaks one at a time. */
+function validParts(operation: Operation, context: GeneratorContext): fc.Arbitrary<Parts> {
+  const pathParameters = operation.parameters.filter((parameter) => parameter.in === 'path');
+  const queryParameters = operation.parameters.filter((parameter) => parameter.in === 'query' && !context.opaqueParameters.has(parameter.name));
+  const pathParams = fc.record(Object.fromEntries(pathParameters.map((parameter) => [parameter.name, valid(parameter.schema).map(textOf)])));
+  const query = fc
+    .record(Object.fromEntries(queryParameters.map((parameter) => [parameter.name, valid(parameter.schema).map(textOf)])), {
+      requiredKeys: queryParameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+    })
+    .map((values) => Object.entries(values) as Array<[string, string]>);
+  return fc.record({
+    pathParams,
+    query,
+    ...(operation.body ? { body: valid(operation.body.schema) } : {}),
+    authorization: validAuthorization(context.key),
+    contentType: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON'),
+  }) as fc.Arbitrary<Parts>;
+}
+
+function toRequest(operation: Operation, intent: string, parts: Parts): TestRequest {
+  const headers: Record<string, string> = { authorization: parts.authorization };
+  const request: TestRequest = { operationId: operation.operationId, intent, pathParams: parts.pathParams, query: parts.query, headers };
+  if (operation.body && parts.body !== undefined) {
+    headers['content-type'] = parts.contentType;
+    request.body = JSON.stringify(parts.body);
+  }
+  return request;
+}
+
+/** The statuses a schema-valid request may get: success, or 404 when it names a resource that may not exist. */
+function successStatuses(operation: Operation): number[] {
+  const statuses = [...operation.responses.keys()].filter((status) => status.startsWith('2')).map(Number);
+  const namesResource = operation.parameters.some((parameter) => parameter.in === 'path');
+  return namesResource && operation.responses.has('404') ? [...statuses, 404] : statuses;
+}
+
+export function validCases(operation: Operation, context: GeneratorContext): fc.Arbitrary<Case> {
+  const expect = successStatuses(operation);
+  return validParts(operation, context).map((parts) => ({ request: toRequest(operation, 'valid', parts), expect }));
+}
+
+/** Requests valid except for schema-valid opaque values the server did not issue: 400 or success. */
+export function opaqueCases(operation: Operation, context: GeneratorContext): fc.Arbitrary<Case> | undefined {
+  const opaque = operation.parameters.filter((parameter) => context.opaqueParameters.has(parameter.name));
+  if (opaque.length === 0) return undefined;
+  return fc.tuple(validParts(operation, context), fc.constantFrom(...opaque).chain((parameter) => valid(parameter.schema).map((value) => [parameter.name, textOf(value)] as [string, string]))).map(([parts, entry]) => ({
+    request: toRequest(operation, `unissued ${entry[0]}`, { ...parts, query: [...parts.query, entry] }),
+    expect: [...successStatuses(operation), 400],
+  }));
+}
+
+/** Requests that break exactly one rule of the contract, each rule in turn. */
+export function invalidCases(operation: Operation, context: GeneratorContext): fc.Arbitrary<Case> {
+  const cases: Array<fc.Arbitrary<Case>> = [];
+  const base = validParts(operation, context);
+  const make = (intent: string, expect: number[], parts: fc.Arbitrary<Parts>, finish: (request: TestRequest) => TestRequest = (request) => request) =>
+    cases.push(parts.map((value) => ({ request: finish(toRequest(operation, intent, value)), expect })));
+
+  for (const parameter of operation.parameters) {
+    for (const violation of parameterViolations(parameter)) {
+      const intent = `${parameter.in} ${parameter.name} ${violation.rule}`;
+      if (parameter.in === 'path') {
+        make(intent, [400], fc.tuple(base, violation.values).map(([parts, text]) => ({ ...parts, pathParams: { ...parts.pathParams, [parameter.name]: text } })));
+      } else {
+        make(intent, [400], fc.tuple(base, violation.values).map(([parts, text]) => ({ ...parts, query: [...parts.query.filter(([name]) => name !== parameter.name), [parameter.name, text] as [string, string]] })));
+      }
+    }
+    if (parameter.in === 'query') {
+      // A repeated parameter is an array, never the scalar the schema declares.
+      make(`query ${parameter.name} repeated`, [400], fc.tuple(base, valid(parameter.schema), valid(parameter.schema)).map(([parts, first, second]) => ({
+        ...parts,
+        query: [...parts.query.filter(([name]) => name !== parameter.name), [parameter.name, textOf(first)] as [string, string], [parameter.name, textOf(second)] as [string, string]],
+      })));
+    }
+  }
+
+  if (operation.body) {
+    for (const violation of objectViolations(operation.body.schema)) {
+      make(`body ${violation.rule}`, [400], fc.tuple(base, violation.values).map(([parts, body]) => ({ ...parts, body })));
+    }
+    const mediaTypes = fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'text/json');
+    make('content type', [415], fc.tuple(base, mediaTypes).map(([parts, contentType]) => ({ ...parts, contentType })));
+    make('no content type', [415], base, (request) => ({ ...request, headers: { authorization: request.headers['authorization']! }, body: { bytes: String(request.body) } }));
+    cases.push(
+      fc.tuple(base, fc.nat(), fc.constantFrom('', '{', '}', ',', '"', 'x', '\u0000')).map(([parts, at, junk]) => {
+        const request = toRequest(operation, 'malformed JSON', parts);
+        const text = String(request.body);
+        const cutAt = text.length > 1 ? 1 + (at % (text.length - 1)) : 0;
+        return { request: { ...request, body: text.slice(0, cutAt) + junk }, expect: [400] };
+      }).filter(({ request }) => !parses(String(request.body))),
+    );
+    make('empty body', [400], base, (request) => ({ ...request, body: '' }));
+    if (operation.body.required) {
+      make('no body', [400], base, (request) => {
+        const { body: _body, ...rest } = request;
+        return { ...rest, headers: { authorization: request.headers['authorization']! } };
+      });
+    }
+    cases.push(
+      fc.tuple(base, fc.integer({ min: 1, max: 4096 })).map(([parts, extra]) => {
+        const request = toRequest(operation, 'oversize body', parts);
+        const padding = ' '.repeat(context.bodyLimit + extra - String(request.body).length);
+        return { request: { ...request, body: `${String(request.body)}${padding}` }, expect: [413] };
+      }),
+    );
+  }
+
+  if (operation.secured) {
+    // Authentication comes first: a request without a valid key is 401 whatever else it holds.
+    cases.push(
+      fc.tuple(fc.oneof(...cases.map((arbitrary) => arbitrary.map((item) => item.request)), validCases(operation, context).map((item) => item.request)), invalidAuthorization(context.key)).map(([request, authorization]) => {
+        const headers = { ...request.headers };
+        delete headers['authorization'];
+        if (authorization !== undefined) headers['authorization'] = authorization;
+        return { request: { ...request, intent: `auth (${request.intent})`, headers }, expect: [401] };
+      }),
+    );
+  }
+  return fc.oneof(...cases);
+}
