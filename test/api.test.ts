@@ -59,6 +59,12 @@ await forEachBackend(t, async (t, backend) => {
       t.equal(res.json().name.length, 100);
     });
 
+    await t.test('keeps a name outside the Basic Multilingual Plane exactly as sent', async (t) => {
+      const res = await post(ctx, { name: 'Rex 🐕 Ünïcødé', categoryId: 1 });
+      t.equal(res.statusCode, 201);
+      t.equal(res.json().name, 'Rex 🐕 Ünïcødé');
+    });
+
     await t.test('accepts application/json with a charset parameter', async (t) => {
       const res = await post(ctx, { name: 'Ada', categoryId: 1 }, { 'content-type': 'application/json; charset=utf-8' });
       t.equal(res.statusCode, 201);
@@ -71,6 +77,7 @@ await forEachBackend(t, async (t, backend) => {
       ['name of 101 characters', { name: 'n'.repeat(101), categoryId: 1 }, /name/],
       ['name with a control character', { name: 'Re\u0007x', categoryId: 1 }, /control characters/],
       ['name with NUL', { name: 'Re\u0000x', categoryId: 1 }, /control characters/],
+      ['name with an unpaired surrogate', { name: 'Re\ud800x', categoryId: 1 }, /control characters|surrogate/],
       ['name that is a number', { name: 5, categoryId: 1 }, /name must be string/],
       ['categoryId that is a string', { name: 'Rex', categoryId: '5' }, /categoryId must be integer/],
       ['categoryId that is fractional', { name: 'Rex', categoryId: 1.5 }, /categoryId must be integer/],

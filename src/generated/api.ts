@@ -80,7 +80,9 @@ export interface components {
          */
         CategoryId: number;
         /**
-         * @description The animal's name, 1 to 100 characters, no control characters.
+         * @description The animal's name, 1 to 100 characters (Unicode code points), with no
+         *     control characters and no unpaired UTF-16 surrogates (which could not
+         *     be stored as sent).
          * @example Rex
          */
         PetName: string;

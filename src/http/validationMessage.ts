@@ -20,7 +20,7 @@ function describeRule(error: ErrorObject): string {
         : `must be <= ${String(params['limit'])}`;
     case 'pattern':
       return error.instancePath.endsWith('/name')
-        ? 'must not contain control characters'
+        ? 'must not contain control characters or unpaired UTF-16 surrogates'
         : `must match the pattern ${String(params['pattern'])}`;
     default:
       return error.message ?? 'is invalid';
