@@ -101,9 +101,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.addHook('preClose', async () => {
     draining = true;
   });
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', async () => {
     if (!draining) return;
-    reply.header('connection', 'close');
     throw new ApiError(503, 'service_unavailable', 'The service is shutting down; retry the request.', { 'retry-after': '1' });
   });
   await registerCors(app, spec, parseOrigins(config.CORS_ORIGINS));
@@ -115,6 +114,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.addHook('onRequest', requireAuthentication);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // A keep-alive connection would otherwise stay open, idle, until
+    // KEEP_ALIVE_TIMEOUT_MS and hold the shutdown up that long.
+    if (draining) reply.header('connection', 'close');
   });
   app.addHook('onResponse', logRequest);
 
