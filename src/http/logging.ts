@@ -20,7 +20,7 @@ export interface LogStream {
 export function loggerOptions(
   config: Pick<Config, 'LOG_LEVEL' | 'NODE_ENV'>,
   stream?: LogStream,
-): NonNullable<FastifyServerOptions['logger']> {
+): Exclude<FastifyServerOptions['logger'], boolean | undefined> {
   const base = { level: config.LOG_LEVEL, redact: { paths: redactedPaths, censor: '[redacted]' } };
   if (stream) return { ...base, stream };
   if (config.NODE_ENV === 'development') {
