@@ -33,7 +33,7 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     staticCSP: docsCsp,
-    uiConfig: { deepLinking: true, displayRequestDuration: true, showExtensions: true, tryItOutEnabled: false },
+    uiConfig: { deepLinking: true, displayOperationId: true, displayRequestDuration: true, showExtensions: true, tryItOutEnabled: false },
     theme: { title: 'Pet Store Service API' },
   });
 }
