@@ -14,6 +14,7 @@ export interface OperationObject {
   deprecated?: boolean;
   security?: SecurityRequirement[];
   requestBody?: { required?: boolean };
+  responses?: Record<string, { $ref?: string; headers?: Record<string, unknown> }>;
   [extension: `x-${string}`]: unknown;
 }
 

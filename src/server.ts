@@ -46,17 +46,39 @@ async function main(): Promise<void> {
     app.log.warn('No active API key exists: every request will get 401. Create one with `npm run apikey -- create <name>` or set BOOTSTRAP_API_KEY.');
   }
 
+  // Stop accepting, let in-flight requests finish (at most
+  // SHUTDOWN_TIMEOUT_MS, then their connections are cut), close the pool or
+  // the embedded database (which releases its lock), and exit. A second
+  // signal exits at once.
   let closing = false;
   const shutdown = async (signal: string) => {
-    if (closing) return;
+    if (closing) {
+      app.log.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
     closing = true;
-    app.log.info({ signal }, 'shutting down');
+    app.log.info({ signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'shutting down: draining in-flight requests');
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      app.log.warn('shutdown timeout reached: closing the remaining connections');
+      app.server.closeAllConnections();
+    }, config.SHUTDOWN_TIMEOUT_MS);
+    let exitCode = 0;
     try {
       await app.close();
+    } catch (error) {
+      app.log.error({ err: error }, 'error while closing the HTTP server');
+      exitCode = 1;
     } finally {
-      await db.close();
+      clearTimeout(deadline);
+      await db.close().catch((error: unknown) => {
+        app.log.error({ err: error }, 'error while closing the database');
+        exitCode = 1;
+      });
     }
-    process.exit(0);
+    app.log.info({ timedOut }, 'shut down');
+    process.exit(exitCode);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -14,6 +14,11 @@ function unauthorized(message: string, tokenSent: boolean): ApiError {
   return new ApiError(401, 'unauthorized', message, { 'www-authenticate': challenge });
 }
 
+export interface AcceptedKey {
+  keyId: number;
+  keyHash: string;
+}
+
 export interface KeyCheckerOptions {
   db: Queryable;
   /** How long a key found active is trusted without asking the database again. */
@@ -28,17 +33,18 @@ export interface KeyCheckerOptions {
  */
 export function createKeyChecker({ db, cacheSeconds, now = Date.now }: KeyCheckerOptions) {
   const activeUntil = new Map<string, { keyId: number; until: number }>();
-  return async function keyIdOf(key: string): Promise<number | undefined> {
-    const hash = hashApiKey(key);
-    const cached = activeUntil.get(hash);
-    if (cached && cached.until > now()) return cached.keyId;
-    activeUntil.delete(hash);
-    const keyId = await findActiveKeyId(db, hash);
-    if (keyId !== undefined && cacheSeconds > 0) {
+  return async function keyIdOf(key: string): Promise<AcceptedKey | undefined> {
+    const keyHash = hashApiKey(key);
+    const cached = activeUntil.get(keyHash);
+    if (cached && cached.until > now()) return { keyId: cached.keyId, keyHash };
+    activeUntil.delete(keyHash);
+    const keyId = await findActiveKeyId(db, keyHash);
+    if (keyId === undefined) return undefined;
+    if (cacheSeconds > 0) {
       if (activeUntil.size >= maxCachedKeys) activeUntil.clear();
-      activeUntil.set(hash, { keyId, until: now() + cacheSeconds * 1000 });
+      activeUntil.set(keyHash, { keyId, until: now() + cacheSeconds * 1000 });
     }
-    return keyId;
+    return { keyId, keyHash };
   };
 }
 
@@ -47,6 +53,10 @@ export type KeyChecker = ReturnType<typeof createKeyChecker>;
 declare module 'fastify' {
   interface FastifyRequest {
     apiKeyId: number | undefined;
+    /** SHA-256 of the accepted key: identifies the caller (rate limits) without holding the key. */
+    apiKeyHash: string | undefined;
+    /** Why the request is not authenticated, when its route needs it; thrown by requireAuthentication. */
+    authFailure: ApiError | undefined;
   }
   interface FastifyContextConfig {
     /** Security schemes the operation requires, from openapi.yaml; empty for public routes. */
@@ -57,22 +67,36 @@ declare module 'fastify' {
 
 /**
  * An onRequest hook: it runs before the body is read or validated, so a
- * request without a valid key gets 401 whatever else is wrong with it.
+ * request without a valid key gets 401 whatever else is wrong with it. It
+ * only records the outcome; requireAuthentication acts on it, so that hooks
+ * in between (the rate limit) can count a failed attempt against the
+ * client's address before it is answered.
  */
-export function bearerAuthHook(keyIdOf: KeyChecker) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+export function authenticate(keyIdOf: KeyChecker) {
+  return async function identifyCaller(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const schemes = request.routeOptions.config.securitySchemes;
     if (!schemes || schemes.length === 0) return;
     const header = request.headers.authorization;
     if (header === undefined || header === '') {
-      throw unauthorized("Missing API key; send it as 'Authorization: Bearer <API_KEY>'.", false);
+      request.authFailure = unauthorized("Missing API key; send it as 'Authorization: Bearer <API_KEY>'.", false);
+      return;
     }
     const match = bearer.exec(header);
     if (!match?.[1]) {
-      throw unauthorized("Malformed Authorization header; expected 'Bearer <API_KEY>'.", /^bearer\b/i.test(header));
+      request.authFailure = unauthorized("Malformed Authorization header; expected 'Bearer <API_KEY>'.", /^bearer\b/i.test(header));
+      return;
     }
-    const keyId = await keyIdOf(match[1]);
-    if (keyId === undefined) throw unauthorized('Invalid or revoked API key.', true);
-    request.apiKeyId = keyId;
+    const accepted = await keyIdOf(match[1]);
+    if (accepted === undefined) {
+      request.authFailure = unauthorized('Invalid or revoked API key.', true);
+      return;
+    }
+    request.apiKeyId = accepted.keyId;
+    request.apiKeyHash = accepted.keyHash;
   };
+}
+
+/** The onRequest hook that answers 401 for a request authenticate() did not accept. */
+export async function requireAuthentication(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  if (request.authFailure) throw request.authFailure;
 }

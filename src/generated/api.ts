@@ -50,9 +50,10 @@ export interface paths {
          * @description Returns one animal by its identifier.
          *
          *     **Deprecated**: this operation will be removed on 5 December 2030
-         *     (`x-sunset`). Use `GET /pets` with the `status` filter instead. Its
-         *     responses carry the `Deprecation` (RFC 9745) and `Sunset` (RFC 8594)
-         *     headers and a `Link` to the replacement.
+         *     (`x-sunset`). Use `GET /pets` with the `status` filter instead
+         *     (`x-replacement`). Its responses carry the `Deprecation` (RFC 9745)
+         *     and `Sunset` (RFC 8594) headers and a `Link` to the replacement and
+         *     to this documentation (`x-deprecation-docs`).
          */
         get: operations["getPet"];
         put?: never;
@@ -246,7 +247,7 @@ export interface components {
         NextLink: string;
         /**
          * @description When the operation was deprecated, as `@<unix seconds>` (RFC 9745).
-         * @example @1798761600
+         * @example @1795219200
          */
         Deprecation: string;
         /**
@@ -256,7 +257,8 @@ export interface components {
         Sunset: string;
         /**
          * @description Links to the replacement of the deprecated operation (`rel="successor-version"`)
-         *     and to its documentation (`rel="deprecation"`).
+         *     and to its documentation (`rel="deprecation"`), relative to the server root.
+         * @example </v1/pets?status=available>; rel="successor-version", </docs#/pets/getPet>; rel="deprecation"
          */
         DeprecationLink: string;
         /**

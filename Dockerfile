@@ -1,0 +1,33 @@
+# syntax=docker/dockerfile:1
+# Production image of the pet store service. Not built in the development
+# environment of this repository (no Docker engine there); CI builds it.
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    DATA_DIR=/app/data
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+COPY --from=build /app/dist ./dist
+# Read at run time, resolved relative to dist/ (see src/paths.ts).
+COPY openapi.yaml ./
+COPY migrations ./migrations
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+EXPOSE 3000
+# Only used with the embedded database; with DATABASE_URL it stays empty.
+VOLUME ["/app/data"]
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# node itself is PID 1 so that SIGTERM reaches the graceful shutdown in src/server.ts.
+CMD ["node", "dist/server.js"]

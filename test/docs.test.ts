@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { parse } from 'yaml';
+import { specPath } from '../src/paths.js';
+import { startTestApp } from './helpers/app.js';
+
+const checkedIn = parse(readFileSync(specPath, 'utf8')) as unknown;
+const chromium = '/usr/bin/chromium';
+
+t.test('the spec is published as checked in, without a key', async (t) => {
+  const { app } = await startTestApp(t, 'embedded');
+  const json = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
+  t.equal(json.statusCode, 200);
+  t.match(json.headers['content-type'], /^application\/json/);
+  t.same(json.json(), checkedIn, 'openapi.json is openapi.yaml');
+  const yaml = await app.inject({ method: 'GET', url: '/v1/openapi.yaml' });
+  t.equal(yaml.statusCode, 200);
+  t.match(yaml.headers['content-type'], /yaml/);
+  t.same(parse(yaml.body), checkedIn, 'openapi.yaml is the same document');
+});
+
+t.test('/docs loads nothing from another host', async (t) => {
+  const { app } = await startTestApp(t, 'embedded');
+  const page = await app.inject({ method: 'GET', url: '/docs' });
+  t.equal(page.statusCode, 200);
+  t.match(page.headers['content-security-policy'], /default-src 'self'/, 'the browser is told to load only from here');
+  const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] ?? '');
+  t.ok(assets.length >= 4, `${assets.length} assets referenced`);
+  for (const asset of assets) {
+    t.notMatch(asset, /^(https?:)?\/\//, `${asset} is local`);
+    const response = await app.inject({ method: 'GET', url: asset });
+    t.equal(response.statusCode, 200, `${asset} is served`);
+    if (asset.endsWith('initializer.js')) t.notMatch(response.body.replace(/^\s*\/\/.*$/gm, ''), /https?:\/\//, 'the initializer points nowhere else');
+  }
+});
+
+t.test('headless Chromium shows the operations and the deprecation', { skip: existsSync(chromium) ? false : `${chromium} is absent (apt-get install -y chromium; see scripts/ci-system-deps.sh)` }, async (t) => {
+  const { app } = await startTestApp(t, 'embedded');
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const profile = mkdtempSync(join(tmpdir(), 'pets-chromium-'));
+  t.teardown(() => rmSync(profile, { recursive: true, force: true }));
+  const { stdout } = await promisify(execFile)(
+    chromium,
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      `--user-data-dir=${profile}`,
+      // Any request to another host goes to a dead proxy and fails: the page
+      // has to work offline to pass.
+      '--proxy-server=http://127.0.0.1:9',
+      '--virtual-time-budget=20000',
+      '--dump-dom',
+      `${address}/docs`,
+    ],
+    { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 },
+  );
+  for (const operationId of ['listPets', 'createPet', 'getPet']) {
+    t.match(stdout, new RegExp(`opblock-summary-operation-id[^>]*>${operationId}<`), `${operationId} is shown`);
+  }
+  t.match(stdout, /class="opblock[^"]*\bopblock-deprecated\b[^"]*" id="operations-pets-getPet"/, 'getPet is shown as deprecated');
+  t.match(stdout, /id="operations-pets-listPets"/);
+  t.notMatch(stdout, /opblock-deprecated[^"]*" id="operations-pets-listPets"/, 'listPets is not');
+  t.match(stdout, /Pet Store Service/, 'the spec loaded');
+});

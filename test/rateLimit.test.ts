@@ -1,0 +1,96 @@
+import { Redis } from 'ioredis';
+import t from 'tap';
+import { buildApp } from '../src/app.js';
+import { generateApiKey, toStoredKey } from '../src/auth/keys.js';
+import { insertApiKey } from '../src/db/apiKeys.js';
+import { startTestApp, testConfig } from './helpers/app.js';
+import { matchesDeclaredHeader } from './helpers/contract.js';
+
+const redisUrl = process.env['TEST_REDIS_URL'] || 'redis://127.0.0.1:6379';
+
+async function redisUnavailableReason(): Promise<string | undefined> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  try {
+    await redis.connect();
+    await redis.ping();
+    return undefined;
+  } catch (error) {
+    return `no Redis at ${redisUrl}: ${(error as Error).message}`;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function remaining(header: unknown): number {
+  const match = /^"default";r=(\d+);t=(\d+)$/.exec(String(header));
+  if (!match) throw new Error(`RateLimit header ${String(header)} is not "default";r=<n>;t=<n>`);
+  return Number(match[1]);
+}
+
+t.test('each key has its own quota; past it, 429 with Retry-After and the RateLimit fields', async (t) => {
+  const { app, db, auth } = await startTestApp(t, 'embedded', { RATE_LIMIT_MAX: 3, RATE_LIMIT_WINDOW_SECONDS: 600 });
+  const seen: number[] = [];
+  for (let i = 0; i < 3; i += 1) {
+    const response = await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
+    t.equal(response.statusCode, 200);
+    t.equal(response.headers['ratelimit-policy'], '"default";q=3;w=600');
+    t.ok(matchesDeclaredHeader('RateLimit', response.headers['ratelimit']), 'RateLimit matches its declaration');
+    t.ok(matchesDeclaredHeader('RateLimitPolicy', response.headers['ratelimit-policy']), 'RateLimit-Policy matches its declaration');
+    seen.push(remaining(response.headers['ratelimit']));
+  }
+  t.same(seen, [2, 1, 0], 'remaining counts down');
+
+  const limited = await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
+  t.equal(limited.statusCode, 429);
+  t.same(limited.json(), { code: 'rate_limited', message: limited.json().message, status: 429 });
+  t.match(limited.json().message, /retry in \d+ seconds/);
+  const retryAfter = Number(limited.headers['retry-after']);
+  t.ok(retryAfter > 0 && retryAfter <= 600, `Retry-After ${retryAfter} is within the window`);
+  t.ok(matchesDeclaredHeader('RetryAfter', limited.headers['retry-after']));
+  t.equal(remaining(limited.headers['ratelimit']), 0);
+  t.equal(limited.headers['ratelimit-policy'], '"default";q=3;w=600');
+
+  const other = generateApiKey();
+  await insertApiKey(db, toStoredKey('other', other));
+  const otherResponse = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${other}` } });
+  t.equal(otherResponse.statusCode, 200, 'another key has its own quota');
+
+  t.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'probes are not limited');
+  t.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+});
+
+t.test('rejected keys count against the client address, so guessing is slowed', async (t) => {
+  const { app, auth } = await startTestApp(t, 'embedded', { RATE_LIMIT_MAX: 3 });
+  for (let i = 0; i < 3; i += 1) {
+    const guess = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${generateApiKey()}` } });
+    t.equal(guess.statusCode, 401, `guess ${i + 1} is refused`);
+    t.equal(remaining(guess.headers['ratelimit']), 2 - i);
+  }
+  const fourth = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${generateApiKey()}` } });
+  t.equal(fourth.statusCode, 429, 'the address is out of attempts: no more key checks');
+  const noKey = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
+  t.equal(noKey.statusCode, 429, 'unauthenticated requests share the address quota');
+  const valid = await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
+  t.equal(valid.statusCode, 200, 'a valid key is counted on its own quota, not the address');
+});
+
+const noRedis = await redisUnavailableReason();
+
+t.test('with REDIS_URL, instances share one limit', { skip: noRedis ?? false }, async (t) => {
+  const config = { RATE_LIMIT_MAX: 4, RATE_LIMIT_WINDOW_SECONDS: 600, REDIS_URL: redisUrl };
+  // A fresh key per run: its counter in Redis is new, whatever earlier runs left.
+  const { app: first, db, auth } = await startTestApp(t, 'embedded', config);
+  const second = await buildApp({ ...testConfig, ...config }, { db, logger: false });
+  t.teardown(() => second.close());
+
+  const statuses: number[] = [];
+  for (const app of [first, second, first, second, first, second]) {
+    statuses.push((await app.inject({ method: 'GET', url: '/v1/pets', headers: auth })).statusCode);
+  }
+  t.same(statuses, [200, 200, 200, 200, 429, 429], 'four requests in all, whichever instance served them');
+
+  const alone = await startTestApp(t, 'embedded', { RATE_LIMIT_MAX: 4, RATE_LIMIT_WINDOW_SECONDS: 600 });
+  const local: number[] = [];
+  for (let i = 0; i < 3; i += 1) local.push((await alone.app.inject({ method: 'GET', url: '/v1/pets', headers: alone.auth })).statusCode);
+  t.same(local, [200, 200, 200], 'without REDIS_URL the counter is per process');
+});

@@ -1,0 +1,112 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import t from 'tap';
+import { generateApiKey } from '../src/auth/keys.js';
+import { forEachBackend } from './helpers/app.js';
+import { openBackend } from './helpers/databases.js';
+
+interface LogLine {
+  msg?: string;
+  [field: string]: unknown;
+}
+
+/** The server as production runs it, in its own process; log lines are awaited by message. */
+function startServer(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: LogLine[] = [];
+  const waiters: Array<{ test: (line: LogLine) => boolean; resolve: (line: LogLine) => void }> = [];
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  createInterface({ input: child.stdout }).on('line', (text) => {
+    let line: LogLine;
+    try {
+      line = JSON.parse(text) as LogLine;
+    } catch {
+      return;
+    }
+    lines.push(line);
+    for (const waiter of [...waiters]) {
+      if (waiter.test(line)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
+    }
+  });
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const waitFor = (pattern: RegExp) =>
+    new Promise<LogLine>((resolve, reject) => {
+      const seen = lines.find((line) => pattern.test(line.msg ?? ''));
+      if (seen) return resolve(seen);
+      waiters.push({ test: (line) => pattern.test(line.msg ?? ''), resolve });
+      void exited.then(([code]) => reject(new Error(`server exited (${code}) before logging ${pattern}: ${stderr}`)));
+    });
+  return { child, exited, waitFor, lines, stderr: () => stderr };
+}
+
+t.test('SIGTERM lets an in-flight request finish, then the process exits 0', (t) =>
+  forEachBackend(t, async (t, backend) => {
+    const opened = await openBackend(backend);
+    // The server opens the database itself; an embedded one must be free.
+    await opened.db.close();
+    t.teardown(() => opened.close().catch(() => undefined));
+    const key = generateApiKey();
+    const server = startServer({ ...opened.env, BOOTSTRAP_API_KEY: key, SHUTDOWN_TIMEOUT_MS: '60000' });
+    t.teardown(() => {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL');
+    });
+    const serving = await server.waitFor(/^serving http/);
+    const port = Number(/:(\d+)\//.exec(serving.msg ?? '')?.[1]);
+    t.ok(port > 0, `listening on ${port}`);
+
+    // Expect: 100-continue makes the server confirm it holds the request
+    // before the body is sent, so the request is surely in flight at SIGTERM.
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString();
+    });
+    const body = JSON.stringify({ name: 'Late', categoryId: 7 });
+    socket.write(
+      [
+        'POST /v1/pets HTTP/1.1',
+        `Host: 127.0.0.1:${port}`,
+        `Authorization: Bearer ${key}`,
+        'Content-Type: application/json',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'Expect: 100-continue',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    while (!received.includes('100 Continue')) await once(socket, 'data');
+    received = '';
+
+    server.child.kill('SIGTERM');
+    await server.waitFor(/^shutting down/);
+    t.equal(server.child.exitCode, null, 'the process waits for the request');
+
+    socket.write(body);
+    const closed = once(socket, 'close');
+    await closed;
+    const [head = '', responseBody = ''] = received.split('\r\n\r\n');
+    t.match(head, /^HTTP\/1\.1 201 /, 'the in-flight request completes with 201');
+    t.match(JSON.parse(responseBody), { name: 'Late', categoryId: 7 });
+
+    const [code, signal] = await server.exited;
+    t.equal(signal, null);
+    t.equal(code, 0, `exit code 0 (stderr: ${server.stderr()})`);
+    t.ok(server.lines.some((line) => line.msg === 'shut down'), 'logged the end of the shutdown');
+    if (backend === 'embedded') {
+      t.notOk(existsSync(join(opened.env['DATA_DIR'] ?? '', 'pets.lock')), 'the embedded database lock is released');
+    }
+  }),
+);
