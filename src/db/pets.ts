@@ -23,6 +23,9 @@ interface PetRow {
   status: PetStatus;
 }
 
+// The casts keep their column names, and ORDER BY resolves a bare name to an
+// output column first: order by pets.id, or pages sort as text ('10' < '9')
+// through a sequential scan instead of walking the primary key.
 const columns = 'id::text, name, category_id::text, status';
 
 const insertPet: Statement = {
@@ -37,12 +40,12 @@ const selectPet: Statement = {
 
 const listAfter: Statement = {
   name: 'pets.list_after',
-  text: `SELECT ${columns} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`,
+  text: `SELECT ${columns} FROM pets WHERE id > $1 ORDER BY pets.id LIMIT $2`,
 };
 
 const listByStatusAfter: Statement = {
   name: 'pets.list_by_status_after',
-  text: `SELECT ${columns} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,
+  text: `SELECT ${columns} FROM pets WHERE status = $1 AND id > $2 ORDER BY pets.id LIMIT $3`,
 };
 
 function toPet(row: PetRow): PetRecord {
