@@ -53,10 +53,13 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.setNotFoundHandler(notFoundHandler(spec));
 
   app.decorateRequest('apiKeyId', undefined);
-  app.addHook('onRequest', bearerAuthHook(createKeyChecker({ db: deps.db, cacheSeconds: config.API_KEY_CACHE_SECONDS })));
-  app.addHook('onSend', async (request, reply) => {
+  // Set on arrival rather than in onSend: error replies keep headers already
+  // set, and a synchronous onRequest hook is cheaper than an async onSend one.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
+  app.addHook('onRequest', bearerAuthHook(createKeyChecker({ db: deps.db, cacheSeconds: config.API_KEY_CACHE_SECONDS })));
 
   if (config.RESPONSE_VALIDATION) {
     // Registered before the glue so its onRoute hook sees every API route.

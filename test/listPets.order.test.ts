@@ -1,3 +1,4 @@
+import type { LightMyRequestResponse } from 'fastify';
 import t from 'tap';
 import { createPet } from '../src/db/pets.js';
 import { forEachBackend, startTestApp } from './helpers/app.js';
@@ -10,7 +11,7 @@ await forEachBackend(t, async (t, backend) => {
   const seen: number[] = [];
   let url: string | undefined = '/v1/pets?limit=5';
   while (url) {
-    const response = await app.inject({ url, headers: auth });
+    const response: LightMyRequestResponse = await app.inject({ url, headers: auth });
     t.equal(response.statusCode, 200);
     seen.push(...response.json<{ id: number }[]>().map((pet) => pet.id));
     url = /^<([^>]+)>; rel="next"$/.exec(String(response.headers['link'] ?? ''))?.[1];
