@@ -109,14 +109,20 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.decorateRequest('apiKeyId', undefined);
   app.decorateRequest('apiKeyHash', undefined);
   app.decorateRequest('authFailure', undefined);
+  // Set on arrival rather than in onSend: error replies keep headers already
+  // set, and a synchronous onRequest hook is cheaper than an async onSend one.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
   app.addHook('onRequest', authenticate(createKeyChecker({ db: deps.db, cacheSeconds: config.API_KEY_CACHE_SECONDS })));
   app.addHook('onRequest', await rateLimiter(app, config));
   app.addHook('onRequest', requireAuthentication);
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+  app.addHook('onSend', (_request, reply, payload, done) => {
     // A keep-alive connection would otherwise stay open, idle, until
     // KEEP_ALIVE_TIMEOUT_MS and hold the shutdown up that long.
     if (draining) reply.header('connection', 'close');
+    done(null, payload);
   });
   app.addHook('onResponse', logRequest);
 

@@ -1,0 +1,327 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+export const repoRoot = new URL('../', import.meta.url);
+
+// ---------------------------------------------------------------- processes
+
+const clockTicksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+function procStat(pid: number): string[] | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces; fields after its ')' are fixed.
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The process and its live descendants: a cluster's CPU and memory are its workers'. */
+export function processTree(root: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = procStat(Number(entry));
+    if (fields) parentOf.set(Number(entry), Number(fields[1]));
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) {
+    for (const [pid, parent] of parentOf) if (parent === tree[i]) tree.push(pid);
+  }
+  return tree;
+}
+
+/** utime + stime of the process tree, in seconds. */
+export function cpuSeconds(root: number): number {
+  let ticks = 0;
+  for (const pid of processTree(root)) {
+    const fields = procStat(pid);
+    // After the ')' field 0 is state, so utime (14) and stime (15) are at 11 and 12.
+    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / clockTicksPerSecond;
+}
+
+/** VmRSS and VmHWM of the process tree, in MiB. */
+export function memoryMiB(root: number): { rss: number; hwm: number } {
+  let rss = 0;
+  let hwm = 0;
+  for (const pid of processTree(root)) {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      rss += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+      hwm += Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    } catch {
+      // The process ended between listing and reading.
+    }
+  }
+  return { rss, hwm };
+}
+
+// Taken before pinning: availableParallelism() follows this process's affinity.
+export const coreCount = availableParallelism();
+const hasTaskset = spawnSync('taskset', ['--version']).status === 0 && coreCount >= 2;
+
+/**
+ * Keeps the load generator (this process, all its threads) on core 0 so the
+ * server gets core 1 to itself; PostgreSQL is left to the scheduler.
+ */
+export function pinSelf(): string {
+  if (!hasTaskset) return 'not pinned (taskset missing or a single core)';
+  spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)]);
+  return 'load generator on core 0, server on core 1, PostgreSQL unpinned';
+}
+
+/** Lets the load generator use every core again. */
+export function unpinSelf(): void {
+  if (hasTaskset) spawnSync('taskset', ['-a', '-p', '-c', `0-${coreCount - 1}`, String(process.pid)]);
+}
+
+export interface Server {
+  name: string;
+  pid: number;
+  url: string;
+  coldStartMs: number;
+  stop(): Promise<void>;
+}
+
+export interface ServerSpec {
+  name: string;
+  /** Node arguments: the script and its arguments. */
+  args: string[];
+  env: Record<string, string>;
+  port: number;
+  /** Core list for taskset, or undefined to let the scheduler place it. */
+  cores?: string | undefined;
+  authorization: string;
+}
+
+async function firstOk(url: string, authorization: string, child: ChildProcess, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${stderr()}`);
+    try {
+      const response = await fetch(url, { headers: { authorization } });
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`server did not answer 200 at ${url} within 30 s: ${stderr()}`);
+}
+
+/** Spawns a server and waits for its first 200 on GET /v1/pets?limit=1: that wait is its cold start. */
+export async function startServer(spec: ServerSpec): Promise<Server> {
+  const command = spec.cores && hasTaskset ? 'taskset' : process.execPath;
+  const args = spec.cores && hasTaskset ? ['-c', spec.cores, process.execPath, ...spec.args] : spec.args;
+  const started = performance.now();
+  const child = spawn(command, args, {
+    cwd: repoRoot,
+    env: { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: String(spec.port), ...spec.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let errors = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    errors = (errors + chunk.toString()).slice(-4000);
+  });
+  const url = `http://127.0.0.1:${spec.port}`;
+  await firstOk(`${url}/v1/pets?limit=1`, spec.authorization, child, () => errors);
+  const coldStartMs = performance.now() - started;
+  return {
+    name: spec.name,
+    pid: child.pid!,
+    url,
+    coldStartMs,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
+}
+
+// ---------------------------------------------------------------- load
+
+export interface Scenario {
+  name: string;
+  method?: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  /** Picks a new path for every request (random ids). */
+  pathFor?: () => string;
+}
+
+export interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuUsPerRequest: number;
+  rssMiB: number;
+  requests: number;
+  failures: number;
+}
+
+export async function drive(
+  server: Server,
+  scenario: Scenario,
+  options: { seconds: number; connections: number; authorization: string },
+): Promise<Sample> {
+  const headers: Record<string, string> = { authorization: options.authorization };
+  if (scenario.body !== undefined) headers['content-type'] = 'application/json';
+  const request: autocannon.Request = {
+    method: scenario.method ?? 'GET',
+    path: scenario.path,
+    headers,
+    ...(scenario.body !== undefined ? { body: scenario.body } : {}),
+    ...(scenario.pathFor ? { setupRequest: (req: autocannon.Request) => ({ ...req, path: scenario.pathFor!() }) } : {}),
+  };
+  let rssMiB = 0;
+  const sampler = setInterval(() => {
+    rssMiB = Math.max(rssMiB, memoryMiB(server.pid).rss);
+  }, 500);
+  const cpuBefore = cpuSeconds(server.pid);
+  const result = await autocannon({
+    url: server.url,
+    connections: options.connections,
+    duration: options.seconds,
+    requests: [request],
+  });
+  const cpu = cpuSeconds(server.pid) - cpuBefore;
+  clearInterval(sampler);
+  const requests = result.requests.total;
+  return {
+    rps: requests / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuUsPerRequest: requests > 0 ? (cpu * 1e6) / requests : Number.NaN,
+    rssMiB,
+    requests,
+    failures: result.non2xx + result.errors,
+  };
+}
+
+export function median(values: number[]): number {
+  const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+export interface Summary {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuUsPerRequest: number;
+  rssMiB: number;
+  failures: number;
+}
+
+export function summarize(samples: Sample[]): Summary {
+  return {
+    rps: median(samples.map((s) => s.rps)),
+    p50: median(samples.map((s) => s.p50)),
+    p99: median(samples.map((s) => s.p99)),
+    cpuUsPerRequest: median(samples.map((s) => s.cpuUsPerRequest)),
+    rssMiB: Math.max(...samples.map((s) => s.rssMiB)),
+    failures: samples.reduce((sum, s) => sum + s.failures, 0),
+  };
+}
+
+/**
+ * Runs the servers one after the other, round after round, so that drift in
+ * a noisy machine hits every server alike; medians over rounds.
+ */
+export async function interleaved(
+  servers: Server[],
+  scenarioOrPerServer: Scenario | Scenario[],
+  options: { rounds: number; seconds: number; warmupSeconds: number; connections: number; authorization: string },
+  log: (line: string) => void,
+): Promise<Summary[]> {
+  // Some comparisons need a path per server (a cursor depends on the database behind it).
+  const scenarioOf = (index: number) => (Array.isArray(scenarioOrPerServer) ? scenarioOrPerServer[index]! : scenarioOrPerServer);
+  for (const [index, server] of servers.entries()) {
+    if (options.warmupSeconds > 0) await drive(server, scenarioOf(index), { ...options, seconds: options.warmupSeconds });
+  }
+  const samples: Sample[][] = servers.map(() => []);
+  for (let round = 0; round < options.rounds; round++) {
+    for (const [index, server] of servers.entries()) {
+      const sample = await drive(server, scenarioOf(index), options);
+      samples[index]!.push(sample);
+      log(`  ${scenarioOf(index).name} round ${round + 1} ${server.name}: ${fmt(sample.rps, 0)} req/s, ${fmt(sample.cpuUsPerRequest, 0)} µs CPU/req${sample.failures ? `, ${sample.failures} FAILED` : ''}`);
+    }
+  }
+  return samples.map(summarize);
+}
+
+export function fmt(value: number, digits = 0): string {
+  return Number.isFinite(value) ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a';
+}
+
+// ---------------------------------------------------------------- database
+
+export function databaseUrls(): { bench: string; admin: string } {
+  const explicit = process.env['BENCH_DATABASE_URL'];
+  const url = new URL(explicit || process.env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres');
+  if (!explicit) url.pathname = '/pets_bench';
+  const name = url.pathname.slice(1);
+  // The bench drops and recreates this database; never point it at real data by accident.
+  if (!/^[a-z0-9_]*bench[a-z0-9_]*$/.test(name)) {
+    throw new Error(`the bench database name must contain "bench" (it is dropped and recreated); got ${JSON.stringify(name)}`);
+  }
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  return { bench: url.toString(), admin: admin.toString() };
+}
+
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function recreateDatabase(urls: { bench: string; admin: string }): Promise<void> {
+  const name = new URL(urls.bench).pathname.slice(1);
+  await withClient(urls.admin, async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${name}`);
+  });
+  const migrated = spawnSync(process.execPath, ['dist/cli/migrate.js'], {
+    cwd: repoRoot,
+    env: { ...process.env, DATABASE_URL: urls.bench },
+    encoding: 'utf8',
+  });
+  if (migrated.status !== 0) throw new Error(`migration failed: ${migrated.stderr}`);
+}
+
+/** Adds pets until the table holds `total`, in one set-based statement, then refreshes statistics. */
+export async function seedPets(url: string, total: number): Promise<number> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query<{ count: string }>('SELECT count(*) FROM pets');
+    const have = Number(rows[0]!.count);
+    if (total > have) {
+      await client.query(
+        `INSERT INTO pets (name, category_id, status)
+         SELECT 'pet ' || g, 1 + g % 50, (ARRAY['available', 'pending', 'sold'])[1 + g % 3]
+           FROM generate_series($1::int + 1, $2::int) AS g`,
+        [have, total],
+      );
+    }
+    await client.query('VACUUM ANALYZE pets');
+    const max = await client.query<{ max: string }>('SELECT max(id) FROM pets');
+    return Number(max.rows[0]!.max);
+  });
+}
+
+export const encodeCursor = (lastId: number) => Buffer.from(`v1:${lastId}`, 'utf8').toString('base64url');

@@ -1,0 +1,329 @@
+// npm run bench [-- --scale] [-- --seconds 10 --rounds 5 ...]: see bench/PERFORMANCE.md.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import {
+  coreCount,
+  databaseUrls,
+  encodeCursor,
+  fmt,
+  interleaved,
+  pinSelf,
+  recreateDatabase,
+  repoRoot,
+  seedPets,
+  startServer,
+  median,
+  withClient,
+  type Scenario,
+  type Server,
+  type ServerSpec,
+  unpinSelf,
+  type Summary,
+} from './lib.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '1' },
+    connections: { type: 'string', default: '20' },
+    pets: { type: 'string', default: '10000' },
+    scale: { type: 'boolean', default: false },
+    'scale-pets': { type: 'string', default: '1000000' },
+    'skip-extras': { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
+});
+
+if (flags.help) {
+  process.stdout.write(`npm run bench -- [options]
+  --seconds N       length of one measured round (default 5)
+  --rounds N        interleaved rounds per server, medians reported (default 3)
+  --warmup N        seconds of unmeasured load per server before the rounds (default 1)
+  --connections N   concurrent connections (default 20)
+  --pets N          pets seeded (default 10000)
+  --skip-extras     only the ours-vs-baseline table
+  --scale           instead: listPets latency at --pets vs --scale-pets pets, and EXPLAIN ANALYZE
+  --scale-pets N    the large size for --scale (default 1000000)
+Environment: BENCH_DATABASE_URL (dropped and recreated; its name must contain "bench"),
+else DATABASE_URL's server with database pets_bench, else postgres://postgres@127.0.0.1:5432.
+`);
+  process.exit(0);
+}
+
+const positive = (name: string, text: string) => {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
+  return value;
+};
+const seconds = positive('seconds', flags.seconds);
+const rounds = Math.round(positive('rounds', flags.rounds));
+const warmupSeconds = Number(flags.warmup);
+const connections = Math.round(positive('connections', flags.connections));
+const pets = Math.round(positive('pets', flags.pets));
+const scalePets = Math.round(positive('scale-pets', flags['scale-pets']));
+
+const key = `bench_${randomBytes(24).toString('base64url')}`;
+const authorization = `Bearer ${key}`;
+const load = { rounds, seconds, warmupSeconds, connections, authorization };
+const log = (line: string) => process.stderr.write(`${line}\n`);
+let nextPort = 3100;
+
+function ours(name: string, databaseUrl: string, env: Record<string, string> = {}, cores: string | undefined = '1', entry = 'dist/server.js'): ServerSpec {
+  return {
+    name,
+    args: [entry],
+    // Request logging is left at warn for both sides; its cost is measured as an extra.
+    env: { DATABASE_URL: databaseUrl, BOOTSTRAP_API_KEY: key, LOG_LEVEL: 'warn', ...env },
+    port: nextPort++,
+    cores,
+    authorization,
+  };
+}
+
+function baseline(databaseUrl: string, cores: string | undefined = '1'): ServerSpec {
+  return {
+    name: 'baseline',
+    args: ['bench/baseline/server.mjs'],
+    env: { DATABASE_URL: databaseUrl, BASELINE_API_KEY: key },
+    port: nextPort++,
+    cores,
+    authorization,
+  };
+}
+
+function machine(): string {
+  const model = cpus()[0]?.model.trim() ?? 'unknown CPU';
+  return `${coreCount} cores (${model}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+}
+
+async function postgresVersion(url: string): Promise<string> {
+  return withClient(url, async (client) => (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version);
+}
+
+function table(header: string[], rows: string[][]): string {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+}
+
+const ratio = (a: number, b: number) => `${fmt(a / b, 2)}×`;
+
+async function stopAll(servers: Server[]): Promise<void> {
+  await Promise.all(servers.map((server) => server.stop()));
+}
+
+async function main(): Promise<string> {
+  const pinning = pinSelf();
+  const urls = databaseUrls();
+  log(`database ${urls.bench.replace(/:[^:@/]*@/, ':***@')}; ${pinning}`);
+  return flags.scale ? scale(urls) : compare(urls, pinning);
+}
+
+// ---------------------------------------------------------------- ours vs baseline
+
+async function compare(urls: { bench: string; admin: string }, pinning: string): Promise<string> {
+  await recreateDatabase(urls);
+  const maxId = await seedPets(urls.bench, pets);
+  log(`seeded ${pets} pets`);
+  const randomPet = () => `/v1/pets/${1 + Math.floor(Math.random() * maxId)}`;
+  const scenarios: Scenario[] = [
+    { name: 'GET /v1/pets (limit 20)', path: '/v1/pets' },
+    { name: 'GET /v1/pets?status=available&limit=100', path: '/v1/pets?status=available&limit=100' },
+    { name: 'GET /v1/pets/{id}', path: '/v1/pets/1', pathFor: randomPet },
+    { name: 'POST /v1/pets', method: 'POST', path: '/v1/pets', body: JSON.stringify({ name: 'Bench', categoryId: 7, status: 'pending' }) },
+  ];
+  const [list20, list100, getPet] = scenarios as [Scenario, Scenario, Scenario, Scenario];
+
+  const out: string[] = [];
+  out.push(`Machine: ${machine()}, PostgreSQL ${await postgresVersion(urls.bench)} on the same host; ${pinning}.`);
+  out.push(`${pets} pets; ${connections} connections; ${rounds} interleaved rounds of ${seconds} s per server (after ${warmupSeconds} s warm-up); medians.`);
+  out.push('Ours: node dist/server.js, response validation on, API key cache 5 s, LOG_LEVEL=warn. Baseline: node bench/baseline/server.mjs.\n');
+
+  const main = [await startServer(ours('ours', urls.bench)), await startServer(baseline(urls.bench))];
+  const [oursServer, baselineServer] = main as [Server, Server];
+  const rows: string[][] = [];
+  try {
+    for (const scenario of scenarios) {
+      const [o, b] = (await interleaved(main, scenario, load, log)) as [Summary, Summary];
+      rows.push([
+        scenario.name,
+        `${fmt(o.rps)} / ${fmt(b.rps)}`,
+        `**${ratio(o.rps, b.rps)}**`,
+        `${fmt(o.p50)} / ${fmt(o.p99)}`,
+        `${fmt(b.p50)} / ${fmt(b.p99)}`,
+        `${fmt(o.cpuUsPerRequest)} / ${fmt(b.cpuUsPerRequest)}`,
+        ratio(o.cpuUsPerRequest, b.cpuUsPerRequest),
+        `${fmt(o.rssMiB)} / ${fmt(b.rssMiB)}`,
+        String(o.failures + b.failures),
+      ]);
+    }
+    out.push(
+      table(
+        ['endpoint', 'req/s ours / baseline', 'throughput ours/baseline', 'ours p50 / p99 ms', 'baseline p50 / p99 ms', 'server CPU µs/req ours / baseline', 'CPU ours/baseline', 'RSS under load MiB ours / baseline', 'failed'],
+        rows,
+      ),
+    );
+    log(`\n${out.join('\n')}\n`);
+    if (flags['skip-extras']) return out.join('\n');
+
+    // Each extra compares one setting of ours against ours as above, interleaved the same way.
+    const variant = async (title: string, spec: ServerSpec, scenariosToRun: Scenario[], labels: [string, string]) => {
+      const other = await startServer(spec);
+      const lines: string[][] = [];
+      try {
+        for (const scenario of scenariosToRun) {
+          const [a, b] = (await interleaved([oursServer, other], scenario, load, log)) as [Summary, Summary];
+          lines.push([
+            scenario.name,
+            `${fmt(a.rps)} / ${fmt(b.rps)}`,
+            ratio(b.rps, a.rps),
+            `${fmt(a.cpuUsPerRequest)} / ${fmt(b.cpuUsPerRequest)}`,
+            `${fmt(b.cpuUsPerRequest - a.cpuUsPerRequest)} µs`,
+          ]);
+        }
+      } finally {
+        await other.stop();
+      }
+      out.push(`\n### ${title}\n`);
+      out.push(table(['endpoint', `req/s ${labels[0]} / ${labels[1]}`, `throughput ${labels[1]}/${labels[0]}`, `CPU µs/req ${labels[0]} / ${labels[1]}`, `CPU µs/req ${labels[1]} − ${labels[0]}`], lines));
+    };
+    await variant('API key cache (API_KEY_CACHE_SECONDS=5 vs 0)', ours('ours, no key cache', urls.bench, { API_KEY_CACHE_SECONDS: '0' }), [getPet], ['cache 5 s', 'no cache']);
+    await variant('Response validation (RESPONSE_VALIDATION=true vs false)', ours('ours, no response validation', urls.bench, { RESPONSE_VALIDATION: 'false' }), [list100, getPet], ['on', 'off']);
+    await variant('Request logging (LOG_LEVEL=warn vs info)', ours('ours, LOG_LEVEL=info', urls.bench, { LOG_LEVEL: 'info' }), [getPet], ['warn', 'info']);
+
+    await stopAll(main);
+
+    // Cold start: spawn to first 200, on a warm disk cache (the first start above paid for that).
+    const colds: Record<string, number[]> = { ours: [], baseline: [] };
+    for (let i = 0; i < 3; i++) {
+      for (const spec of [ours('ours', urls.bench), baseline(urls.bench)]) {
+        const server = await startServer(spec);
+        colds[spec.name]!.push(server.coldStartMs);
+        await server.stop();
+      }
+    }
+    out.push('\n### Cold start and memory\n');
+    out.push(
+      table(
+        ['', 'ours', 'baseline'],
+        [
+          ['spawn to first 200 (median of 3), ms', fmt(median(colds['ours']!)), fmt(median(colds['baseline']!))],
+          ['peak RSS under load (any endpoint above), MiB', fmt(Math.max(...rssOf(rows, 0))), fmt(Math.max(...rssOf(rows, 1)))],
+        ],
+      ),
+    );
+
+    // One process against two: nothing pinned, since two workers need both cores (and share them with the load generator and PostgreSQL).
+    unpinSelf();
+    const single = await startServer(ours('1 process', urls.bench, {}, undefined));
+    const double = await startServer(ours('2 processes (cluster)', urls.bench, { WEB_CONCURRENCY: '2' }, undefined, 'dist/cluster.js'));
+    const scaleRows: string[][] = [];
+    try {
+      for (const scenario of [list20]) {
+        const [one, two] = (await interleaved([single, double], scenario, load, log)) as [Summary, Summary];
+        scaleRows.push([scenario.name, fmt(one.rps), fmt(two.rps), ratio(two.rps, one.rps), `${fmt(one.cpuUsPerRequest)} / ${fmt(two.cpuUsPerRequest)}`, `${fmt(one.rssMiB)} / ${fmt(two.rssMiB)}`]);
+      }
+    } finally {
+      await stopAll([single, double]);
+    }
+    out.push('\n### One process vs two (node dist/cluster.js, WEB_CONCURRENCY=2; nothing pinned)\n');
+    out.push(table(['endpoint', 'req/s 1 process', 'req/s 2 processes', '2 / 1', 'CPU µs/req 1 / 2', 'RSS MiB 1 / 2'], scaleRows));
+    return out.join('\n');
+  } finally {
+    await stopAll(main);
+  }
+}
+
+function rssOf(rows: string[][], side: 0 | 1): number[] {
+  return rows.map((row) => Number(row[7]!.split(' / ')[side]!.replace(/,/g, '')));
+}
+
+// ---------------------------------------------------------------- --scale
+
+const listQueries = [
+  { name: 'first page', sql: 'SELECT id::text, name, category_id::text, status FROM pets WHERE id > $1 ORDER BY pets.id LIMIT $2', params: (_max: number) => [0, 21] },
+  { name: 'first page, status = sold', sql: 'SELECT id::text, name, category_id::text, status FROM pets WHERE status = $1 AND id > $2 ORDER BY pets.id LIMIT $3', params: (_max: number) => ['sold', 0, 21] },
+  { name: 'deep page (cursor 1,000 ids before the end)', sql: 'SELECT id::text, name, category_id::text, status FROM pets WHERE id > $1 ORDER BY pets.id LIMIT $2', params: (max: number) => [max - 1000, 21] },
+  { name: 'deep page, status = sold', sql: 'SELECT id::text, name, category_id::text, status FROM pets WHERE status = $1 AND id > $2 ORDER BY pets.id LIMIT $3', params: (max: number) => ['sold', max - 1000, 21] },
+];
+
+/** EXPLAIN ANALYZE of each list query, as a custom plan and as the generic plan a named prepared statement settles on. */
+async function explain(url: string, maxId: number): Promise<string> {
+  return withClient(url, async (client) => {
+    const parts: string[] = [];
+    for (const query of listQueries) {
+      for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+        await client.query(`SET plan_cache_mode = ${mode}`);
+        await client.query('DEALLOCATE ALL');
+        await client.query(`PREPARE q AS ${query.sql}`);
+        const args = query.params(maxId).map((value) => (typeof value === 'string' ? `'${value}'` : String(value)));
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE q(${args.join(', ')})`);
+        parts.push(`-- ${query.name} (${mode === 'force_generic_plan' ? 'generic plan' : 'custom plan'})\n-- ${query.sql}  -- (${args.join(', ')})\n${rows.map((row) => row['QUERY PLAN']).join('\n')}\n`);
+      }
+    }
+    return parts.join('\n');
+  });
+}
+
+async function scale(urls: { bench: string; admin: string }): Promise<string> {
+  const bigUrl = new URL(urls.bench);
+  bigUrl.pathname = `${bigUrl.pathname}_big`;
+  const big = { bench: bigUrl.toString(), admin: urls.admin };
+  await recreateDatabase(urls);
+  await recreateDatabase(big);
+  const smallMax = await seedPets(urls.bench, pets);
+  log(`seeded ${pets} pets; seeding ${scalePets} (this takes a while)`);
+  const bigMax = await seedPets(big.bench, scalePets);
+  log(`seeded ${scalePets} pets`);
+
+  const scenariosFor = (max: number): Scenario[] => [
+    { name: 'GET /v1/pets (limit 20)', path: '/v1/pets' },
+    ...['available', 'pending', 'sold'].map((status) => ({ name: `GET /v1/pets?status=${status}`, path: `/v1/pets?status=${status}` })),
+    { name: 'deep page: cursor 1,000 ids before the end', path: `/v1/pets?cursor=${encodeCursor(max - 1000)}` },
+    { name: 'deep page: status=sold, cursor 1,000 ids before the end', path: `/v1/pets?status=sold&cursor=${encodeCursor(max - 1000)}` },
+  ];
+  const small = await startServer(ours(`${pets} pets`, urls.bench));
+  const large = await startServer(ours(`${scalePets} pets`, big.bench));
+  const rows: string[][] = [];
+  const smallScenarios = scenariosFor(smallMax);
+  const largeScenarios = scenariosFor(bigMax);
+  try {
+    // One connection: latency is the query's cost, not queueing behind other requests.
+    const oneConnection = { ...load, connections: 1 };
+    for (const [index, scenario] of smallScenarios.entries()) {
+      const [s, l] = (await interleaved([small, large], [scenario, largeScenarios[index]!], oneConnection, log)) as [Summary, Summary];
+      const meanSmall = 1e6 / s.rps;
+      const meanLarge = 1e6 / l.rps;
+      rows.push([scenario.name, fmt(meanSmall), fmt(meanLarge), `**${ratio(meanLarge, meanSmall)}**`, `${fmt(s.p99)} / ${fmt(l.p99)}`, String(s.failures + l.failures)]);
+    }
+  } finally {
+    await stopAll([small, large]);
+  }
+  const plans = `EXPLAIN (ANALYZE, BUFFERS) of the listPets queries at ${scalePets} pets (PostgreSQL ${await postgresVersion(big.bench)}).\n\n${await explain(big.bench, bigMax)}`;
+  mkdirSync(new URL('bench/results/', repoRoot), { recursive: true });
+  const planFile = new URL('bench/results/explain-1m.txt', repoRoot);
+  writeFileSync(planFile, plans);
+  await withClient(urls.admin, async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${bigUrl.pathname.slice(1)} WITH (FORCE)`);
+  });
+  return [
+    `Machine: ${machine()}; PostgreSQL on the same host. One connection, ${rounds} rounds of ${seconds} s, medians; mean latency = 1 s / (req/s).`,
+    '',
+    table(['listPets', `mean µs at ${pets}`, `mean µs at ${scalePets}`, 'ratio', 'p99 ms small / large', 'failed'], rows),
+    '',
+    `Query plans written to bench/results/explain-1m.txt.`,
+  ].join('\n');
+}
+
+main()
+  .then((report) => {
+    mkdirSync(new URL('bench/results/', repoRoot), { recursive: true });
+    writeFileSync(new URL(`bench/results/${flags.scale ? 'scale' : 'latest'}.md`, repoRoot), `${report}\n`);
+    process.stdout.write(`\n${report}\n`);
+    process.exit(0);
+  })
+  .catch((error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });

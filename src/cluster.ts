@@ -1,0 +1,57 @@
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+// Node 20 ignores listen({ reusePort }) (it arrived in 22.12), so node:cluster
+// is the way to share one port between processes on every supported version.
+// Each worker is the ordinary server entry, with its own pool and key cache.
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+
+const requested = process.env['WEB_CONCURRENCY'];
+const workers = requested === undefined || requested === '' ? availableParallelism() : Number(requested);
+if (!Number.isInteger(workers) || workers < 1 || workers > 64) fail(`WEB_CONCURRENCY must be an integer from 1 to 64 (got ${JSON.stringify(requested)})`);
+// The embedded database is locked by one process; only PostgreSQL can be shared.
+if (!process.env['DATABASE_URL']) fail('npm run start:cluster needs DATABASE_URL: the embedded database serves one process only');
+
+cluster.setupPrimary({ exec: fileURLToPath(new URL('./server.js', import.meta.url)) });
+
+let stopping = false;
+const startedAt = new Map<number, number>();
+function fork(): void {
+  const worker = cluster.fork();
+  startedAt.set(worker.id, Date.now());
+}
+
+cluster.on('exit', (worker, code, signal) => {
+  const lived = Date.now() - (startedAt.get(worker.id) ?? 0);
+  startedAt.delete(worker.id);
+  if (stopping) {
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+    return;
+  }
+  // A worker that dies at once (bad config, unmigrated schema) would die again: stop instead of looping.
+  if (lived < 5000) {
+    process.stderr.write(`worker ${worker.process.pid} exited within ${lived} ms (code ${code}, signal ${signal}); stopping\n`);
+    stopping = true;
+    for (const other of Object.values(cluster.workers ?? {})) other?.kill('SIGTERM');
+    process.exitCode = 1;
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(1);
+    return;
+  }
+  process.stderr.write(`worker ${worker.process.pid} exited (code ${code}, signal ${signal}); starting another\n`);
+  fork();
+});
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    stopping = true;
+    // Each worker closes its server and pool on SIGTERM, as a lone server does.
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+  });
+}
+
+for (let i = 0; i < workers; i++) fork();
