@@ -256,6 +256,10 @@ export async function interleaved(
       const sample = await drive(server, scenarioOf(index), options);
       samples[index]!.push(sample);
       log(`  ${scenarioOf(index).name} round ${round + 1} ${server.name}: ${fmt(sample.rps, 0)} req/s, ${fmt(sample.cpuUsPerRequest, 0)} µs CPU/req${sample.failures ? `, ${sample.failures} FAILED` : ''}`);
+      // Throughput of refused or failed requests measures the errors, not the service.
+      if (sample.failures > 0) {
+        throw new Error(`${sample.failures} requests of ${scenarioOf(index).name} failed on ${server.name} (non-2xx or socket errors); the run is void`);
+      }
     }
   }
   return samples.map(summarize);

@@ -20,7 +20,7 @@ t.test('the spec is published as checked in, without a key', async (t) => {
   const yaml = await app.inject({ method: 'GET', url: '/v1/openapi.yaml' });
   t.equal(yaml.statusCode, 200);
   t.match(yaml.headers['content-type'], /yaml/);
-  t.same(parse(yaml.body), checkedIn, 'openapi.yaml is the same document');
+  t.equal(yaml.body, readFileSync(specPath, 'utf8'), 'openapi.yaml is the file byte for byte');
 });
 
 t.test('/docs loads nothing from another host', async (t) => {

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { findActiveKeyId } from '../db/apiKeys.js';
 import type { Queryable } from '../db/index.js';
 import { ApiError } from '../errors.js';
@@ -29,22 +29,26 @@ export interface KeyCheckerOptions {
 /**
  * Looks keys up by hash. Keys found active are remembered for cacheSeconds,
  * which bounds how long a revoked key still passes; unknown keys are never
- * cached, so a new key works at once.
+ * cached, so a new key works at once. A remembered key is answered at once,
+ * without hashing it again or waiting a tick; only a lookup returns a promise.
  */
 export function createKeyChecker({ db, cacheSeconds, now = Date.now }: KeyCheckerOptions) {
-  const activeUntil = new Map<string, { keyId: number; until: number }>();
-  return async function keyIdOf(key: string): Promise<AcceptedKey | undefined> {
+  const activeUntil = new Map<string, AcceptedKey & { until: number }>();
+  async function lookUp(key: string): Promise<AcceptedKey | undefined> {
     const keyHash = hashApiKey(key);
-    const cached = activeUntil.get(keyHash);
-    if (cached && cached.until > now()) return { keyId: cached.keyId, keyHash };
-    activeUntil.delete(keyHash);
     const keyId = await findActiveKeyId(db, keyHash);
     if (keyId === undefined) return undefined;
     if (cacheSeconds > 0) {
       if (activeUntil.size >= maxCachedKeys) activeUntil.clear();
-      activeUntil.set(keyHash, { keyId, until: now() + cacheSeconds * 1000 });
+      activeUntil.set(key, { keyId, keyHash, until: now() + cacheSeconds * 1000 });
     }
     return { keyId, keyHash };
+  }
+  return function keyIdOf(key: string): AcceptedKey | Promise<AcceptedKey | undefined> {
+    const cached = activeUntil.get(key);
+    if (cached && cached.until > now()) return cached;
+    if (cached) activeUntil.delete(key);
+    return lookUp(key);
   };
 }
 
@@ -73,30 +77,40 @@ declare module 'fastify' {
  * client's address before it is answered.
  */
 export function authenticate(keyIdOf: KeyChecker) {
-  return async function identifyCaller(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const schemes = request.routeOptions.config.securitySchemes;
-    if (!schemes || schemes.length === 0) return;
-    const header = request.headers.authorization;
-    if (header === undefined || header === '') {
-      request.authFailure = unauthorized("Missing API key; send it as 'Authorization: Bearer <API_KEY>'.", false);
-      return;
-    }
-    const match = bearer.exec(header);
-    if (!match?.[1]) {
-      request.authFailure = unauthorized("Malformed Authorization header; expected 'Bearer <API_KEY>'.", /^bearer\b/i.test(header));
-      return;
-    }
-    const accepted = await keyIdOf(match[1]);
+  function record(request: FastifyRequest, accepted: AcceptedKey | undefined): void {
     if (accepted === undefined) {
       request.authFailure = unauthorized('Invalid or revoked API key.', true);
       return;
     }
     request.apiKeyId = accepted.keyId;
     request.apiKeyHash = accepted.keyHash;
+  }
+  return function identifyCaller(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    const schemes = request.routeOptions.config.securitySchemes;
+    if (!schemes || schemes.length === 0) return done();
+    const header = request.headers.authorization;
+    if (header === undefined || header === '') {
+      request.authFailure = unauthorized("Missing API key; send it as 'Authorization: Bearer <API_KEY>'.", false);
+      return done();
+    }
+    const match = bearer.exec(header);
+    if (!match?.[1]) {
+      request.authFailure = unauthorized("Malformed Authorization header; expected 'Bearer <API_KEY>'.", /^bearer\b/i.test(header));
+      return done();
+    }
+    const accepted = keyIdOf(match[1]);
+    if (!(accepted instanceof Promise)) {
+      record(request, accepted);
+      return done();
+    }
+    accepted.then((result) => {
+      record(request, result);
+      done();
+    }, done);
   };
 }
 
 /** The onRequest hook that answers 401 for a request authenticate() did not accept. */
-export async function requireAuthentication(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-  if (request.authFailure) throw request.authFailure;
+export function requireAuthentication(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  done(request.authFailure);
 }

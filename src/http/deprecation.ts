@@ -66,11 +66,13 @@ export function deprecationHeadersOf(operation: OperationObject): Record<string,
 
 /** An onSend route hook adding the headers to every response of the operation, errors included. */
 export function deprecationHook(headers: Record<string, string>) {
-  return async function announceDeprecation(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    for (const [name, value] of Object.entries(headers)) {
+  const entries = Object.entries(headers);
+  return function announceDeprecation(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
+    for (const [name, value] of entries) {
       // A handler's own Link (pagination) comes first; both are valid in one header.
       const existing = name === 'link' ? reply.getHeader('link') : undefined;
       reply.header(name, existing ? `${String(existing)}, ${value}` : value);
     }
+    done(null, payload);
   };
 }

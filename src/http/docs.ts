@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
@@ -26,9 +27,12 @@ const docsCsp = [
 export async function registerDocs(app: FastifyInstance): Promise<void> {
   await app.register(swagger, { mode: 'static', specification: { path: specPath, baseDir: '' } });
   app.get(`${apiPrefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+  // The YAML is sent byte for byte as checked in (comments and order kept);
+  // @fastify/swagger would re-serialise it.
+  const checkedIn = readFileSync(specPath, 'utf8');
   app.get(`${apiPrefix}/openapi.yaml`, { schema: { hide: true } }, async (_request, reply) => {
     reply.type('application/yaml; charset=utf-8');
-    return app.swagger({ yaml: true });
+    return checkedIn;
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
