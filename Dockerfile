@@ -1,8 +1,9 @@
 # syntax=docker/dockerfile:1
 # Production image of the pet store service. Not built in the development
-# environment of this repository (no Docker engine there); CI builds it.
+# environment of this repository, which has no Docker engine.
+# Node 24 is the current LTS line; the service also runs on 20.19+ and 22.12+.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -10,7 +11,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
+import { listStatements } from '../src/db/pets.js';
 import {
   coreCount,
   databaseUrls,
@@ -243,10 +244,10 @@ function rssOf(rows: string[][], side: 0 | 1): number[] {
 // ---------------------------------------------------------------- --scale
 
 const listQueries = [
-  { name: 'first page', sql: 'SELECT id::text, name, category_id::text, status FROM pets WHERE id > $1 ORDER BY pets.id LIMIT $2', params: (_max: number) => [0, 21] },
-  { name: 'first page, status = sold', sql: 'SELECT id::text, name, category_id::text, status FROM pets WHERE status = $1 AND id > $2 ORDER BY pets.id LIMIT $3', params: (_max: number) => ['sold', 0, 21] },
-  { name: 'deep page (cursor 1,000 ids before the end)', sql: 'SELECT id::text, name, category_id::text, status FROM pets WHERE id > $1 ORDER BY pets.id LIMIT $2', params: (max: number) => [max - 1000, 21] },
-  { name: 'deep page, status = sold', sql: 'SELECT id::text, name, category_id::text, status FROM pets WHERE status = $1 AND id > $2 ORDER BY pets.id LIMIT $3', params: (max: number) => ['sold', max - 1000, 21] },
+  { name: 'first page', sql: listStatements.listAfter.text, params: (_max: number) => [0, 21] },
+  { name: 'first page, status = sold', sql: listStatements.listByStatusAfter.text, params: (_max: number) => ['sold', 0, 21] },
+  { name: 'deep page (cursor 1,000 ids before the end)', sql: listStatements.listAfter.text, params: (max: number) => [max - 1000, 21] },
+  { name: 'deep page, status = sold', sql: listStatements.listByStatusAfter.text, params: (max: number) => ['sold', max - 1000, 21] },
 ];
 
 /** EXPLAIN ANALYZE of each list query, as a custom plan and as the generic plan a named prepared statement settles on. */

@@ -19,11 +19,11 @@ const expectedAuthorization = `Bearer ${key}`;
 const pool = new pg.Pool({ connectionString: databaseUrl, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
 
 // The same SQL text as src/db/pets.ts, sent unnamed: what most hand-written routes do.
-const columns = 'id::text, name, category_id::text, status';
+const columns = 'id, name, category_id, status';
 const insertSql = `INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3) RETURNING ${columns}`;
 const selectSql = `SELECT ${columns} FROM pets WHERE id = $1`;
-const listSql = `SELECT ${columns} FROM pets WHERE id > $1 ORDER BY pets.id LIMIT $2`;
-const listByStatusSql = `SELECT ${columns} FROM pets WHERE status = $1 AND id > $2 ORDER BY pets.id LIMIT $3`;
+const listSql = `SELECT ${columns} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`;
+const listByStatusSql = `SELECT ${columns} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`;
 
 const toPet = (row) => ({ id: Number(row.id), name: row.name, categoryId: Number(row.category_id), status: row.status });
 

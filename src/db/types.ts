@@ -1,6 +1,11 @@
-/** A parameterized statement. A name lets PostgreSQL prepare it once per connection. */
+/**
+ * A parameterized statement. A name lets PostgreSQL prepare it once per
+ * connection and, after a few runs, reuse one generic plan for every
+ * parameter value. A statement whose best plan depends on the values has no
+ * name, so that each run is planned for its own values.
+ */
 export interface Statement {
-  name: string;
+  name?: string;
   text: string;
 }
 
