@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest, FastifyServerOptions, HookHandlerDoneFunction } from 'fastify';
-import { pino } from 'pino';
 import type { Config } from '../config.js';
 
 // Keys only ever travel in the Authorization header; these paths cover it
@@ -27,11 +26,10 @@ export function loggerOptions(
   if (config.NODE_ENV === 'development') {
     return { ...base, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } };
   }
-  // Asynchronous writes: lines written while a write is pending go out
-  // together, so a busy server makes one syscall for many lines instead of
-  // one each, and a quiet one still writes each line at once. pino flushes
-  // what is pending when the process exits.
-  return { ...base, stream: pino.destination({ dest: 1, sync: false }) };
+  // pino's default: synchronous writes to stdout. Asynchronous ones measured
+  // dearer here (4.8 against 2.9 µs of CPU per line) and can lose the last
+  // lines of a crash.
+  return base;
 }
 
 /**
