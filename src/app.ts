@@ -101,9 +101,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.addHook('preClose', async () => {
     draining = true;
   });
-  app.addHook('onRequest', async () => {
-    if (!draining) return;
-    throw new ApiError(503, 'service_unavailable', 'The service is shutting down; retry the request.', { 'retry-after': '1' });
+  app.addHook('onRequest', (_request, _reply, done) => {
+    done(draining ? new ApiError(503, 'service_unavailable', 'The service is shutting down; retry the request.', { 'retry-after': '1' }) : undefined);
   });
   await registerCors(app, spec, parseOrigins(config.CORS_ORIGINS));
   app.decorateRequest('apiKeyId', undefined);

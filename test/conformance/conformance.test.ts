@@ -43,6 +43,16 @@ async function listen(app: TestApp['app']): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
+/** A contract client on the app, listening on a free port; what it sends and sees counts toward the report and the coverage test. */
+async function contractClient(t: Test, app: TestApp['app']): Promise<ContractClient> {
+  const client = new ContractClient(await listen(app), prefix, operations);
+  t.teardown(() => {
+    requestsSent += client.sent;
+    for (const pair of client.observed) observed.add(pair);
+  });
+  return client;
+}
+
 function describe(request: TestRequest, status: number, text: string): string {
   return `${request.intent}: got ${status} ${text.slice(0, 300)}`;
 }
@@ -82,11 +92,7 @@ t.comment(`conformance seed ${seed} (replay with CONFORMANCE_SEED=${seed}); ${ru
 t.test('every answer to generated requests conforms to openapi.yaml', async (t) => {
   const backend = await chooseBackend(t);
   const started = await startTestApp(t, backend);
-  const client = new ContractClient(await listen(started.app), prefix, operations);
-  t.teardown(() => {
-    requestsSent += client.sent;
-    for (const pair of client.observed) observed.add(pair);
-  });
+  const client = await contractClient(t, started.app);
   const context: GeneratorContext = { key: started.key, bodyLimit: testConfig.BODY_LIMIT_BYTES, opaqueParameters: new Set(['cursor']) };
 
   const check = async ({ request, expect }: Case) => {
@@ -116,11 +122,7 @@ interface NewPet {
 t.test('after any creates, paging by Link rel="next" returns each pet once, in id order, filter respected', async (t) => {
   const backend = await chooseBackend(t);
   const started = await startTestApp(t, backend);
-  const client = new ContractClient(await listen(started.app), prefix, operations);
-  t.teardown(() => {
-    requestsSent += client.sent;
-    for (const pair of client.observed) observed.add(pair);
-  });
+  const client = await contractClient(t, started.app);
   const auth = started.auth;
   const createPet = operations.find((operation) => operation.operationId === 'createPet')!;
   const newPets = fc.array(validCases(createPet, { key: started.key, bodyLimit: testConfig.BODY_LIMIT_BYTES, opaqueParameters: new Set() }).map((item) => JSON.parse(String(item.request.body)) as NewPet), { maxLength: 25 });
@@ -200,11 +202,7 @@ t.test('an unreachable database answers 503 with the Error object', async (t) =>
     await app.close();
     await db.close();
   });
-  const client = new ContractClient(await listen(app), prefix, operations);
-  t.teardown(() => {
-    requestsSent += client.sent;
-    for (const pair of client.observed) observed.add(pair);
-  });
+  const client = await contractClient(t, app);
   const context: GeneratorContext = { key: 'k'.repeat(40), bodyLimit: testConfig.BODY_LIMIT_BYTES, opaqueParameters: new Set(['cursor']) };
   for (const operation of operations) {
     const [sample] = fc.sample(validCases(operation, context), { numRuns: 1, seed });
@@ -217,11 +215,7 @@ t.test('an unreachable database answers 503 with the Error object', async (t) =>
 
 /** Sends a valid request of each operation, `times` times, collecting what the contract client saw. */
 async function sendValid(t: Test, started: TestApp, times: number, check: (operationId: string, response: { status: number; problems: string[] }) => void): Promise<ContractClient> {
-  const client = new ContractClient(await listen(started.app), prefix, operations);
-  t.teardown(() => {
-    requestsSent += client.sent;
-    for (const pair of client.observed) observed.add(pair);
-  });
+  const client = await contractClient(t, started.app);
   const context: GeneratorContext = { key: started.key, bodyLimit: testConfig.BODY_LIMIT_BYTES, opaqueParameters: new Set(['cursor']) };
   for (const operation of operations) {
     const samples = fc.sample(validCases(operation, context), { numRuns: times, seed });
