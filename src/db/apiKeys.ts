@@ -36,7 +36,7 @@ const selectActiveByHash: Statement = {
 
 const selectAll: Statement = {
   name: 'api_keys.all',
-  text: `SELECT ${columns} FROM api_keys ORDER BY api_keys.id`,
+  text: `SELECT ${columns} FROM api_keys ORDER BY id`,
 };
 
 const countActive: Statement = {
