@@ -46,6 +46,18 @@ export function cpuSeconds(root: number): number {
   return ticks / clockTicksPerSecond;
 }
 
+/**
+ * CPU seconds of a server that forks a process per connection (PostgreSQL):
+ * its live process tree, plus what its children that have exited used
+ * (the root's cutime + cstime). The difference of two readings is the CPU
+ * the server spent between them, connections that came and went included.
+ */
+export function serverCpuSeconds(root: number): number {
+  const fields = procStat(root);
+  const reaped = fields ? Number(fields[13]) + Number(fields[14]) : 0;
+  return cpuSeconds(root) + reaped / clockTicksPerSecond;
+}
+
 /** VmRSS and VmHWM of the process tree, in MiB. */
 export function memoryMiB(root: number): { rss: number; hwm: number } {
   let rss = 0;
@@ -123,11 +135,18 @@ export async function startServer(spec: ServerSpec): Promise<Server> {
   const started = performance.now();
   const child = spawn(command, args, {
     cwd: repoRoot,
-    env: { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: String(spec.port), ...spec.env },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(spec.port),
+      // Metrics on (the default) on a free port: several servers run at once.
+      METRICS_PORT: '0',
+      ...spec.env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let errors = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => {
     errors = (errors + chunk.toString()).slice(-4000);
   });
   const url = `http://127.0.0.1:${spec.port}`;
@@ -140,8 +159,13 @@ export async function startServer(spec: ServerSpec): Promise<Server> {
     coldStartMs,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
+        if (child.exitCode !== null) {
+          resolve();
+          return;
+        }
+        child.once('exit', () => {
+          resolve();
+        });
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 5000).unref();
       }),
@@ -246,19 +270,25 @@ export async function interleaved(
   log: (line: string) => void,
 ): Promise<Summary[]> {
   // Some comparisons need a path per server (a cursor depends on the database behind it).
-  const scenarioOf = (index: number) => (Array.isArray(scenarioOrPerServer) ? scenarioOrPerServer[index]! : scenarioOrPerServer);
+  const scenarioOf = (index: number) =>
+    Array.isArray(scenarioOrPerServer) ? scenarioOrPerServer[index]! : scenarioOrPerServer;
   for (const [index, server] of servers.entries()) {
-    if (options.warmupSeconds > 0) await drive(server, scenarioOf(index), { ...options, seconds: options.warmupSeconds });
+    if (options.warmupSeconds > 0)
+      await drive(server, scenarioOf(index), { ...options, seconds: options.warmupSeconds });
   }
   const samples: Sample[][] = servers.map(() => []);
   for (let round = 0; round < options.rounds; round++) {
     for (const [index, server] of servers.entries()) {
       const sample = await drive(server, scenarioOf(index), options);
       samples[index]!.push(sample);
-      log(`  ${scenarioOf(index).name} round ${round + 1} ${server.name}: ${fmt(sample.rps, 0)} req/s, ${fmt(sample.cpuUsPerRequest, 0)} µs CPU/req${sample.failures ? `, ${sample.failures} FAILED` : ''}`);
+      log(
+        `  ${scenarioOf(index).name} round ${round + 1} ${server.name}: ${fmt(sample.rps, 0)} req/s, ${fmt(sample.cpuUsPerRequest, 0)} µs CPU/req${sample.failures ? `, ${sample.failures} FAILED` : ''}`,
+      );
       // Throughput of refused or failed requests measures the errors, not the service.
       if (sample.failures > 0) {
-        throw new Error(`${sample.failures} requests of ${scenarioOf(index).name} failed on ${server.name} (non-2xx or socket errors); the run is void`);
+        throw new Error(
+          `${sample.failures} requests of ${scenarioOf(index).name} failed on ${server.name} (non-2xx or socket errors); the run is void`,
+        );
       }
     }
   }
@@ -266,7 +296,9 @@ export async function interleaved(
 }
 
 export function fmt(value: number, digits = 0): string {
-  return Number.isFinite(value) ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a';
+  return Number.isFinite(value)
+    ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    : 'n/a';
 }
 
 // ---------------------------------------------------------------- database
@@ -278,7 +310,9 @@ export function databaseUrls(): { bench: string; admin: string } {
   const name = url.pathname.slice(1);
   // The bench drops and recreates this database; never point it at real data by accident.
   if (!/^[a-z0-9_]*bench[a-z0-9_]*$/.test(name)) {
-    throw new Error(`the bench database name must contain "bench" (it is dropped and recreated); got ${JSON.stringify(name)}`);
+    throw new Error(
+      `the bench database name must contain "bench" (it is dropped and recreated); got ${JSON.stringify(name)}`,
+    );
   }
   const admin = new URL(url);
   admin.pathname = '/postgres';
@@ -328,4 +362,4 @@ export async function seedPets(url: string, total: number): Promise<number> {
   });
 }
 
-export const encodeCursor = (lastId: number) => Buffer.from(`v1:${lastId}`, 'utf8').toString('base64url');
+export { encodeCursor } from '../src/handlers/cursor.js';

@@ -1,8 +1,12 @@
 // npm run bench [-- --scale] [-- --seconds 10 --rounds 5 ...]: see the README, section "Performance".
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.js';
 import { listStatements } from '../src/db/pets.js';
 import {
   coreCount,
@@ -71,14 +75,30 @@ const authorization = `Bearer ${key}`;
 const load = { rounds, seconds, warmupSeconds, connections, authorization };
 const log = (line: string) => process.stderr.write(`${line}\n`);
 let nextPort = 3100;
+// The settings this build of the service knows (its defaults filled in).
+const settings = new Set(Object.keys(loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/pets_bench' })));
 
-function ours(name: string, databaseUrl: string, env: Record<string, string> = {}, cores: string | undefined = '1', entry = 'dist/server.js'): ServerSpec {
+function ours(
+  name: string,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  cores: string | undefined = '1',
+  entry = 'dist/server.js',
+): ServerSpec {
   return {
     name,
     args: [entry],
     // Production defaults (request log lines at info, rate limiting on), with a
     // quota no benchmark run reaches, so the limiter is paid for but never refuses.
-    env: { DATABASE_URL: databaseUrl, BOOTSTRAP_API_KEY: key, LOG_LEVEL: 'info', RATE_LIMIT_MAX: '1000000', ...env },
+    env: {
+      DATABASE_URL: databaseUrl,
+      BOOTSTRAP_API_KEY: key,
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_MAX: '1000000',
+      // Several of ours run at once: each its own metrics port.
+      ...(settings.has('METRICS_PORT') ? { METRICS_PORT: String(nextPort + 1000) } : {}),
+      ...env,
+    },
     port: nextPort++,
     cores,
     authorization,
@@ -102,11 +122,18 @@ function machine(): string {
 }
 
 async function postgresVersion(url: string): Promise<string> {
-  return withClient(url, async (client) => (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version);
+  return withClient(
+    url,
+    async (client) => (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version,
+  );
 }
 
 function table(header: string[], rows: string[][]): string {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
 }
 
 const ratio = (a: number, b: number) => `${fmt(a / b, 2)}×`;
@@ -133,17 +160,26 @@ async function compare(urls: { bench: string; admin: string }, pinning: string):
     { name: 'GET /v1/pets (limit 20)', path: '/v1/pets' },
     { name: 'GET /v1/pets?status=available&limit=100', path: '/v1/pets?status=available&limit=100' },
     { name: 'GET /v1/pets/{id}', path: '/v1/pets/1', pathFor: randomPet },
-    { name: 'POST /v1/pets', method: 'POST', path: '/v1/pets', body: JSON.stringify({ name: 'Bench', categoryId: 7, status: 'pending' }) },
+    {
+      name: 'POST /v1/pets',
+      method: 'POST',
+      path: '/v1/pets',
+      body: JSON.stringify({ name: 'Bench', categoryId: 7, status: 'pending' }),
+    },
   ];
   const [list20, list100, getPet] = scenarios as [Scenario, Scenario, Scenario, Scenario];
 
   const out: string[] = [];
   out.push(`Machine: ${machine()}, PostgreSQL ${await postgresVersion(urls.bench)} on the same host; ${pinning}.`);
-  out.push(`${pets} pets; ${connections} connections; ${rounds} interleaved rounds of ${seconds} s per server (after ${warmupSeconds} s warm-up); medians.`);
-  out.push('Ours: node dist/server.js with production defaults (response validation on, API key cache 5 s, LOG_LEVEL=info, rate limiting on). Baseline: node bench/baseline/server.mjs.\n');
+  out.push(
+    `${pets} pets; ${connections} connections; ${rounds} interleaved rounds of ${seconds} s per server (after ${warmupSeconds} s warm-up); medians.`,
+  );
+  out.push(
+    'Ours: node dist/server.js with production defaults (response validation on, API key cache 5 s, LOG_LEVEL=info, rate limiting on). Baseline: node bench/baseline/server.mjs.\n',
+  );
 
   const main = [await startServer(ours('ours', urls.bench)), await startServer(baseline(urls.bench))];
-  const [oursServer, baselineServer] = main as [Server, Server];
+  const [oursServer] = main as [Server, Server];
   const rows: string[][] = [];
   try {
     for (const scenario of scenarios) {
@@ -162,7 +198,17 @@ async function compare(urls: { bench: string; admin: string }, pinning: string):
     }
     out.push(
       table(
-        ['endpoint', 'req/s ours / baseline', 'throughput ours/baseline', 'ours p50 / p99 ms', 'baseline p50 / p99 ms', 'server CPU µs/req ours / baseline', 'CPU ours/baseline', 'RSS under load MiB ours / baseline', 'failed'],
+        [
+          'endpoint',
+          'req/s ours / baseline',
+          'throughput ours/baseline',
+          'ours p50 / p99 ms',
+          'baseline p50 / p99 ms',
+          'server CPU µs/req ours / baseline',
+          'CPU ours/baseline',
+          'RSS under load MiB ours / baseline',
+          'failed',
+        ],
         rows,
       ),
     );
@@ -188,11 +234,74 @@ async function compare(urls: { bench: string; admin: string }, pinning: string):
         await other.stop();
       }
       out.push(`\n### ${title}\n`);
-      out.push(table(['endpoint', `req/s ${labels[0]} / ${labels[1]}`, `throughput ${labels[1]}/${labels[0]}`, `CPU µs/req ${labels[0]} / ${labels[1]}`, `CPU µs/req ${labels[1]} − ${labels[0]}`], lines));
+      out.push(
+        table(
+          [
+            'endpoint',
+            `req/s ${labels[0]} / ${labels[1]}`,
+            `throughput ${labels[1]}/${labels[0]}`,
+            `CPU µs/req ${labels[0]} / ${labels[1]}`,
+            `CPU µs/req ${labels[1]} − ${labels[0]}`,
+          ],
+          lines,
+        ),
+      );
     };
-    await variant('API key cache (API_KEY_CACHE_SECONDS=5 vs 0)', ours('ours, no key cache', urls.bench, { API_KEY_CACHE_SECONDS: '0' }), [getPet], ['cache 5 s', 'no cache']);
-    await variant('Response validation (RESPONSE_VALIDATION=true vs false)', ours('ours, no response validation', urls.bench, { RESPONSE_VALIDATION: 'false' }), [list100, getPet], ['on', 'off']);
-    await variant('Request logging (LOG_LEVEL=info vs warn)', ours('ours, LOG_LEVEL=warn', urls.bench, { LOG_LEVEL: 'warn' }), [getPet], ['info', 'warn']);
+    await variant(
+      'API key cache (API_KEY_CACHE_SECONDS=5 vs 0)',
+      ours('ours, no key cache', urls.bench, { API_KEY_CACHE_SECONDS: '0' }),
+      [getPet],
+      ['cache 5 s', 'no cache'],
+    );
+    await variant(
+      'Response validation (RESPONSE_VALIDATION=true vs false)',
+      ours('ours, no response validation', urls.bench, { RESPONSE_VALIDATION: 'false' }),
+      [list100, getPet],
+      ['on', 'off'],
+    );
+    await variant(
+      'Request logging (LOG_LEVEL=info vs warn)',
+      ours('ours, LOG_LEVEL=warn', urls.bench, { LOG_LEVEL: 'warn' }),
+      [getPet],
+      ['info', 'warn'],
+    );
+    await variant(
+      'Statements (DATABASE_STATEMENTS=named vs unnamed, as behind a transaction pooler)',
+      ours('ours, unnamed statements', urls.bench, { DATABASE_STATEMENTS: 'unnamed' }),
+      [getPet, list20],
+      ['named', 'unnamed'],
+    );
+    // Features with a switch that landed after this bench was written: measured
+    // once the configuration knows the setting, so the table grows with them.
+    if (settings.has('METRICS_PORT')) {
+      await variant(
+        'Metrics (METRICS_PORT default vs off)',
+        ours('ours, no metrics', urls.bench, { METRICS_PORT: 'off' }),
+        [list20, getPet],
+        ['on', 'off'],
+      );
+    }
+
+    await variant(
+      'Metrics (METRICS_PORT on vs off)',
+      ours('ours, METRICS_PORT=off', urls.bench, { METRICS_PORT: 'off' }),
+      [getPet],
+      ['metrics on', 'metrics off'],
+    );
+    const sink = await startOtlpSink();
+    try {
+      await variant(
+        'Tracing (off vs on: OTLP http/json to a local sink, every request sampled)',
+        ours('ours, tracing on', urls.bench, {
+          OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        }),
+        [getPet],
+        ['tracing off', 'tracing on'],
+      );
+    } finally {
+      sink.close();
+    }
 
     await stopAll(main);
 
@@ -211,7 +320,11 @@ async function compare(urls: { bench: string; admin: string }, pinning: string):
         ['', 'ours', 'baseline'],
         [
           ['spawn to first 200 (median of 3), ms', fmt(median(colds['ours']!)), fmt(median(colds['baseline']!))],
-          ['peak RSS under load (any endpoint above), MiB', fmt(Math.max(...rssOf(rows, 0))), fmt(Math.max(...rssOf(rows, 1)))],
+          [
+            'peak RSS under load (any endpoint above), MiB',
+            fmt(Math.max(...rssOf(rows, 0))),
+            fmt(Math.max(...rssOf(rows, 1))),
+          ],
         ],
       ),
     );
@@ -219,22 +332,48 @@ async function compare(urls: { bench: string; admin: string }, pinning: string):
     // One process against two: nothing pinned, since two workers need both cores (and share them with the load generator and PostgreSQL).
     unpinSelf();
     const single = await startServer(ours('1 process', urls.bench, {}, undefined));
-    const double = await startServer(ours('2 processes (cluster)', urls.bench, { WEB_CONCURRENCY: '2' }, undefined, 'dist/cluster.js'));
+    const double = await startServer(
+      ours('2 processes (cluster)', urls.bench, { WEB_CONCURRENCY: '2' }, undefined, 'dist/cluster.js'),
+    );
     const scaleRows: string[][] = [];
     try {
       for (const scenario of [list20]) {
         const [one, two] = (await interleaved([single, double], scenario, load, log)) as [Summary, Summary];
-        scaleRows.push([scenario.name, fmt(one.rps), fmt(two.rps), ratio(two.rps, one.rps), `${fmt(one.cpuUsPerRequest)} / ${fmt(two.cpuUsPerRequest)}`, `${fmt(one.rssMiB)} / ${fmt(two.rssMiB)}`]);
+        scaleRows.push([
+          scenario.name,
+          fmt(one.rps),
+          fmt(two.rps),
+          ratio(two.rps, one.rps),
+          `${fmt(one.cpuUsPerRequest)} / ${fmt(two.cpuUsPerRequest)}`,
+          `${fmt(one.rssMiB)} / ${fmt(two.rssMiB)}`,
+        ]);
       }
     } finally {
       await stopAll([single, double]);
     }
     out.push('\n### One process vs two (node dist/cluster.js, WEB_CONCURRENCY=2; nothing pinned)\n');
-    out.push(table(['endpoint', 'req/s 1 process', 'req/s 2 processes', '2 / 1', 'CPU µs/req 1 / 2', 'RSS MiB 1 / 2'], scaleRows));
+    out.push(
+      table(
+        ['endpoint', 'req/s 1 process', 'req/s 2 processes', '2 / 1', 'CPU µs/req 1 / 2', 'RSS MiB 1 / 2'],
+        scaleRows,
+      ),
+    );
     return out.join('\n');
   } finally {
     await stopAll(main);
   }
+}
+
+/** An OTLP/HTTP endpoint that accepts and drops spans, so tracing costs what exporting costs. */
+async function startOtlpSink(): Promise<{ url: string; close(): void }> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
 }
 
 function rssOf(rows: string[][], side: 0 | 1): number[] {
@@ -245,9 +384,21 @@ function rssOf(rows: string[][], side: 0 | 1): number[] {
 
 const listQueries = [
   { name: 'first page', statement: listStatements.listAfter, params: (_max: number) => [0, 21] },
-  { name: 'first page, status = sold', statement: listStatements.listByStatusAfter, params: (_max: number) => ['sold', 0, 21] },
-  { name: 'deep page (cursor 1,000 ids before the end)', statement: listStatements.listAfter, params: (max: number) => [max - 1000, 21] },
-  { name: 'deep page, status = sold', statement: listStatements.listByStatusAfter, params: (max: number) => ['sold', max - 1000, 21] },
+  {
+    name: 'first page, status = sold',
+    statement: listStatements.listByStatusAfter,
+    params: (_max: number) => ['sold', 0, 21],
+  },
+  {
+    name: 'deep page (cursor 1,000 ids before the end)',
+    statement: listStatements.listAfter,
+    params: (max: number) => [max - 1000, 21],
+  },
+  {
+    name: 'deep page, status = sold',
+    statement: listStatements.listByStatusAfter,
+    params: (max: number) => ['sold', max - 1000, 21],
+  },
 ];
 
 /**
@@ -265,9 +416,17 @@ async function explain(url: string, maxId: number): Promise<string> {
         await client.query('DEALLOCATE ALL');
         await client.query(`PREPARE q AS ${query.statement.text}`);
         const args = query.params(maxId).map((value) => (typeof value === 'string' ? `'${value}'` : String(value)));
-        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE q(${args.join(', ')})`);
-        const label = !query.statement.name ? 'unnamed: planned per run' : mode === 'force_generic_plan' ? 'generic plan' : 'custom plan';
-        parts.push(`-- ${query.name} (${label})\n-- ${query.statement.text}  -- (${args.join(', ')})\n${rows.map((row) => row['QUERY PLAN']).join('\n')}\n`);
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE q(${args.join(', ')})`,
+        );
+        const label = !query.statement.name
+          ? 'unnamed: planned per run'
+          : mode === 'force_generic_plan'
+            ? 'generic plan'
+            : 'custom plan';
+        parts.push(
+          `-- ${query.name} (${label})\n-- ${query.statement.text}  -- (${args.join(', ')})\n${rows.map((row) => row['QUERY PLAN']).join('\n')}\n`,
+        );
       }
     }
     return parts.join('\n');
@@ -287,9 +446,15 @@ async function scale(urls: { bench: string; admin: string }): Promise<string> {
 
   const scenariosFor = (max: number): Scenario[] => [
     { name: 'GET /v1/pets (limit 20)', path: '/v1/pets' },
-    ...['available', 'pending', 'sold'].map((status) => ({ name: `GET /v1/pets?status=${status}`, path: `/v1/pets?status=${status}` })),
+    ...['available', 'pending', 'sold'].map((status) => ({
+      name: `GET /v1/pets?status=${status}`,
+      path: `/v1/pets?status=${status}`,
+    })),
     { name: 'deep page: cursor 1,000 ids before the end', path: `/v1/pets?cursor=${encodeCursor(max - 1000)}` },
-    { name: 'deep page: status=sold, cursor 1,000 ids before the end', path: `/v1/pets?status=sold&cursor=${encodeCursor(max - 1000)}` },
+    {
+      name: 'deep page: status=sold, cursor 1,000 ids before the end',
+      path: `/v1/pets?status=sold&cursor=${encodeCursor(max - 1000)}`,
+    },
   ];
   const small = await startServer(ours(`${pets} pets`, urls.bench));
   const large = await startServer(ours(`${scalePets} pets`, big.bench));
@@ -300,10 +465,20 @@ async function scale(urls: { bench: string; admin: string }): Promise<string> {
     // One connection: latency is the query's cost, not queueing behind other requests.
     const oneConnection = { ...load, connections: 1 };
     for (const [index, scenario] of smallScenarios.entries()) {
-      const [s, l] = (await interleaved([small, large], [scenario, largeScenarios[index]!], oneConnection, log)) as [Summary, Summary];
+      const [s, l] = (await interleaved([small, large], [scenario, largeScenarios[index]!], oneConnection, log)) as [
+        Summary,
+        Summary,
+      ];
       const meanSmall = 1e6 / s.rps;
       const meanLarge = 1e6 / l.rps;
-      rows.push([scenario.name, fmt(meanSmall), fmt(meanLarge), `**${ratio(meanLarge, meanSmall)}**`, `${fmt(s.p99)} / ${fmt(l.p99)}`, String(s.failures + l.failures)]);
+      rows.push([
+        scenario.name,
+        fmt(meanSmall),
+        fmt(meanLarge),
+        `**${ratio(meanLarge, meanSmall)}**`,
+        `${fmt(s.p99)} / ${fmt(l.p99)}`,
+        String(s.failures + l.failures),
+      ]);
     }
   } finally {
     await stopAll([small, large]);
@@ -318,7 +493,10 @@ async function scale(urls: { bench: string; admin: string }): Promise<string> {
   return [
     `Machine: ${machine()}; PostgreSQL on the same host. One connection, ${rounds} rounds of ${seconds} s, medians; mean latency = 1 s / (req/s).`,
     '',
-    table(['listPets', `mean µs at ${pets}`, `mean µs at ${scalePets}`, 'ratio', 'p99 ms small / large', 'failed'], rows),
+    table(
+      ['listPets', `mean µs at ${pets}`, `mean µs at ${scalePets}`, 'ratio', 'p99 ms small / large', 'failed'],
+      rows,
+    ),
     '',
     `Query plans written to bench/results/explain-1m.txt.`,
   ].join('\n');

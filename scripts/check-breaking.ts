@@ -8,36 +8,14 @@
  * info.version moved.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { findBreakingChanges, majorOf, type JsonObject } from './breaking/compare.js';
+import { lastReleased, repoRoot } from './contract/released.js';
 
-const root = fileURLToPath(new URL('../', import.meta.url));
-const releasedDir = join(root, 'contract/released');
-
-function compareVersions(a: string, b: string): number {
-  const partsA = a.split('.').map(Number);
-  const partsB = b.split('.').map(Number);
-  for (let i = 0; i < 3; i += 1) {
-    const difference = (partsA[i] ?? 0) - (partsB[i] ?? 0);
-    if (difference !== 0) return difference;
-  }
-  return 0;
-}
-
-/** contract/released/openapi-<version>.yaml with the highest version. */
-function lastReleased(): string {
-  const versions = readdirSync(releasedDir)
-    .map((name) => /^openapi-(\d+\.\d+\.\d+)\.yaml$/.exec(name)?.[1])
-    .filter((version): version is string => version !== undefined)
-    .sort(compareVersions);
-  const latest = versions[versions.length - 1];
-  if (!latest) throw new Error(`no contract/released/openapi-<version>.yaml baseline in ${releasedDir}`);
-  return join(releasedDir, `openapi-${latest}.yaml`);
-}
+const root = repoRoot;
 
 const load = (file: string) => parse(readFileSync(file, 'utf8')) as JsonObject;
 const versionOf = (document: JsonObject) => String((document['info'] as JsonObject | undefined)?.['version']);
@@ -61,7 +39,9 @@ function main(): number {
   const before = load(base);
   const after = load(head);
   const majorMoved = majorOf(versionOf(after)) > majorOf(versionOf(before));
-  console.log(`Comparing ${relative(root, head)} (${versionOf(after)}) with ${relative(root, base)} (${versionOf(before)})`);
+  console.log(
+    `Comparing ${relative(root, head)} (${versionOf(after)}) with ${relative(root, base)} (${versionOf(before)})`,
+  );
 
   console.log('\n== optic diff --check');
   const opticPassed = runOptic(base, head);
@@ -77,7 +57,9 @@ function main(): number {
     return 0;
   }
   if (majorMoved) {
-    console.log(`\nBreaking changes found, allowed: the major version moved (${versionOf(before)} -> ${versionOf(after)}).`);
+    console.log(
+      `\nBreaking changes found, allowed: the major version moved (${versionOf(before)} -> ${versionOf(after)}).`,
+    );
     return 0;
   }
   console.error(

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Fails when src/generated/api.ts is not what openapi.yaml generates now.
+# Fails when src/generated (api.ts, openapi.json, routes.json) is not what openapi.yaml generates now.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fresh=$(mktemp --suffix=.ts)
-trap 'rm -f "$fresh"' EXIT
+freshSpec=$(mktemp --suffix=.json)
+freshRoutes=$(mktemp --suffix=.json)
+trap 'rm -f "$fresh" "$freshSpec" "$freshRoutes"' EXIT
 npx --no-install openapi-typescript openapi.yaml -o "$fresh" >/dev/null 2>&1 || {
   echo "openapi-typescript failed on openapi.yaml" >&2
   npx --no-install openapi-typescript openapi.yaml -o "$fresh"
@@ -13,4 +15,11 @@ if ! diff -u src/generated/api.ts "$fresh" >&2; then
   echo "src/generated/api.ts is out of step with openapi.yaml: run 'npm run generate' and commit the result." >&2
   exit 1
 fi
-echo "generated types match openapi.yaml"
+npx --no-install tsx scripts/generate-spec.ts "$freshSpec" "$freshRoutes"
+for pair in "openapi.json:$freshSpec" "routes.json:$freshRoutes"; do
+  if ! diff -u "src/generated/${pair%%:*}" "${pair#*:}" >&2; then
+    echo "src/generated/${pair%%:*} is out of step with openapi.yaml: run 'npm run generate' and commit the result." >&2
+    exit 1
+  fi
+done
+echo "generated types, spec JSON and route table match openapi.yaml"

@@ -1,23 +1,44 @@
-import { randomUUID } from 'node:crypto';
 import responseValidation from '@fastify/response-validation';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import openapiGlue from 'fastify-openapi-glue';
-import { authenticate, createKeyChecker, requireAuthentication } from './auth/authenticate.js';
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyPluginCallback,
+  type FastifyServerOptions,
+} from 'fastify';
+import { createKeyChecker } from './auth/keyChecker.js';
 import type { Config } from './config.js';
-import { apiPrefix, loadSpecification, type OpenApiDocument } from './contract.js';
 import type { Database } from './db/index.js';
-import { ApiError } from './errors.js';
 import { buildHandlers } from './handlers/index.js';
-import { createAjv } from './http/ajv.js';
-import { parseOrigins, registerCors } from './http/cors.js';
-import { registerDocs } from './http/docs.js';
-import { errorHandler } from './http/errorHandler.js';
-import { operationResolver } from './http/glue.js';
-import { registerHealthRoutes } from './http/health.js';
-import { loggerOptions, logRequest, type LogStream } from './http/logging.js';
-import { notFoundHandler } from './http/notFound.js';
-import { rateLimiter } from './http/rateLimit.js';
-import { validatorCompiler } from './http/validation.js';
+import { DeferredCompilation } from './http/contract/deferredCompile.js';
+import { errorHandler } from './http/contract/errorHandler.js';
+import { registerStrictJsonParser } from './http/contract/jsonBody.js';
+import { operationResolver, registerOperations } from './http/contract/glue.js';
+import { notFoundHandler } from './http/contract/notFound.js';
+import { responseValidationAjv } from './http/contract/responseAjv.js';
+import { deferredSerializers } from './http/contract/serialization.js';
+import { validatorCompiler } from './http/contract/validation.js';
+import { identifyCaller, requireAuthentication, verifyKey } from './http/plugins/authentication.js';
+import {
+  clientErrorHandler,
+  frameworkErrorHandler,
+  nodeServerOptions,
+  requireHostHeader,
+} from './http/plugins/clientErrors.js';
+import { parseOrigins, registerCors } from './http/plugins/cors.js';
+import { registerDocs } from './http/plugins/docs.js';
+import { registerDraining } from './http/plugins/draining.js';
+import { readinessCheck, registerHealthRoutes } from './http/plugins/health.js';
+import { registerLoadShedding, type LoadSheddingConfig } from './http/plugins/loadShedding.js';
+import { registerIdempotencyPurge } from './http/plugins/idempotencyPurge.js';
+import { loggerOptions, logRequest, type LogStream } from './http/plugins/logging.js';
+import { registerRequestMetrics } from './http/plugins/metrics.js';
+import { rateLimiter } from './http/plugins/rateLimit.js';
+import { echoRequestId, requestIdOf } from './http/plugins/requestId.js';
+import { setSecurityHeaders } from './http/plugins/securityHeaders.js';
+import { startupGate } from './http/plugins/startupGate.js';
+import { trustProxy } from './http/plugins/trustProxy.js';
+import { noMetrics, type ServiceMetrics } from './observability/metrics.js';
+import { apiBasePath, loadOpenApiDocument, loadRouteTable, type OpenApiDocument } from './openapi/document.js';
 
 export type AppConfig = Pick<
   Config,
@@ -35,7 +56,11 @@ export type AppConfig = Pick<
   | 'RATE_LIMIT_MAX'
   | 'RATE_LIMIT_WINDOW_SECONDS'
   | 'REDIS_URL'
->;
+  | 'READINESS_MAX_AGE_MS'
+  | 'RATE_LIMIT_REDIS_TIMEOUT_MS'
+  | 'IDEMPOTENCY_TTL_SECONDS'
+> &
+  LoadSheddingConfig;
 
 export interface AppDeps {
   db: Database;
@@ -43,9 +68,13 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Keeps the service's logger but writes its lines here instead of stdout. */
   logStream?: LogStream;
+  /** Where the app records its metrics (src/observability/metrics.ts); none when absent. */
+  metrics?: ServiceMetrics;
+  /** The OpenTelemetry request spans (Tracing.httpPlugin), registered before anything else. */
+  httpTracing?: FastifyPluginCallback;
+  /** False while the database is not ready (start-up): every route but /healthz answers 503. */
+  isReady?: () => boolean;
 }
-
-const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function assertBearerOnly(spec: OpenApiDocument): void {
   for (const [name, scheme] of Object.entries(spec.components.securitySchemes)) {
@@ -55,17 +84,7 @@ function assertBearerOnly(spec: OpenApiDocument): void {
   }
 }
 
-function trustProxy(setting: string): boolean | string | ((address: string, hop: number) => boolean) {
-  if (setting === 'true' || setting === 'false') return setting === 'true';
-  if (!/^[0-9]+$/.test(setting)) return setting;
-  const hops = Number(setting);
-  return (_address, hop) => hop < hops;
-}
-
-/** The whole HTTP service, ready for inject() or listen(); it never listens by itself. */
-export async function buildApp(config: AppConfig, deps: AppDeps): Promise<FastifyInstance> {
-  const spec = loadSpecification();
-  assertBearerOnly(spec);
+function createFastify(config: AppConfig, deps: AppDeps, deferred: DeferredCompilation): FastifyInstance {
   const app = Fastify({
     logger: deps.logger ?? loggerOptions(config, deps.logStream),
     // One line per request comes from logRequest instead of fastify's two.
@@ -78,65 +97,97 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     // During shutdown the draining hook answers with the Error object instead.
     return503OnClosing: false,
     exposeHeadRoutes: false,
-    genReqId: (request) => {
-      const incoming = request.headers['x-request-id'];
-      return typeof incoming === 'string' && requestIdPattern.test(incoming) ? incoming : randomUUID();
-    },
+    genReqId: requestIdOf,
+    http: nodeServerOptions(config.HEADERS_TIMEOUT_MS),
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
+    schemaController: { compilersFactory: { buildSerializer: deferredSerializers(deferred) } },
   });
-  // Node's own default is 60 s whatever requestTimeout says; fastify has no option for it.
-  app.server.headersTimeout = config.HEADERS_TIMEOUT_MS;
-
   // Only JSON bodies are part of the contract; without this, text/plain
   // bodies would be parsed and reach routes whose schemas only cover JSON.
   app.removeContentTypeParser(['text/plain']);
-  app.setValidatorCompiler(validatorCompiler);
-  app.setErrorHandler(errorHandler(config.BODY_LIMIT_BYTES));
+  registerStrictJsonParser(app);
+  return app;
+}
+
+/** The whole HTTP service, ready for inject() or listen(); it never listens by itself. */
+export async function buildApp(config: AppConfig, deps: AppDeps): Promise<FastifyInstance> {
+  const spec = loadOpenApiDocument();
+  assertBearerOnly(spec);
+  // Validators and serializers are compiled on first use, the rest soon after listening.
+  const deferred = new DeferredCompilation();
+  const app = createFastify(config, deps, deferred);
+  const metrics = deps.metrics ?? noMetrics;
+  if (deps.httpTracing) await app.register(deps.httpTracing);
+  app.setValidatorCompiler(validatorCompiler(deferred));
+  app.addHook('onListen', (done) => {
+    deferred.warmAll((error) => {
+      app.log.error({ err: error }, 'a schema of openapi.yaml does not compile');
+    });
+    done();
+  });
+  const handleError = errorHandler(config.BODY_LIMIT_BYTES, metrics.serverError);
+  app.setErrorHandler(handleError);
   app.setNotFoundHandler(notFoundHandler(spec));
 
-  // The order of the onRequest hooks is the request pipeline: refuse new work
-  // while draining, answer CORS preflights (they carry no key), identify the
-  // caller, count the request against its key or address, then refuse it if
-  // unauthenticated - after counting, so that guessing keys hits the limit.
-  let draining = false;
-  app.addHook('preClose', async () => {
-    draining = true;
-  });
-  app.addHook('onRequest', (_request, _reply, done) => {
-    done(draining ? new ApiError(503, 'service_unavailable', 'The service is shutting down; retry the request.', { 'retry-after': '1' }) : undefined);
-  });
+  // The order of the onRequest hooks is the request pipeline: name the
+  // request, refuse new work once closing or overloaded, answer CORS preflights (they
+  // carry no key), accept a remembered key (no hashing, no query), count a
+  // key not remembered against the address before it is hashed and looked up
+  // (429 there costs no query), look it up, count the request against its key
+  // or address, then refuse it if unauthenticated - after counting, so that
+  // guessing keys hits the limit.
+  app.addHook('onRequest', echoRequestId);
+  app.addHook('onRequest', setSecurityHeaders);
+  app.addHook('onRequest', requireHostHeader);
+  const drain = registerDraining(app);
+  const isOverloaded = await registerLoadShedding(app, config, metrics.loadShed);
+  if (deps.isReady) app.addHook('onRequest', startupGate(deps.isReady));
   await registerCors(app, spec, parseOrigins(config.CORS_ORIGINS));
   app.decorateRequest('apiKeyId', undefined);
   app.decorateRequest('apiKeyHash', undefined);
   app.decorateRequest('authFailure', undefined);
-  // Set on arrival rather than in onSend: error replies keep headers already
-  // set, and a synchronous onRequest hook is cheaper than an async onSend one.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
-  app.addHook('onRequest', authenticate(createKeyChecker({ db: deps.db, cacheSeconds: config.API_KEY_CACHE_SECONDS })));
-  app.addHook('onRequest', await rateLimiter(app, config));
+  app.decorateRequest('uncheckedKey', undefined);
+  app.decorateRequest('uncheckedKeyWasGood', false);
+  app.decorateRequest('addressCounted', false);
+  const keys = createKeyChecker({ db: deps.db, cacheSeconds: config.API_KEY_CACHE_SECONDS });
+  const limiter = await rateLimiter(app, config, metrics.rateLimited);
+  app.addHook('onRequest', identifyCaller(keys, metrics.authenticationFailed));
+  app.addHook('onRequest', limiter.countAddressBeforeLookUp);
+  app.addHook('onRequest', verifyKey(keys, metrics.authenticationFailed));
+  app.addHook('onRequest', limiter.limitRate);
   app.addHook('onRequest', requireAuthentication);
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    // A keep-alive connection would otherwise stay open, idle, until
-    // KEEP_ALIVE_TIMEOUT_MS and hold the shutdown up that long.
-    if (draining) reply.header('connection', 'close');
-    done(null, payload);
-  });
   app.addHook('onResponse', logRequest);
+  registerRequestMetrics(app, metrics);
 
-  registerHealthRoutes(app, deps.db, () => draining);
+  const checkReadiness = readinessCheck(deps.db, drain, isOverloaded, config.READINESS_MAX_AGE_MS);
+  registerHealthRoutes(app, deps.db, checkReadiness);
+  metrics.watchReadiness(() =>
+    deps.isReady?.() === false ? Promise.resolve(false) : checkReadiness().then(() => true),
+  );
+  metrics.watchPool(() => deps.db.poolStatus());
+  registerIdempotencyPurge(app, deps.db, config.IDEMPOTENCY_TTL_SECONDS);
   await registerDocs(app);
   if (config.RESPONSE_VALIDATION) {
     // Registered before the glue so its onRoute hook sees every API route.
     await app.register(responseValidation, {
-      ajv: createAjv({ coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: true }),
+      // The plugin's typings name ajv's default class; this is its 2020-12
+      // sibling, which the plugin uses the same way.
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
+      ajv: responseValidationAjv(deferred, { coerceTypes: false, useDefaults: false, removeAdditional: false }),
     });
   }
-  await app.register(openapiGlue, {
-    specification: spec,
-    prefix: apiPrefix,
-    operationResolver: operationResolver(spec, buildHandlers({ db: deps.db })),
+  await app.register(async (api) => {
+    // The second layer of the error handler (see errorHandler).
+    api.setErrorHandler(handleError);
+    registerOperations(
+      api,
+      loadRouteTable(),
+      operationResolver(
+        spec,
+        buildHandlers({ db: deps.db, basePath: apiBasePath, idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS }),
+      ),
+    );
   });
   return app;
 }

@@ -1,6 +1,8 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig, metricsPortOf } from './config.js';
+import { serveClusterMetrics } from './observability/exposeMetrics.js';
 
 // Node 20 ignores listen({ reusePort }) (it arrived in 22.12), so node:cluster
 // is the way to share one port between processes on every supported version.
@@ -13,9 +15,22 @@ function fail(message: string): never {
 
 const requested = process.env['WEB_CONCURRENCY'];
 const workers = requested === undefined || requested === '' ? availableParallelism() : Number(requested);
-if (!Number.isInteger(workers) || workers < 1 || workers > 64) fail(`WEB_CONCURRENCY must be an integer from 1 to 64 (got ${JSON.stringify(requested)})`);
+if (!Number.isInteger(workers) || workers < 1 || workers > 64)
+  fail(`WEB_CONCURRENCY must be an integer from 1 to 64 (got ${JSON.stringify(requested)})`);
 // The embedded database is locked by one process; only PostgreSQL can be shared.
-if (!process.env['DATABASE_URL']) fail('npm run start:cluster needs DATABASE_URL: the embedded database serves one process only');
+if (!process.env['DATABASE_URL'])
+  fail('npm run start:cluster needs DATABASE_URL: the embedded database serves one process only');
+
+// The primary serves /metrics (the sum over workers); the workers answer it, and do not listen for scrapes.
+let metricsPort: number | undefined;
+let metricsHost = '127.0.0.1';
+try {
+  const config = loadConfig(process.env);
+  metricsPort = metricsPortOf(config);
+  metricsHost = config.METRICS_HOST;
+} catch (error) {
+  fail(error instanceof ConfigError ? error.message : String(error));
+}
 
 cluster.setupPrimary({ exec: fileURLToPath(new URL('./server.js', import.meta.url)) });
 
@@ -35,7 +50,9 @@ cluster.on('exit', (worker, code, signal) => {
   }
   // A worker that dies at once (bad config, unmigrated schema) would die again: stop instead of looping.
   if (lived < 5000) {
-    process.stderr.write(`worker ${worker.process.pid} exited within ${lived} ms (code ${code}, signal ${signal}); stopping\n`);
+    process.stderr.write(
+      `worker ${worker.process.pid} exited within ${lived} ms (code ${code}, signal ${signal}); stopping\n`,
+    );
     stopping = true;
     for (const other of Object.values(cluster.workers ?? {})) other?.kill('SIGTERM');
     process.exitCode = 1;
@@ -49,9 +66,23 @@ cluster.on('exit', (worker, code, signal) => {
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
     stopping = true;
-    // Each worker closes its server and pool on SIGTERM, as a lone server does.
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    // Each worker drains (SIGTERM only) and closes its server and pool, as a lone server does.
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
   });
 }
 
 for (let i = 0; i < workers; i++) fork();
+
+if (metricsPort !== undefined) {
+  const metricsServer = await serveClusterMetrics(metricsHost, metricsPort, (error) => {
+    process.stderr.write(`metrics scrape failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  }).catch((error: unknown) => {
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    return fail(
+      `Cannot serve metrics on ${metricsHost}:${metricsPort} (${(error as Error).message}); set METRICS_PORT to a free port or off`,
+    );
+  });
+  process.stdout.write(`cluster metrics on ${metricsServer.address}/metrics\n`);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void metricsServer.close());
+}

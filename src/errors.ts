@@ -1,6 +1,7 @@
 import type { components } from './generated/api.js';
 
-export type ErrorBody = components['schemas']['Error'];
+/** The Error object; a few operations declare codes of their own in a schema of the same shape. */
+export type ErrorBody = components['schemas']['Error'] | components['schemas']['IdempotencyError'];
 export type ErrorCode = ErrorBody['code'];
 
 /** An error meant for the client: it becomes the Error object as it stands. */
@@ -15,7 +16,7 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
-  body(): ErrorBody {
+  body(): { code: ErrorCode; message: string; status: number } {
     return { code: this.code, message: this.message, status: this.status };
   }
 }

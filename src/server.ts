@@ -1,93 +1,350 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { apiPrefix } from './contract.js';
-import { DataDirLockedError, openDatabase } from './db/index.js';
+import {
+  ConfigError,
+  databaseOptionsOf,
+  loadConfig,
+  metricsPortOf,
+  type Config,
+  type DatabaseHooks,
+} from './config.js';
+import {
+  DatabaseUnavailableError,
+  DataDirLockedError,
+  DiskFullError,
+  openDatabase,
+  ReadOnlyDatabaseError,
+  trackAvailability,
+  unavailabilityOf,
+  type Database,
+} from './db/index.js';
 import { SchemaOutdatedError } from './db/migrations.js';
-import { prepareDatabase } from './startup.js';
+import { isMainModule } from './entryPoint.js';
+import { exposeMetrics } from './observability/exposeMetrics.js';
+import { createMetrics, noMetrics } from './observability/metrics.js';
+import type { MetricsServer } from './observability/metricsServer.js';
+import { startTracingIfRequested, type Tracing } from './observability/tracingSwitch.js';
+import { apiBasePath } from './openapi/document.js';
+import { prepareDatabase, type PreparedDatabase } from './prepareDatabase.js';
+import { retryUntilReady, StartupTimeoutError } from './startup.js';
 
-function fail(message: string, exitCode = 1): never {
-  process.stderr.write(`${message}\n`);
-  process.exit(exitCode);
+/** A start-up failure an operator can act on: one line, no stack trace. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
 }
 
-function announceFirstKey(key: string): void {
-  process.stdout.write(
-    [
-      '',
-      'No API key existed, so one was created. It is shown this once; keep it:',
-      '',
-      `    ${key}`,
-      '',
-      `Use it as:  curl -H 'Authorization: Bearer ${key}' http://HOST:PORT${apiPrefix}/pets`,
-      'More keys:  npm run apikey -- create <name>   (with the server stopped, on the embedded database)',
-      '',
-    ].join('\n'),
-  );
+function announceFirstKey(key: string, address: string): string {
+  return [
+    '',
+    'No API key existed, so one was created. It is shown this once; keep it:',
+    '',
+    `    ${key}`,
+    '',
+    `Use it as:  curl -H 'Authorization: Bearer ${key}' ${address}${apiBasePath}/pets`,
+    'More keys:  npm run apikey -- create <name>   (with the server stopped, on the embedded database)',
+    '',
+  ].join('\n');
 }
 
-async function main(): Promise<void> {
-  let config: Config;
+export interface RunningServer {
+  app: FastifyInstance;
+  db: Database;
+  config: Config;
+  address: string;
+  /** http://host:port of the metrics listener; undefined when METRICS_PORT=off or in a cluster worker. */
+  metricsAddress: string | undefined;
+  /** Drains, closes the database and resolves with the exit code the process should use. */
+  shutdown(signal: string): Promise<number>;
+}
+
+function loadConfigOrFail(env: NodeJS.ProcessEnv): Config {
   try {
-    config = loadConfig();
+    return loadConfig(env);
   } catch (error) {
-    if (error instanceof ConfigError) fail(error.message, 2);
+    if (error instanceof ConfigError) throw new StartupError(error.message, 2);
     throw error;
   }
-  const db = await openDatabase(config, { onPoolError: (error) => process.stderr.write(`database pool error: ${error.message}\n`) }).catch(
-    (error: unknown) => (error instanceof DataDirLockedError ? fail(error.message) : Promise.reject(error)),
-  );
-  const prepared = await prepareDatabase(db, config).catch(async (error: unknown) => {
-    await db.close();
-    return error instanceof SchemaOutdatedError ? fail(error.message) : Promise.reject(error);
-  });
-  if (prepared.firstKey) announceFirstKey(prepared.firstKey);
-  const app = await buildApp(config, { db });
-  if (prepared.activeKeys === 0) {
-    app.log.warn('No active API key exists: every request will get 401. Create one with `npm run apikey -- create <name>` or set BOOTSTRAP_API_KEY.');
-  }
+}
 
-  // Stop accepting, let in-flight requests finish (at most
-  // SHUTDOWN_TIMEOUT_MS, then their connections are cut), close the pool or
-  // the embedded database (which releases its lock), and exit. A second
-  // signal exits at once.
+/** Opens the database: the embedded one at once (its failures are final), a PostgreSQL pool lazily. */
+async function openOrFail(config: Config, hooks: DatabaseHooks): Promise<Database> {
+  try {
+    return await openDatabase(databaseOptionsOf(config, hooks));
+  } catch (error) {
+    if (error instanceof DataDirLockedError || error instanceof DiskFullError) throw new StartupError(error.message);
+    throw error;
+  }
+}
+
+async function listenOrFail(app: FastifyInstance, config: Config): Promise<string> {
+  try {
+    return await app.listen({ port: config.PORT, host: config.HOST });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EADDRINUSE') {
+      throw new StartupError(
+        `PORT ${config.PORT} is already in use on ${config.HOST}: stop the process using it or set PORT to a free port.`,
+      );
+    }
+    if (code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      throw new StartupError(`Cannot listen on ${config.HOST}:${config.PORT} (${code}): check HOST and PORT.`);
+    }
+    throw error;
+  }
+}
+
+/** Migrates or checks the schema and stores the bootstrap key; PostgreSQL is retried while it may come up. */
+async function prepareOrFail(
+  db: Database,
+  config: Config,
+  log: FastifyBaseLogger,
+  signal: AbortSignal | undefined,
+): Promise<PreparedDatabase> {
+  const attempt = () => prepareDatabase(db, config);
+  try {
+    if (!config.DATABASE_URL) return await attempt();
+    return await retryUntilReady(attempt, {
+      timeoutMs: config.DATABASE_STARTUP_TIMEOUT_MS,
+      url: config.DATABASE_URL,
+      ...(signal ? { signal } : {}),
+      onRetry(attempt, reason, retryInMs) {
+        log.warn({ attempt, retryInMs, reason }, 'database not ready; retrying');
+      },
+    });
+  } catch (error) {
+    if (signal?.aborted) throw new StartupError('Stopped while waiting for the database.', 0);
+    const operatorCanAct =
+      error instanceof SchemaOutdatedError ||
+      error instanceof StartupTimeoutError ||
+      error instanceof ReadOnlyDatabaseError ||
+      error instanceof ConfigError;
+    if (operatorCanAct) throw new StartupError(error.message);
+    if (error instanceof DatabaseUnavailableError)
+      throw new StartupError(`The database is unavailable: ${unavailabilityOf(error)}`);
+    throw error;
+  }
+}
+
+/** Balancers and orchestrators stop an instance with SIGTERM; SIGINT is someone at a terminal. */
+const drainDelayOf = (config: Config, signal: string) => (signal === 'SIGTERM' ? config.DRAIN_DELAY_MS : 0);
+
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms);
+  });
+
+/**
+ * The shutdown a load balancer can follow. First the drain (SIGTERM only,
+ * DRAIN_DELAY_MS): /readyz answers 503 so that the balancer's checks take
+ * the instance out, while requests are still served as usual (their
+ * responses close keep-alive connections). Then it stops accepting and lets
+ * in-flight requests finish for at most SHUTDOWN_TIMEOUT_MS; at that
+ * deadline the database work still in flight is cancelled (so that a write
+ * whose client is cut never commits later) and the remaining connections
+ * are cut. Then the pool or the embedded database (its lock) is closed.
+ * SIGINT, someone at a terminal, skips the drain.
+ */
+interface Attached {
+  metricsServer: MetricsServer | undefined;
+  tracing: Tracing | undefined;
+}
+
+async function closeGracefully(
+  app: FastifyInstance,
+  db: Database,
+  config: Config,
+  attached: Attached,
+  signal: string,
+): Promise<number> {
+  const drainMs = drainDelayOf(config, signal);
+  app.beginDrain();
+  if (drainMs > 0) {
+    app.log.info({ signal, drainMs }, 'draining: /readyz answers 503, requests are still served until the delay ends');
+    await sleep(drainMs);
+  }
+  app.log.info({ signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'shutting down: draining in-flight requests');
+  let timedOut = false;
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    void db.cancelInFlight().then((cancelled) => {
+      app.log.warn(
+        { cancelled },
+        'shutdown timeout reached: cancelled the database work in flight, closing the remaining connections',
+      );
+    });
+    app.server.closeAllConnections();
+  }, config.SHUTDOWN_TIMEOUT_MS);
+  let exitCode = 0;
+  try {
+    await app.close();
+  } catch (error) {
+    app.log.error({ err: error }, 'error while closing the HTTP server');
+    exitCode = 1;
+  } finally {
+    clearTimeout(deadline);
+    await db.close().catch((error: unknown) => {
+      app.log.error({ err: error }, 'error while closing the database');
+      exitCode = 1;
+    });
+  }
+  await attached.metricsServer?.close();
+  await attached.tracing?.flush().catch((error: unknown) => {
+    app.log.warn({ err: error }, 'could not send the last spans');
+  });
+  app.log.info({ timedOut }, 'shut down');
+  return exitCode;
+}
+
+export interface StartOptions {
+  /** Called once the server listens, before the database is ready (/healthz answers, /readyz 503). */
+  onListening?: (address: string) => void;
+  /** Aborting it stops the start-up retries (a signal during start-up). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Reads the configuration, opens the database, listens (so /healthz answers
+ * while the database is waited for), then prepares the database (retrying
+ * PostgreSQL for DATABASE_STARTUP_TIMEOUT_MS) and starts serving the API.
+ */
+export async function startServer(
+  env: NodeJS.ProcessEnv = process.env,
+  out: NodeJS.WritableStream = process.stdout,
+  options: StartOptions = {},
+): Promise<RunningServer> {
+  const config = loadConfigOrFail(env);
+  // Before the database is opened, so that its queries are instrumented.
+  const tracing = await startTracingIfRequested(process.env);
+  // The app's logger, once the app exists (the pool is lazy: no errors before).
+  const logger: { current?: FastifyBaseLogger } = {};
+  const opened = await openOrFail(config, {
+    onPoolError(error) {
+      logger.current?.warn({ reason: error.message }, 'database pool error');
+    },
+    onReplicaChange(state, reads) {
+      const level = state.state === 'streaming' ? 'info' : 'warn';
+      logger.current?.[level](
+        { replica: state.replica, reads },
+        `replica ${state.replica}: ${state.state}; reads use the ${reads === 'replicas' ? 'replicas' : 'primary'}`,
+      );
+    },
+  });
+  const db = trackAvailability(opened, {
+    started(reason) {
+      logger.current?.warn({ reason }, 'database outage started: requests answer 503 until it ends');
+    },
+    ended(durationMs, failedCalls) {
+      logger.current?.info({ durationMs, failedCalls }, 'database outage ended');
+    },
+  });
+  let ready = false;
+  const attached: Attached = { metricsServer: undefined, tracing };
+  const metricsPort = metricsPortOf(config);
+  const metrics = metricsPort === undefined ? noMetrics : createMetrics();
+  const app = await buildApp(config, {
+    db: tracing ? tracing.traceDatabase(db) : db,
+    isReady: () => ready,
+    metrics,
+    ...(tracing ? { httpTracing: tracing.httpPlugin } : {}),
+  });
+  logger.current = app.log;
+  try {
+    const address = await listenOrFail(app, config);
+    options.onListening?.(address);
+    const metricsServer =
+      metrics.registry && metricsPort !== undefined
+        ? await exposeMetrics(metrics.registry, config.METRICS_HOST, metricsPort, (error) => {
+            app.log.error({ err: error }, 'metrics scrape failed');
+          }).catch((error: unknown) => {
+            throw new StartupError(
+              `Cannot serve metrics on ${config.METRICS_HOST}:${metricsPort} (${(error as Error).message}); set METRICS_PORT to a free port or off`,
+            );
+          })
+        : undefined;
+    attached.metricsServer = metricsServer;
+    if (metricsServer) app.log.info(`metrics on ${metricsServer.address}/metrics`);
+    if (tracing) app.log.info('tracing on: spans are exported as the OTEL_* variables say');
+    if (config.DATABASE_URL) app.log.info(`listening on ${address}; waiting for the database`);
+    const prepared = await prepareOrFail(opened, config, app.log, options.signal);
+    if (prepared.activeKeys === 0 && !prepared.firstKey) {
+      app.log.warn(
+        'No active API key exists: every request will get 401. Create one with `npm run apikey -- create <name>` or set BOOTSTRAP_API_KEY.',
+      );
+    }
+    ready = true;
+    if (prepared.firstKey) out.write(announceFirstKey(prepared.firstKey, address));
+    const where = db.kind === 'embedded' ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL database';
+    app.log.info(`serving ${address}${apiBasePath} on the ${where}`);
+    return {
+      app,
+      db,
+      config,
+      address,
+      metricsAddress: metricsServer?.address,
+      shutdown: (signal) => closeGracefully(app, db, config, attached, signal),
+    };
+  } catch (error) {
+    await attached.metricsServer?.close();
+    await app.close().catch(() => undefined);
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+// After the shutdown deadline, cancelling and closing get this long before
+// the process exits regardless: SHUTDOWN_TIMEOUT_MS bounds the exit.
+const exitGraceMs = 2000;
+
+/**
+ * The process: start, and on SIGTERM or SIGINT shut down and exit; a second
+ * signal exits at once. A signal during start-up stops it.
+ */
+async function main(): Promise<void> {
+  const starting = new AbortController();
+  const running: { server?: RunningServer } = {};
   let closing = false;
-  const shutdown = async (signal: string) => {
+  const onSignal = (signal: string) => {
+    const server = running.server;
+    if (!server) {
+      starting.abort();
+      return;
+    }
     if (closing) {
-      app.log.warn({ signal }, 'second signal: exiting without waiting');
+      server.app.log.warn({ signal }, 'second signal: exiting without waiting');
       process.exit(1);
     }
     closing = true;
-    app.log.info({ signal, timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'shutting down: draining in-flight requests');
-    let timedOut = false;
-    const deadline = setTimeout(() => {
-      timedOut = true;
-      app.log.warn('shutdown timeout reached: closing the remaining connections');
-      app.server.closeAllConnections();
-    }, config.SHUTDOWN_TIMEOUT_MS);
-    let exitCode = 0;
-    try {
-      await app.close();
-    } catch (error) {
-      app.log.error({ err: error }, 'error while closing the HTTP server');
-      exitCode = 1;
-    } finally {
-      clearTimeout(deadline);
-      await db.close().catch((error: unknown) => {
-        app.log.error({ err: error }, 'error while closing the database');
-        exitCode = 1;
-      });
-    }
-    app.log.info({ timedOut }, 'shut down');
-    process.exit(exitCode);
+    setTimeout(
+      () => {
+        process.stderr.write('Shutdown did not finish within DRAIN_DELAY_MS + SHUTDOWN_TIMEOUT_MS: exiting.\n');
+        process.exit(1);
+      },
+      drainDelayOf(server.config, signal) + server.config.SHUTDOWN_TIMEOUT_MS + exitGraceMs,
+    ).unref();
+    void server.shutdown(signal).then((code) => process.exit(code));
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-
-  const address = await app.listen({ port: config.PORT, host: config.HOST });
-  app.log.info(`serving ${address}${apiPrefix} on the ${db.kind === 'embedded' ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL database'}`);
+  process.on('SIGTERM', () => {
+    onSignal('SIGTERM');
+  });
+  process.on('SIGINT', () => {
+    onSignal('SIGINT');
+  });
+  running.server = await startServer(process.env, process.stdout, { signal: starting.signal });
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+if (isMainModule(import.meta.url)) {
+  main().catch((error: unknown) => {
+    const message =
+      error instanceof StartupError
+        ? error.message
+        : `Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+    process.stderr.write(`${message}\n`);
+    process.exit(error instanceof StartupError ? error.exitCode : 1);
+  });
+}

@@ -11,7 +11,9 @@ t.test('a typed openapi-fetch client works against the service', async (t) => {
   const client = createClient<paths>({ baseUrl: `${address}/v1`, headers: { Authorization: `Bearer ${key}` } });
   const created = await client.POST('/pets', { body: { name: 'Rex', categoryId: 3, status: 'available' } });
   t.equal(created.response.status, 201);
-  const { data, error, response } = await client.GET('/pets', { params: { query: { status: 'available', limit: 20 } } });
+  const { data, error, response } = await client.GET('/pets', {
+    params: { query: { status: 'available', limit: 20 } },
+  });
   t.equal(error, undefined);
   t.equal(response.headers.get('ratelimit-policy') !== null, true);
   t.ok(data?.some((pet) => pet.name === 'Rex'));

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, databaseOptionsOf, directDatabaseOptionsOf, loadConfig } from '../src/config.js';
 import { runEntry } from './helpers/processes.js';
 
 t.test('defaults', async (t) => {
@@ -18,7 +18,13 @@ t.test('defaults', async (t) => {
 });
 
 t.test('values are read and typed', async (t) => {
-  const config = loadConfig({ PORT: '8080', DATABASE_URL: 'postgres://u@h/db', MIGRATE_ON_START: 'true', LOG_LEVEL: 'debug', DATA_DIR: '' });
+  const config = loadConfig({
+    PORT: '8080',
+    DATABASE_URL: 'postgres://u@h/db',
+    MIGRATE_ON_START: 'true',
+    LOG_LEVEL: 'debug',
+    DATA_DIR: '',
+  });
   t.equal(config.PORT, 8080);
   t.equal(config.DATABASE_URL, 'postgres://u@h/db');
   t.equal(config.MIGRATE_ON_START, true);
@@ -34,6 +40,7 @@ const badValues: Array<[Record<string, string>, RegExp]> = [
   [{ BOOTSTRAP_API_KEY: 'has spaces in it, which cannot be sent' }, /BOOTSTRAP_API_KEY must match/],
   [{ MIGRATE_ON_START: 'sometimes' }, /MIGRATE_ON_START must be boolean/],
   [{ BODY_LIMIT_BYTES: '10' }, /BODY_LIMIT_BYTES must be >= 1024/],
+  [{ TRUST_PROXY: 'true' }, /TRUST_PROXY=true would let any client choose its address.*hop count.*CIDRs/],
 ];
 for (const [env, message] of badValues) {
   t.test(`rejects ${JSON.stringify(env)}`, async (t) => {
@@ -56,4 +63,66 @@ t.test('the server refuses to start on a bad value, naming it', async (t) => {
   const result = await runEntry('src/server.ts', [], { PORT: 'not-a-port', DATA_DIR: '/nonexistent/never-created' });
   t.equal(result.code, 2);
   t.match(result.stderr, /PORT must be integer/);
+});
+
+const primary = 'postgres://pets:secret@pgbouncer:6432/pets';
+const direct = 'postgres://pets:secret@db-primary:5432/pets';
+
+t.test('pooler and replica settings', async (t) => {
+  const defaults = loadConfig({});
+  t.match(defaults, {
+    DATABASE_STATEMENTS: 'named',
+    DATABASE_ACQUIRE_TIMEOUT_MS: 5000,
+    DATABASE_QUERY_TIMEOUT_MS: 10000,
+    REPLICA_MAX_LAG_SECONDS: 5,
+    REPLICA_CHECK_INTERVAL_MS: 1000,
+    DRAIN_DELAY_MS: 10000,
+  });
+  t.throws(() => loadConfig({ DATABASE_STATEMENTS: 'prepared' }), {
+    message: /DATABASE_STATEMENTS must be one of named, unnamed/,
+  });
+  const options = databaseOptionsOf(
+    loadConfig({
+      DATABASE_URL: primary,
+      DATABASE_STATEMENTS: 'unnamed',
+      DATABASE_READ_URL: 'postgres://r1:5432/pets, postgres://r2:5432/pets',
+      DATABASE_QUERY_TIMEOUT_MS: '750',
+    }),
+  );
+  t.match(options, {
+    url: primary,
+    statements: 'unnamed',
+    queryTimeoutMs: 750,
+    replicas: { urls: ['postgres://r1:5432/pets', 'postgres://r2:5432/pets'], maxLagSeconds: 5 },
+  });
+  t.notOk('replicas' in databaseOptionsOf(loadConfig({ DATABASE_URL: primary })), 'no replicas unless configured');
+});
+
+t.test('replica and direct URLs need DATABASE_URL, and are not echoed', async (t) => {
+  t.throws(() => loadConfig({ DATABASE_READ_URL: direct }), { message: /DATABASE_READ_URL needs DATABASE_URL/ });
+  t.throws(() => loadConfig({ DATABASE_DIRECT_URL: direct }), { message: /DATABASE_DIRECT_URL needs DATABASE_URL/ });
+  try {
+    loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: 'mysql://user:secret@r1/pets' });
+    t.fail('should have thrown');
+  } catch (error) {
+    t.match((error as Error).message, /DATABASE_READ_URL must match/);
+    t.notMatch((error as Error).message, /secret/);
+  }
+});
+
+t.test('migrations never go through a transaction pooler', async (t) => {
+  const pooled = { DATABASE_URL: primary, DATABASE_STATEMENTS: 'unnamed' };
+  t.throws(() => loadConfig({ ...pooled, MIGRATE_ON_START: 'true' }), {
+    message:
+      /MIGRATE_ON_START=true with DATABASE_STATEMENTS=unnamed \(a transaction pooler\) needs DATABASE_DIRECT_URL/,
+  });
+  t.throws(() => directDatabaseOptionsOf(loadConfig(pooled), 'migrations'), {
+    message: /needs DATABASE_DIRECT_URL/,
+  });
+  t.match(directDatabaseOptionsOf(loadConfig(pooled), 'administration'), { url: primary, statements: 'unnamed' });
+  const withDirect = loadConfig({ ...pooled, MIGRATE_ON_START: 'true', DATABASE_DIRECT_URL: direct });
+  t.match(directDatabaseOptionsOf(withDirect, 'migrations'), { url: direct, poolSize: 1 });
+  t.match(directDatabaseOptionsOf(withDirect, 'administration'), { url: direct });
+  t.notOk('queryTimeoutMs' in directDatabaseOptionsOf(withDirect, 'migrations'), 'a migration may take long');
+  t.match(directDatabaseOptionsOf(loadConfig({ DATABASE_URL: direct }), 'migrations'), { url: direct });
 });

@@ -5,14 +5,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { parse } from 'yaml';
-import { specPath } from '../src/paths.js';
-import { startTestApp } from './helpers/app.js';
+import { specPath } from '../src/openapi/files.js';
+import { startAppWithoutDatabase } from './helpers/app.js';
 
 const checkedIn = parse(readFileSync(specPath, 'utf8')) as unknown;
 const chromium = '/usr/bin/chromium';
 
 t.test('the spec is published as checked in, without a key', async (t) => {
-  const { app } = await startTestApp(t, 'embedded');
+  const app = await startAppWithoutDatabase(t);
   const json = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
   t.equal(json.statusCode, 200);
   t.match(json.headers['content-type'], /^application\/json/);
@@ -23,8 +23,20 @@ t.test('the spec is published as checked in, without a key', async (t) => {
   t.equal(yaml.body, readFileSync(specPath, 'utf8'), 'openapi.yaml is the file byte for byte');
 });
 
+t.test('the docs page offers this service first and no internal server', async (t) => {
+  const app = await startAppWithoutDatabase(t);
+  const pageSpec = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
+  const published = checkedIn as { servers: Array<{ url: string; 'x-internal'?: boolean }> };
+  t.same(
+    pageSpec.servers.map((server: { url: string }) => server.url),
+    ['/v1', ...published.servers.filter((server) => server['x-internal'] !== true).map((server) => server.url)],
+    "the page's own origin (a relative URL) first, then the public servers",
+  );
+  t.same({ ...pageSpec, servers: published.servers }, checkedIn, 'the rest is the published spec');
+});
+
 t.test('/docs loads nothing from another host', async (t) => {
-  const { app } = await startTestApp(t, 'embedded');
+  const app = await startAppWithoutDatabase(t);
   const page = await app.inject({ method: 'GET', url: '/docs' });
   t.equal(page.statusCode, 200);
   t.match(page.headers['content-security-policy'], /default-src 'self'/, 'the browser is told to load only from here');
@@ -34,41 +46,63 @@ t.test('/docs loads nothing from another host', async (t) => {
     t.notMatch(asset, /^(https?:)?\/\//, `${asset} is local`);
     const response = await app.inject({ method: 'GET', url: asset });
     t.equal(response.statusCode, 200, `${asset} is served`);
-    if (asset.endsWith('initializer.js')) t.notMatch(response.body.replace(/^\s*\/\/.*$/gm, ''), /https?:\/\//, 'the initializer points nowhere else');
+    if (asset.endsWith('initializer.js'))
+      t.notMatch(response.body.replace(/^\s*\/\/.*$/gm, ''), /https?:\/\//, 'the initializer points nowhere else');
   }
 });
 
-t.test('headless Chromium shows the operations and the deprecation', { skip: existsSync(chromium) ? false : `${chromium} is absent (apt-get install -y chromium; see scripts/ci-system-deps.sh)` }, async (t) => {
-  const { app } = await startTestApp(t, 'embedded');
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  const profile = mkdtempSync(join(tmpdir(), 'pets-chromium-'));
-  t.teardown(() => rmSync(profile, { recursive: true, force: true }));
-  const { stdout } = await promisify(execFile)(
-    chromium,
-    [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      `--user-data-dir=${profile}`,
-      // Any request to another host goes to a dead proxy and fails: the page
-      // has to work offline to pass.
-      '--proxy-server=http://127.0.0.1:9',
-      '--virtual-time-budget=20000',
-      '--dump-dom',
-      `${address}/docs`,
-    ],
-    { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 },
-  );
-  for (const operationId of ['listPets', 'createPet', 'getPet']) {
-    t.match(stdout, new RegExp(`opblock-summary-operation-id[^>]*>${operationId}<`), `${operationId} is shown`);
-  }
-  t.match(stdout, /class="opblock[^"]*\bopblock-deprecated\b[^"]*" id="operations-pets-getPet"/, 'getPet is shown as deprecated');
-  t.match(stdout, /id="operations-pets-listPets"/);
-  t.notMatch(stdout, /opblock-deprecated[^"]*" id="operations-pets-listPets"/, 'listPets is not');
-  t.match(stdout, /Pet Store Service/, 'the spec loaded');
-});
+t.test(
+  'headless Chromium shows the operations and the deprecation',
+  {
+    skip: existsSync(chromium)
+      ? false
+      : `${chromium} is absent (apt-get install -y chromium; see scripts/ci-system-deps.sh)`,
+  },
+  async (t) => {
+    const app = await startAppWithoutDatabase(t);
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const profile = mkdtempSync(join(tmpdir(), 'pets-chromium-'));
+    t.teardown(() => {
+      rmSync(profile, { recursive: true, force: true });
+    });
+    const { stdout } = await promisify(execFile)(
+      chromium,
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        `--user-data-dir=${profile}`,
+        // Any request to another host goes to a dead proxy and fails: the page
+        // has to work offline to pass.
+        '--proxy-server=http://127.0.0.1:9',
+        '--virtual-time-budget=20000',
+        '--dump-dom',
+        `${address}/docs`,
+      ],
+      { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 },
+    );
+    for (const operationId of ['listPets', 'createPet', 'getPet']) {
+      t.match(stdout, new RegExp(`opblock-summary-operation-id[^>]*>${operationId}<`), `${operationId} is shown`);
+    }
+    t.match(
+      stdout,
+      /class="opblock[^"]*\bopblock-deprecated\b[^"]*" id="operations-pets-getPet"/,
+      'getPet is shown as deprecated',
+    );
+    t.match(stdout, /id="operations-pets-listPets"/);
+    t.notMatch(stdout, /opblock-deprecated[^"]*" id="operations-pets-listPets"/, 'listPets is not');
+    t.match(stdout, /Pet Store Service/, 'the spec loaded');
+    const servers = [...stdout.matchAll(/<option value="([^"]*)"/g)].map((match) => match[1]);
+    t.equal(servers[0], '/v1', `"Try it out" calls this service by default (servers offered: ${servers.join(', ')})`);
+    t.notOk(
+      servers.some((url) => /staging|127\.0\.0\.1:3000/.test(url ?? '')),
+      'servers marked x-internal are not offered',
+    );
+    t.notMatch(stdout, /class="topbar"/, "no top bar showing the page's own spec URL");
+  },
+);

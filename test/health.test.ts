@@ -15,8 +15,13 @@ t.test('probes need no key and are outside the contract', async (t) => {
   t.equal(ready.statusCode, 200, 'the embedded database is migrated, so the service is ready');
   t.equal(ready.json().status, 'ready');
   t.equal((await app.inject({ method: 'GET', url: '/v1/healthz' })).statusCode, 404, 'not under /v1');
-  const spec = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as { paths: Record<string, unknown> };
-  t.notOk(Object.keys(spec.paths).some((path) => /healthz|readyz/.test(path)), 'not in the published spec');
+  const spec = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as {
+    paths: Record<string, unknown>;
+  };
+  t.notOk(
+    Object.keys(spec.paths).some((path) => /healthz|readyz/.test(path)),
+    'not in the published spec',
+  );
 });
 
 const noPostgres = await postgresUnavailableReason();
@@ -30,9 +35,9 @@ t.test('readiness follows PostgreSQL going away and coming back', { skip: noPost
   t.teardown(() => proxy.close());
   const viaProxy = new URL(scratch.url);
   viaProxy.host = `127.0.0.1:${proxy.port}`;
-  const db = await openDatabase({ DATABASE_URL: viaProxy.toString(), DATA_DIR: '', DATABASE_POOL_SIZE: 2 }, { onPoolError: () => undefined });
+  const db = await openDatabase({ url: viaProxy.toString(), poolSize: 2, onPoolError: () => undefined });
   await migrate(db);
-  const app = await buildApp(testConfig, { db, logger: false });
+  const app = await buildApp({ ...testConfig, READINESS_MAX_AGE_MS: 0 }, { db, logger: false });
   t.teardown(async () => {
     await app.close();
     await db.close();
@@ -44,7 +49,11 @@ t.test('readiness follows PostgreSQL going away and coming back', { skip: noPost
   const down = await app.inject({ method: 'GET', url: '/readyz' });
   t.equal(down.statusCode, 503, 'not ready while the database is unreachable');
   t.same(down.json(), { code: 'service_unavailable', message: down.json().message, status: 503 }, 'the Error object');
-  t.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'still alive: restarting would not help');
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/healthz' })).statusCode,
+    200,
+    'still alive: restarting would not help',
+  );
 
   await proxy.open();
   const back = await app.inject({ method: 'GET', url: '/readyz' });
@@ -54,8 +63,8 @@ t.test('readiness follows PostgreSQL going away and coming back', { skip: noPost
 t.test('readiness says 503 while the schema is behind', { skip: noPostgres ?? false }, async (t) => {
   const scratch = await createScratchPostgres();
   t.teardown(() => scratch.drop());
-  const db = await openDatabase({ DATABASE_URL: scratch.url, DATA_DIR: '', DATABASE_POOL_SIZE: 2 });
-  const app = await buildApp(testConfig, { db, logger: false });
+  const db = await openDatabase({ url: scratch.url, poolSize: 2 });
+  const app = await buildApp({ ...testConfig, READINESS_MAX_AGE_MS: 0 }, { db, logger: false });
   t.teardown(async () => {
     await app.close();
     await db.close();

@@ -3,7 +3,7 @@ import t from 'tap';
 import { buildApp } from '../src/app.js';
 import { generateApiKey, toStoredKey } from '../src/auth/keys.js';
 import { insertApiKey } from '../src/db/apiKeys.js';
-import { loggerOptions } from '../src/http/logging.js';
+import { loggerOptions } from '../src/http/plugins/logging.js';
 import { testConfig } from './helpers/app.js';
 import { openBackend } from './helpers/databases.js';
 
@@ -12,16 +12,27 @@ t.test('one JSON line per request, and never a key', async (t) => {
   const key = generateApiKey();
   await insertApiKey(opened.db, toStoredKey('logged', key));
   const output: string[] = [];
-  const app = await buildApp({ ...testConfig, LOG_LEVEL: 'trace' }, { db: opened.db, logStream: { write: (line) => void output.push(line) } });
+  const app = await buildApp(
+    { ...testConfig, LOG_LEVEL: 'trace' },
+    { db: opened.db, logStream: { write: (line) => void output.push(line) } },
+  );
   t.teardown(async () => {
     await app.close();
     await opened.close();
   });
 
   const wrongKey = generateApiKey();
-  const ok = await app.inject({ method: 'GET', url: '/v1/pets/1?x=1', headers: { authorization: `Bearer ${key}`, 'x-request-id': 'log-test-1' } });
+  const ok = await app.inject({
+    method: 'GET',
+    url: '/v1/pets/1?x=1',
+    headers: { authorization: `Bearer ${key}`, 'x-request-id': 'log-test-1' },
+  });
   t.equal(ok.statusCode, 404);
-  const denied = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${wrongKey}`, 'x-request-id': 'log-test-2' } });
+  const denied = await app.inject({
+    method: 'GET',
+    url: '/v1/pets',
+    headers: { authorization: `Bearer ${wrongKey}`, 'x-request-id': 'log-test-2' },
+  });
   t.equal(denied.statusCode, 401);
   const malformed = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Basic ${key}` } });
   t.equal(malformed.statusCode, 401);
@@ -31,17 +42,32 @@ t.test('one JSON line per request, and never a key', async (t) => {
   t.notOk(text.includes(key.slice(5, 25)), 'nor any large part of it');
   t.notOk(text.includes(wrongKey), 'a rejected key is not in the log either');
 
-  const lines = output.flatMap((chunk) => chunk.split('\n')).filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const lines = output
+    .flatMap((chunk) => chunk.split('\n'))
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   const requestLines = lines.filter((line) => line['msg'] === 'request completed');
   t.equal(requestLines.length, 3, 'exactly one line per request');
-  t.match(requestLines[0], { requestId: 'log-test-1', method: 'GET', route: '/v1/pets/:petId', path: '/v1/pets/1', status: 404, durationMs: Number });
+  t.match(requestLines[0], {
+    requestId: 'log-test-1',
+    method: 'GET',
+    route: '/v1/pets/:petId',
+    path: '/v1/pets/1',
+    status: 404,
+    durationMs: Number,
+  });
   t.match(requestLines[1], { requestId: 'log-test-2', method: 'GET', route: '/v1/pets', status: 401 });
-  t.notOk(lines.some((line) => /incoming request/.test(String(line['msg']))), "fastify's own per-request lines are off");
+  t.notOk(
+    lines.some((line) => /incoming request/.test(String(line['msg']))),
+    "fastify's own per-request lines are off",
+  );
 });
 
 t.test('a log call that passes headers along gets them redacted', async (t) => {
   const output: string[] = [];
-  const { log: logger } = Fastify({ logger: loggerOptions({ LOG_LEVEL: 'info', NODE_ENV: 'production' }, { write: (line) => void output.push(line) }) });
+  const { log: logger } = Fastify({
+    logger: loggerOptions({ LOG_LEVEL: 'info', NODE_ENV: 'production' }, { write: (line) => void output.push(line) }),
+  });
   logger.info({ req: { headers: { authorization: 'Bearer pets_secret-value-123456' } } }, 'careless');
   logger.info({ headers: { authorization: 'Bearer pets_secret-value-123456' } }, 'careless');
   t.notOk(output.join('').includes('secret-value'));
@@ -56,7 +82,10 @@ t.test('LOG_LEVEL is honoured; pretty output only in development', async (t) => 
 
   const opened = await openBackend('embedded');
   const output: string[] = [];
-  const app = await buildApp({ ...testConfig, LOG_LEVEL: 'warn' }, { db: opened.db, logStream: { write: (line) => void output.push(line) } });
+  const app = await buildApp(
+    { ...testConfig, LOG_LEVEL: 'warn' },
+    { db: opened.db, logStream: { write: (line) => void output.push(line) } },
+  );
   t.teardown(async () => {
     await app.close();
     await opened.close();

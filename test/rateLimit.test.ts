@@ -9,7 +9,12 @@ import { matchesDeclaredHeader } from './helpers/contract.js';
 const redisUrl = process.env['TEST_REDIS_URL'] || 'redis://127.0.0.1:6379';
 
 async function redisUnavailableReason(): Promise<string | undefined> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   try {
     await redis.connect();
     await redis.ping();
@@ -35,7 +40,10 @@ t.test('each key has its own quota; past it, 429 with Retry-After and the RateLi
     t.equal(response.statusCode, 200);
     t.equal(response.headers['ratelimit-policy'], '"default";q=3;w=600');
     t.ok(matchesDeclaredHeader('RateLimit', response.headers['ratelimit']), 'RateLimit matches its declaration');
-    t.ok(matchesDeclaredHeader('RateLimitPolicy', response.headers['ratelimit-policy']), 'RateLimit-Policy matches its declaration');
+    t.ok(
+      matchesDeclaredHeader('RateLimitPolicy', response.headers['ratelimit-policy']),
+      'RateLimit-Policy matches its declaration',
+    );
     seen.push(remaining(response.headers['ratelimit']));
   }
   t.same(seen, [2, 1, 0], 'remaining counts down');
@@ -52,7 +60,11 @@ t.test('each key has its own quota; past it, 429 with Retry-After and the RateLi
 
   const other = generateApiKey();
   await insertApiKey(db, toStoredKey('other', other));
-  const otherResponse = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${other}` } });
+  const otherResponse = await app.inject({
+    method: 'GET',
+    url: '/v1/pets',
+    headers: { authorization: `Bearer ${other}` },
+  });
   t.equal(otherResponse.statusCode, 200, 'another key has its own quota');
 
   t.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'probes are not limited');
@@ -60,18 +72,58 @@ t.test('each key has its own quota; past it, 429 with Retry-After and the RateLi
 });
 
 t.test('rejected keys count against the client address, so guessing is slowed', async (t) => {
-  const { app, auth } = await startTestApp(t, 'embedded', { RATE_LIMIT_MAX: 3 });
+  const { app, db, auth } = await startTestApp(t, 'embedded', { RATE_LIMIT_MAX: 3, API_KEY_CACHE_SECONDS: 60 });
+  const elsewhere = { method: 'GET' as const, url: '/v1/pets', headers: auth, remoteAddress: '192.0.2.200' };
+  t.equal((await app.inject(elsewhere)).statusCode, 200, 'the key is used once, from another address');
   for (let i = 0; i < 3; i += 1) {
-    const guess = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${generateApiKey()}` } });
+    const guess = await app.inject({
+      method: 'GET',
+      url: '/v1/pets',
+      headers: { authorization: `Bearer ${generateApiKey()}` },
+    });
     t.equal(guess.statusCode, 401, `guess ${i + 1} is refused`);
     t.equal(remaining(guess.headers['ratelimit']), 2 - i);
   }
-  const fourth = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${generateApiKey()}` } });
+  const fourth = await app.inject({
+    method: 'GET',
+    url: '/v1/pets',
+    headers: { authorization: `Bearer ${generateApiKey()}` },
+  });
   t.equal(fourth.statusCode, 429, 'the address is out of attempts: no more key checks');
   const noKey = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
   t.equal(noKey.statusCode, 429, 'unauthenticated requests share the address quota');
   const valid = await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
-  t.equal(valid.statusCode, 200, 'a valid key is counted on its own quota, not the address');
+  t.equal(valid.statusCode, 200, 'a remembered valid key is counted on its own quota, not the address');
+  const fresh = generateApiKey();
+  await insertApiKey(db, toStoredKey('fresh', fresh));
+  const unremembered = await app.inject({
+    method: 'GET',
+    url: '/v1/pets',
+    headers: { authorization: `Bearer ${fresh}` },
+  });
+  t.equal(unremembered.statusCode, 429, 'a key not remembered is not looked up from an address out of attempts');
+});
+
+t.test('X-Forwarded-For from a client that is not a trusted proxy picks no bucket', async (t) => {
+  const { app } = await startTestApp(t, 'embedded', { RATE_LIMIT_MAX: 3, TRUST_PROXY: '10.0.0.1' });
+  const statuses: number[] = [];
+  for (let i = 0; i < 4; i += 1) {
+    const guess = await app.inject({
+      method: 'GET',
+      url: '/v1/pets',
+      remoteAddress: '192.0.2.7',
+      headers: { authorization: `Bearer ${generateApiKey()}`, 'x-forwarded-for': `198.51.100.${i}` },
+    });
+    statuses.push(guess.statusCode);
+  }
+  t.same(statuses, [401, 401, 401, 429], 'one address, whatever X-Forwarded-For says');
+  const viaProxy = await app.inject({
+    method: 'GET',
+    url: '/v1/pets',
+    remoteAddress: '10.0.0.1',
+    headers: { authorization: `Bearer ${generateApiKey()}`, 'x-forwarded-for': '198.51.100.9' },
+  });
+  t.equal(viaProxy.statusCode, 401, 'the trusted proxy names the client, which has its own quota');
 });
 
 const noRedis = await redisUnavailableReason();
@@ -91,6 +143,7 @@ t.test('with REDIS_URL, instances share one limit', { skip: noRedis ?? false }, 
 
   const alone = await startTestApp(t, 'embedded', { RATE_LIMIT_MAX: 4, RATE_LIMIT_WINDOW_SECONDS: 600 });
   const local: number[] = [];
-  for (let i = 0; i < 3; i += 1) local.push((await alone.app.inject({ method: 'GET', url: '/v1/pets', headers: alone.auth })).statusCode);
+  for (let i = 0; i < 3; i += 1)
+    local.push((await alone.app.inject({ method: 'GET', url: '/v1/pets', headers: alone.auth })).statusCode);
   t.same(local, [200, 200, 200], 'without REDIS_URL the counter is per process');
 });

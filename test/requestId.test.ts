@@ -4,12 +4,20 @@ import { matchesDeclaredHeader } from './helpers/contract.js';
 
 t.test('X-Request-Id is echoed when valid and generated otherwise', async (t) => {
   const { app, auth } = await startTestApp(t, 'embedded');
-  const echoed = await app.inject({ method: 'GET', url: '/v1/pets', headers: { ...auth, 'x-request-id': 'client-42.retry:1' } });
+  const echoed = await app.inject({
+    method: 'GET',
+    url: '/v1/pets',
+    headers: { ...auth, 'x-request-id': 'client-42.retry:1' },
+  });
   t.equal(echoed.statusCode, 200);
   t.equal(echoed.headers['x-request-id'], 'client-42.retry:1');
 
   for (const invalid of ['has spaces in it', 'x'.repeat(129), 'semi;colon', '']) {
-    const replaced = await app.inject({ method: 'GET', url: '/v1/pets', headers: { ...auth, 'x-request-id': invalid } });
+    const replaced = await app.inject({
+      method: 'GET',
+      url: '/v1/pets',
+      headers: { ...auth, 'x-request-id': invalid },
+    });
     const id = replaced.headers['x-request-id'];
     t.not(id, invalid, `${JSON.stringify(invalid.slice(0, 20))} is replaced`);
     t.ok(matchesDeclaredHeader('RequestId', id), 'the generated id matches the declared RequestId header');

@@ -1,17 +1,24 @@
 import t from 'tap';
 import { existsSync } from 'node:fs';
-import { scratchDir } from './helpers/databases.js';
-import { finished, runEntry, spawnEntry, waitForOutput } from './helpers/processes.js';
+import { startServer } from '../src/server.js';
+import { migratedDataDir } from './helpers/databases.js';
+import { finished, spawnEntry, textSink, waitForOutput } from './helpers/processes.js';
+
+// startServer is what `npm start` runs; in-process it costs no tsx start-up.
+// The last test spawns the real process for what only it shows: exit codes
+// on SIGTERM and SIGINT, and a second process refused.
 
 t.test('npm start on the embedded default: a first key, real HTTP, a clean stop', async (t) => {
-  const dir = scratchDir();
+  const dir = await migratedDataDir();
   t.teardown(dir.remove);
-  const server = spawnEntry('src/server.ts', [], { DATA_DIR: dir.path, PORT: '0' });
-  t.teardown(() => server.kill('SIGKILL'));
-  const output = finished(server);
-  const keyLine = waitForOutput(server, /\n {4}(pets_[A-Za-z0-9_-]{43})\n/);
-  const [, baseUrl] = await waitForOutput(server, /serving (http:\/\/127\.0\.0\.1:\d+\/v1)/);
-  const [, key] = await keyLine;
+  const env = { DATA_DIR: dir.path, PORT: '0', LOG_LEVEL: 'silent' };
+  const printed = textSink();
+  const server = await startServer(env, printed.stream);
+  t.teardown(() => server.app.close());
+  const key = /\n {4}(pets_[A-Za-z0-9_-]{43})\n/.exec(printed.text())?.[1] ?? '';
+  t.ok(key, 'the first key is printed');
+  const baseUrl = `${server.address}/v1`;
+  t.match(printed.text(), `curl -H 'Authorization: Bearer ${key}' ${baseUrl}/pets`, 'the hint has the real address');
 
   const unauthorized = await fetch(`${baseUrl}/pets`);
   t.equal(unauthorized.status, 401);
@@ -22,39 +29,53 @@ t.test('npm start on the embedded default: a first key, real HTTP, a clean stop'
   });
   t.equal(created.status, 201);
   const listed = await fetch(`${baseUrl}/pets`, { headers: { authorization: `Bearer ${key}` } });
-  t.same(((await listed.json()) as Array<{ name: string }>).map((pet: { name: string }) => pet.name), ['Rex']);
+  t.same(
+    ((await listed.json()) as Array<{ name: string }>).map((pet: { name: string }) => pet.name),
+    ['Rex'],
+  );
   t.ok(existsSync(`${dir.path}/pets.lock`), 'the data directory is locked while serving');
-
-  server.kill('SIGTERM');
-  const result = await output;
-  t.equal(result.code, 0, 'exits 0 on SIGTERM');
+  t.equal(await server.shutdown('SIGTERM'), 0, 'a clean shutdown');
   t.notOk(existsSync(`${dir.path}/pets.lock`), 'the lock is released');
 
-  const restarted = spawnEntry('src/server.ts', [], { DATA_DIR: dir.path, PORT: '0', BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0001' });
-  t.teardown(() => restarted.kill('SIGKILL'));
-  const restartOutput = finished(restarted);
-  const [, secondUrl] = await waitForOutput(restarted, /serving (http:\/\/127\.0\.0\.1:\d+\/v1)/);
+  const restartPrinted = textSink();
+  const restarted = await startServer(
+    { ...env, BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0001' },
+    restartPrinted.stream,
+  );
+  t.teardown(() => restarted.app.close());
+  const secondUrl = `${restarted.address}/v1`;
   const kept = await fetch(`${secondUrl}/pets`, { headers: { authorization: `Bearer ${key}` } });
   t.equal(kept.status, 200, 'the first key and the data survive a restart');
   t.equal(((await kept.json()) as unknown[]).length, 1);
-  const bootstrap = await fetch(`${secondUrl}/pets`, { headers: { authorization: 'Bearer bootstrap-key-for-tests-0001' } });
+  const bootstrap = await fetch(`${secondUrl}/pets`, {
+    headers: { authorization: 'Bearer bootstrap-key-for-tests-0001' },
+  });
   t.equal(bootstrap.status, 200, 'BOOTSTRAP_API_KEY is accepted');
-  restarted.kill('SIGINT');
-  const second = await restartOutput;
-  t.equal(second.code, 0);
-  t.notMatch(second.stdout, /No API key existed/, 'no new key is made when keys exist');
+  t.equal(await restarted.shutdown('SIGINT'), 0);
+  t.notMatch(restartPrinted.text(), /No API key existed/, 'no new key is made when keys exist');
 });
 
-t.test('a second server on the same data directory is refused', async (t) => {
-  const dir = scratchDir();
+t.test('the process: a second server is refused, SIGTERM and SIGINT exit 0', async (t) => {
+  const dir = await migratedDataDir();
   t.teardown(dir.remove);
-  const first = spawnEntry('src/server.ts', [], { DATA_DIR: dir.path, PORT: '0', BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0002' });
+  const env = { DATA_DIR: dir.path, PORT: '0', BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0002' };
+  const first = spawnEntry('src/server.ts', [], env);
   t.teardown(() => first.kill('SIGKILL'));
   const firstDone = finished(first);
   await waitForOutput(first, /serving http/);
-  const second = await runEntry('src/server.ts', [], { DATA_DIR: dir.path, PORT: '0' });
-  t.equal(second.code, 1);
-  t.match(second.stderr, /in use by process \d+/);
+  await t.rejects(
+    startServer({ ...env, LOG_LEVEL: 'silent' }, textSink().stream),
+    { name: 'StartupError', message: /in use by process \d+/ },
+    'a second server on the same data directory is refused',
+  );
   first.kill('SIGTERM');
-  t.equal((await firstDone).code, 0);
+  t.equal((await firstDone).code, 0, 'exits 0 on SIGTERM');
+  t.notOk(existsSync(`${dir.path}/pets.lock`), 'the lock is released');
+
+  const again = spawnEntry('src/server.ts', [], env);
+  t.teardown(() => again.kill('SIGKILL'));
+  const againDone = finished(again);
+  await waitForOutput(again, /serving http/);
+  again.kill('SIGINT');
+  t.equal((await againDone).code, 0, 'exits 0 on SIGINT');
 });

@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { once } from 'node:events';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import t from 'tap';
 import { generateApiKey } from '../src/auth/keys.js';
 import { forEachBackend } from './helpers/app.js';
-import { openBackend } from './helpers/databases.js';
+import { openBackend, postgresUnavailableReason } from './helpers/databases.js';
 
 interface LogLine {
   msg?: string;
@@ -17,7 +17,14 @@ interface LogLine {
 /** The server as production runs it, in its own process; log lines are awaited by message. */
 function startServer(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { PATH: process.env['PATH'] ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      DRAIN_DELAY_MS: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: LogLine[] = [];
@@ -45,9 +52,14 @@ function startServer(env: Record<string, string>) {
   const waitFor = (pattern: RegExp) =>
     new Promise<LogLine>((resolve, reject) => {
       const seen = lines.find((line) => pattern.test(line.msg ?? ''));
-      if (seen) return resolve(seen);
+      if (seen) {
+        resolve(seen);
+        return;
+      }
       waiters.push({ test: (line) => pattern.test(line.msg ?? ''), resolve });
-      void exited.then(([code]) => reject(new Error(`server exited (${code}) before logging ${pattern}: ${stderr}`)));
+      void exited.then(([code]) => {
+        reject(new Error(`server exited (${code}) before logging ${pattern}: ${stderr}`));
+      });
     });
   return { child, exited, waitFor, lines, stderr: () => stderr };
 }
@@ -104,9 +116,82 @@ t.test('SIGTERM lets an in-flight request finish, then the process exits 0', (t)
     const [code, signal] = await server.exited;
     t.equal(signal, null);
     t.equal(code, 0, `exit code 0 (stderr: ${server.stderr()})`);
-    t.ok(server.lines.some((line) => line.msg === 'shut down'), 'logged the end of the shutdown');
+    t.ok(
+      server.lines.some((line) => line.msg === 'shut down'),
+      'logged the end of the shutdown',
+    );
     if (backend === 'embedded') {
       t.notOk(existsSync(join(opened.env['DATA_DIR'] ?? '', 'pets.lock')), 'the embedded database lock is released');
     }
   }),
 );
+
+/** One HTTP/1.1 request on an open socket, and its response (Content-Length framed). */
+async function exchangeOn(socket: Socket, request: string): Promise<{ head: string; body: string }> {
+  let received = Buffer.alloc(0);
+  const onData = (chunk: Buffer) => {
+    received = Buffer.concat([received, chunk]);
+  };
+  socket.on('data', onData);
+  socket.write(request);
+  for (;;) {
+    const text = received.toString('latin1');
+    const headEnd = text.indexOf('\r\n\r\n');
+    const length = Number(/content-length: *(\d+)/i.exec(text)?.[1] ?? -1);
+    if (headEnd >= 0 && length >= 0 && received.length >= headEnd + 4 + length) {
+      socket.off('data', onData);
+      return { head: text.slice(0, headEnd), body: received.subarray(headEnd + 4, headEnd + 4 + length).toString() };
+    }
+    await Promise.race([once(socket, 'data'), once(socket, 'close')]);
+    if (socket.destroyed && !received.length) throw new Error('connection closed without an answer');
+  }
+}
+
+t.test('SIGTERM: /readyz says 503 at once, requests are served through the drain delay, then it exits', async (t) => {
+  const reason = await postgresUnavailableReason();
+  const opened = await openBackend(reason ? 'embedded' : 'postgres');
+  await opened.db.close();
+  t.teardown(() => opened.close().catch(() => undefined));
+  const key = generateApiKey();
+  const server = startServer({ ...opened.env, BOOTSTRAP_API_KEY: key, DRAIN_DELAY_MS: '5000' });
+  t.teardown(() => {
+    if (server.child.exitCode === null) server.child.kill('SIGKILL');
+  });
+  const serving = await server.waitFor(/^serving http/);
+  const port = Number(/:(\d+)\//.exec(serving.msg ?? '')?.[1]);
+  const get = (path: string) =>
+    [`GET ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, `Authorization: Bearer ${key}`, '', ''].join('\r\n');
+  const keptAlive = connect(port, '127.0.0.1');
+  await once(keptAlive, 'connect');
+  const first = await exchangeOn(keptAlive, get('/v1/pets'));
+  t.match(first.head, /^HTTP\/1\.1 200 /);
+  t.notMatch(first.head, /connection: close/i, 'a keep-alive connection');
+
+  server.child.kill('SIGTERM');
+  await server.waitFor(/^draining/);
+  const fresh = () => {
+    const socket = connect(port, '127.0.0.1');
+    return once(socket, 'connect').then(() => socket);
+  };
+  const ready = await exchangeOn(await fresh(), get('/readyz'));
+  t.match(ready.head, /^HTTP\/1\.1 503 /, '/readyz: 503 for the balancer');
+  t.match(JSON.parse(ready.body), { code: 'service_unavailable' });
+  const newConnection = await exchangeOn(await fresh(), get('/v1/pets'));
+  t.match(newConnection.head, /^HTTP\/1\.1 200 /, 'a new connection is still served');
+  const closed = once(keptAlive, 'close');
+  const onKeptAlive = await exchangeOn(keptAlive, get('/v1/pets'));
+  t.match(onKeptAlive.head, /^HTTP\/1\.1 200 /, 'the kept-alive connection is served');
+  t.match(onKeptAlive.head, /connection: close/i, 'and told to close');
+  await closed;
+  t.notOk(
+    server.lines.some((line) => /^shutting down/.test(line.msg ?? '')),
+    'all of that happened within the drain delay',
+  );
+
+  await server.waitFor(/^shutting down/);
+  const [code] = await server.exited;
+  t.equal(code, 0, server.stderr());
+  const refused = connect(port, '127.0.0.1');
+  const [error] = (await once(refused, 'error')) as [NodeJS.ErrnoException];
+  t.equal(error.code, 'ECONNREFUSED', 'the listener is closed');
+});

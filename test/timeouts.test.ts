@@ -22,13 +22,25 @@ t.test('defaults are set deliberately and consistent', async (t) => {
   t.ok(config.KEEP_ALIVE_TIMEOUT_MS > 60000, 'outlives the usual 60 s idle timeout of load balancers');
   t.throws(() => loadConfig({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '6000' }), ConfigError);
   t.throws(() => loadConfig({ CORS_ORIGINS: '*' }), ConfigError, 'no wildcard origin');
-  t.same(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:5173' }).CORS_ORIGINS, 'https://a.example, http://localhost:5173');
+  t.same(
+    loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:5173' }).CORS_ORIGINS,
+    'https://a.example, http://localhost:5173',
+  );
 });
 
 t.test('the body limit is explicit: a larger body is a 413 Error object', async (t) => {
   const { app, auth } = await startTestApp(t, 'embedded', { BODY_LIMIT_BYTES: 2048 });
   const name = 'x'.repeat(3000);
-  const response = await app.inject({ method: 'POST', url: '/v1/pets', headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify({ name, categoryId: 1 }) });
+  const response = await app.inject({
+    method: 'POST',
+    url: '/v1/pets',
+    headers: { ...auth, 'content-type': 'application/json' },
+    payload: JSON.stringify({ name, categoryId: 1 }),
+  });
   t.equal(response.statusCode, 413);
-  t.same(response.json(), { code: 'payload_too_large', message: 'The request body is larger than 2048 bytes.', status: 413 });
+  t.same(response.json(), {
+    code: 'payload_too_large',
+    message: 'The request body is larger than 2048 bytes.',
+    status: 413,
+  });
 });

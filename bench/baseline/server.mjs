@@ -25,7 +25,12 @@ const selectSql = `SELECT ${columns} FROM pets WHERE id = $1`;
 const listSql = `SELECT ${columns} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`;
 const listByStatusSql = `SELECT ${columns} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`;
 
-const toPet = (row) => ({ id: Number(row.id), name: row.name, categoryId: Number(row.category_id), status: row.status });
+const toPet = (row) => ({
+  id: Number(row.id),
+  name: row.name,
+  categoryId: Number(row.category_id),
+  status: row.status,
+});
 
 const cursorVersion = 'v1:';
 const encodeCursor = (lastId) => Buffer.from(cursorVersion + String(lastId), 'utf8').toString('base64url');
@@ -52,12 +57,19 @@ const app = Fastify({ logger: false });
 
 app.setErrorHandler((err, _request, reply) => {
   const status = err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
-  reply.code(status).send({ code: status === 400 ? 'invalid_request' : 'internal_error', message: status < 500 ? err.message : 'Internal server error.', status });
+  reply.code(status).send({
+    code: status === 400 ? 'invalid_request' : 'internal_error',
+    message: status < 500 ? err.message : 'Internal server error.',
+    status,
+  });
 });
 
 app.addHook('onRequest', async (request, reply) => {
   if (request.headers.authorization !== expectedAuthorization) {
-    reply.code(401).header('www-authenticate', 'Bearer realm="pets"').send({ code: 'unauthorized', message: 'Invalid or missing API key.', status: 401 });
+    reply
+      .code(401)
+      .header('www-authenticate', 'Bearer realm="pets"')
+      .send({ code: 'unauthorized', message: 'Invalid or missing API key.', status: 401 });
     return reply;
   }
 });

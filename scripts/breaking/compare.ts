@@ -9,8 +9,10 @@
  * before. A response schema is therefore compared with the roles swapped.
  */
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
+import { dereference, isObject, same, type Json, type JsonObject } from '../../src/openapi/dereference.js';
+import { httpMethods as methods } from '../../src/openapi/document.js';
+
+export type { JsonObject } from '../../src/openapi/dereference.js';
 
 export interface BreakingChange {
   /** Where: "POST /pets request body .name", "GET /pets query parameter limit", ... */
@@ -18,39 +20,7 @@ export interface BreakingChange {
   what: string;
 }
 
-const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const compositionKeywords = ['oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else'];
-
-const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-const same = (a: Json | undefined, b: Json | undefined) => JSON.stringify(a) === JSON.stringify(b);
-
-/** Follows a local reference (#/components/...) inside the document. */
-function follow(document: JsonObject, ref: string): Json | undefined {
-  if (!ref.startsWith('#/')) throw new Error(`only local $refs are supported, got ${ref}`);
-  let node: Json | undefined = document;
-  for (const raw of ref.slice(2).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    node = isObject(node) ? node[key] : undefined;
-  }
-  return node;
-}
-
-/** Replaces every $ref by what it points at (cycles are left as a $ref). */
-export function dereference(document: JsonObject): JsonObject {
-  const walk = (node: Json, seen: string[]): Json => {
-    if (Array.isArray(node)) return node.map((item) => walk(item, seen));
-    if (!isObject(node)) return node;
-    const ref = node['$ref'];
-    if (typeof ref === 'string') {
-      if (seen.includes(ref)) return node;
-      const target = follow(document, ref);
-      if (target === undefined) throw new Error(`unresolved $ref ${ref}`);
-      return walk(target, [...seen, ref]);
-    }
-    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value, seen)]));
-  };
-  return walk(document, []) as JsonObject;
-}
 
 type Direction = 'request' | 'response';
 
@@ -68,7 +38,13 @@ const upperBounds = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'ma
  * Reports what `wider` accepted that `narrower` rejects. For a request,
  * wider is the old schema; for a response, the new one.
  */
-function narrowing(wider: Json | undefined, narrower: Json | undefined, where: string, direction: Direction, out: BreakingChange[]): void {
+function narrowing(
+  wider: Json | undefined,
+  narrower: Json | undefined,
+  where: string,
+  direction: Direction,
+  out: BreakingChange[],
+): void {
   if (!isObject(wider) || !isObject(narrower)) {
     if (!same(wider, narrower) && narrower !== undefined && narrower !== true) {
       out.push({ where, what: 'schema changed in a way this check does not analyse' });
@@ -82,15 +58,18 @@ function narrowing(wider: Json | undefined, narrower: Json | undefined, where: s
     direction === 'request' ? `${String(wide)} -> ${String(narrow)}` : `${String(narrow)} -> ${String(wide)}`;
 
   for (const keyword of compositionKeywords) {
-    if (!same(wider[keyword], narrower[keyword])) report(`${keyword} changed; this check does not analyse composition, review it by hand`);
+    if (!same(wider[keyword], narrower[keyword]))
+      report(`${keyword} changed; this check does not analyse composition, review it by hand`);
   }
 
   const wideTypes = typesOf(wider);
   const narrowTypes = typesOf(narrower);
   if (narrowTypes) {
-    const accepted = (type: string) => narrowTypes.includes(type) || (type === 'integer' && narrowTypes.includes('number'));
+    const accepted = (type: string) =>
+      narrowTypes.includes(type) || (type === 'integer' && narrowTypes.includes('number'));
     const lost = wideTypes ? wideTypes.filter((type) => !accepted(type)) : ['any type'];
-    if (lost.length > 0) report(`type ${verb}: ${change(JSON.stringify(wideTypes ?? 'any'), JSON.stringify(narrowTypes))}`);
+    if (lost.length > 0)
+      report(`type ${verb}: ${change(JSON.stringify(wideTypes ?? 'any'), JSON.stringify(narrowTypes))}`);
   }
 
   const narrowEnum = narrower['enum'];
@@ -101,7 +80,11 @@ function narrowing(wider: Json | undefined, narrower: Json | undefined, where: s
     } else {
       const missing = wideEnum.filter((value) => !narrowEnum.some((other) => same(value, other)));
       if (missing.length > 0) {
-        report(direction === 'request' ? `enum value(s) removed: ${JSON.stringify(missing)}` : `enum value(s) added: ${JSON.stringify(missing)}`);
+        report(
+          direction === 'request'
+            ? `enum value(s) removed: ${JSON.stringify(missing)}`
+            : `enum value(s) added: ${JSON.stringify(missing)}`,
+        );
       }
     }
   }
@@ -111,17 +94,21 @@ function narrowing(wider: Json | undefined, narrower: Json | undefined, where: s
     const bound = narrower[keyword];
     if (typeof bound !== 'number') continue;
     const previous = wider[keyword];
-    if (typeof previous !== 'number' || bound > previous) report(`${keyword} ${verb}: ${change(previous ?? 'none', bound)}`);
+    if (typeof previous !== 'number' || bound > previous)
+      report(`${keyword} ${verb}: ${change(previous ?? 'none', bound)}`);
   }
   for (const keyword of upperBounds) {
     const bound = narrower[keyword];
     if (typeof bound !== 'number') continue;
     const previous = wider[keyword];
-    if (typeof previous !== 'number' || bound < previous) report(`${keyword} ${verb}: ${change(previous ?? 'none', bound)}`);
+    if (typeof previous !== 'number' || bound < previous)
+      report(`${keyword} ${verb}: ${change(previous ?? 'none', bound)}`);
   }
   for (const keyword of ['pattern', 'format', 'multipleOf'] as const) {
     if (narrower[keyword] !== undefined && !same(wider[keyword], narrower[keyword])) {
-      report(`${keyword} changed: ${change(JSON.stringify(wider[keyword] ?? null), JSON.stringify(narrower[keyword]))}`);
+      report(
+        `${keyword} changed: ${change(JSON.stringify(wider[keyword] ?? null), JSON.stringify(narrower[keyword]))}`,
+      );
     }
   }
 
@@ -129,7 +116,11 @@ function narrowing(wider: Json | undefined, narrower: Json | undefined, where: s
   const narrowRequired = Array.isArray(narrower['required']) ? narrower['required'] : [];
   for (const name of narrowRequired) {
     if (!wideRequired.includes(name)) {
-      report(direction === 'request' ? `field ${String(name)} is newly required` : `field ${String(name)} is no longer always present`);
+      report(
+        direction === 'request'
+          ? `field ${String(name)} is newly required`
+          : `field ${String(name)} is no longer always present`,
+      );
     }
   }
 
@@ -137,18 +128,31 @@ function narrowing(wider: Json | undefined, narrower: Json | undefined, where: s
   const narrowProperties = isObject(narrower['properties']) ? narrower['properties'] : {};
   const closed = narrower['additionalProperties'] === false;
   if (closed && wider['additionalProperties'] !== false) {
-    report(direction === 'request' ? 'additionalProperties: false added: unknown fields are now rejected' : 'additionalProperties: false removed: unknown fields may now appear');
+    report(
+      direction === 'request'
+        ? 'additionalProperties: false added: unknown fields are now rejected'
+        : 'additionalProperties: false removed: unknown fields may now appear',
+    );
   }
   for (const [name, property] of Object.entries(wideProperties)) {
     const counterpart = narrowProperties[name];
     if (counterpart === undefined) {
-      if (closed) report(direction === 'request' ? `field ${name} removed and unknown fields are rejected` : `field ${name} added`);
+      if (closed)
+        report(
+          direction === 'request' ? `field ${name} removed and unknown fields are rejected` : `field ${name} added`,
+        );
       continue;
     }
     narrowing(property, counterpart, `${where}.${name}`, direction, out);
   }
   if (isObject(narrower['additionalProperties']) || isObject(wider['additionalProperties'])) {
-    narrowing(wider['additionalProperties'] ?? {}, narrower['additionalProperties'] ?? {}, `${where}.*`, direction, out);
+    narrowing(
+      wider['additionalProperties'] ?? {},
+      narrower['additionalProperties'] ?? {},
+      `${where}.*`,
+      direction,
+      out,
+    );
   }
   if (wider['items'] !== undefined || narrower['items'] !== undefined) {
     narrowing(wider['items'] ?? {}, narrower['items'] ?? {}, `${where}[]`, direction, out);
@@ -161,7 +165,12 @@ function compareRequestSchema(before: Json | undefined, after: Json | undefined,
 }
 
 /** A response schema: every value the new schema allows must have been allowed by the old one. */
-function compareResponseSchema(before: Json | undefined, after: Json | undefined, where: string, out: BreakingChange[]) {
+function compareResponseSchema(
+  before: Json | undefined,
+  after: Json | undefined,
+  where: string,
+  out: BreakingChange[],
+) {
   narrowing(after ?? {}, before ?? {}, where, 'response', out);
 }
 
@@ -183,7 +192,8 @@ function operationsOf(document: JsonObject): Map<string, Operation> {
       const own = Array.isArray(operation['parameters']) ? operation['parameters'].filter(isObject) : [];
       // An operation's own parameter overrides the path item's of the same name and location.
       const byKey = new Map<string, JsonObject>();
-      for (const parameter of [...shared, ...own]) byKey.set(`${String(parameter['in'])} ${String(parameter['name'])}`, parameter);
+      for (const parameter of [...shared, ...own])
+        byKey.set(`${String(parameter['in'])} ${String(parameter['name'])}`, parameter);
       // Path templates are compared by shape: /pets/{id} and /pets/{petId} are the same route.
       const key = `${method.toUpperCase()} ${path.replace(/\{[^}]*\}/g, '{}')}`;
       operations.set(key, { key: `${method.toUpperCase()} ${path}`, operation, parameters: [...byKey.values()] });
@@ -199,10 +209,12 @@ function compareParameters(before: Operation, after: Operation, out: BreakingCha
     const where = `${after.key} ${String(parameter['in'])} parameter ${String(parameter['name'])}`;
     const previous = old.get(id(parameter));
     if (!previous) {
-      if (parameter['required'] === true && parameter['in'] !== 'path') out.push({ where, what: 'new required parameter' });
+      if (parameter['required'] === true && parameter['in'] !== 'path')
+        out.push({ where, what: 'new required parameter' });
       continue;
     }
-    if (parameter['required'] === true && previous['required'] !== true) out.push({ where, what: 'parameter became required' });
+    if (parameter['required'] === true && previous['required'] !== true)
+      out.push({ where, what: 'parameter became required' });
     compareRequestSchema(previous['schema'], parameter['schema'], where, out);
   }
 }
@@ -227,7 +239,12 @@ function compareRequestBody(before: Operation, after: Operation, out: BreakingCh
       out.push({ where, what: `media type ${mediaType} no longer accepted` });
       continue;
     }
-    compareRequestSchema(isObject(media) ? media['schema'] : undefined, counterpart['schema'], `${where} (${mediaType})`, out);
+    compareRequestSchema(
+      isObject(media) ? media['schema'] : undefined,
+      counterpart['schema'],
+      `${where} (${mediaType})`,
+      out,
+    );
   }
 }
 
@@ -248,7 +265,12 @@ function compareResponses(before: Operation, after: Operation, out: BreakingChan
         out.push({ where, what: `media type ${mediaType} removed` });
         continue;
       }
-      compareResponseSchema(isObject(media) ? media['schema'] : undefined, next['schema'], `${where} (${mediaType})`, out);
+      compareResponseSchema(
+        isObject(media) ? media['schema'] : undefined,
+        next['schema'],
+        `${where} (${mediaType})`,
+        out,
+      );
     }
   }
 }

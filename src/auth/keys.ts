@@ -13,7 +13,16 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-/** What is stored of a key: never the key itself. */
+/**
+ * Tells keys apart in listings: the first 8 hex digits of the key's SHA-256,
+ * which say nothing about the key itself (`printf %s "$KEY" | sha256sum`).
+ */
+export function keyFingerprint(keyHash: string): string {
+  return keyHash.slice(0, 8);
+}
+
+/** What is stored of a key: never the key itself, nor any of its characters. */
 export function toStoredKey(name: string, key: string): StoredKey {
-  return { name, keyHash: hashApiKey(key), keyPrefix: key.slice(0, keyPrefix.length + 6) };
+  const keyHash = hashApiKey(key);
+  return { name, keyHash, keyPrefix: keyFingerprint(keyHash) };
 }

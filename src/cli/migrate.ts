@@ -1,22 +1,45 @@
-import { ConfigError, loadConfig } from '../config.js';
-import { DataDirLockedError, openDatabase } from '../db/index.js';
+import { directDatabaseOptionsOf, loadConfig } from '../config.js';
+import { openDatabase, ReadOnlyDatabaseError, readOnlyReason } from '../db/index.js';
 import { migrate } from '../db/migrations.js';
+import { isMainModule } from '../entryPoint.js';
+import { describeFailure } from './failure.js';
 
-/** `npm run migrate`: brings the configured database to the current schema; non-zero exit on any failure. */
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const db = await openDatabase(config);
+export interface CliStreams {
+  out: NodeJS.WritableStream;
+  err: NodeJS.WritableStream;
+}
+
+const processStreams: CliStreams = { out: process.stdout, err: process.stderr };
+
+/**
+ * `npm run migrate`: brings the primary to the current schema, through
+ * DATABASE_DIRECT_URL when set (never through a transaction pooler); the
+ * exit code is non-zero on any failure.
+ */
+export async function runMigrate(
+  env: NodeJS.ProcessEnv = process.env,
+  { out, err }: CliStreams = processStreams,
+): Promise<number> {
   try {
-    const applied = await migrate(db);
-    const names = applied.map((migration) => `${String(migration.version).padStart(4, '0')}_${migration.name}`);
-    process.stdout.write(applied.length ? `Applied ${names.join(', ')}\n` : 'The database schema is already current.\n');
-  } finally {
-    await db.close();
+    const config = loadConfig(env);
+    const db = await openDatabase(directDatabaseOptionsOf(config, 'migrations'));
+    try {
+      const readOnly = db.kind === 'postgres' ? await readOnlyReason(db) : undefined;
+      if (readOnly) {
+        const setting = config.DATABASE_DIRECT_URL ? 'DATABASE_DIRECT_URL' : 'DATABASE_URL';
+        throw new ReadOnlyDatabaseError(`${setting} points at a database that ${readOnly}: migrate the primary.`);
+      }
+      const applied = await migrate(db);
+      const names = applied.map((migration) => `${String(migration.version).padStart(4, '0')}_${migration.name}`);
+      out.write(applied.length ? `Applied ${names.join(', ')}\n` : 'The database schema is already current.\n');
+      return 0;
+    } finally {
+      await db.close();
+    }
+  } catch (error) {
+    err.write(`Migration failed: ${describeFailure(error)}\n`);
+    return 1;
   }
 }
 
-main().catch((error: unknown) => {
-  const known = error instanceof ConfigError || error instanceof DataDirLockedError;
-  process.stderr.write(`Migration failed: ${known || !(error instanceof Error) ? String((error as Error).message ?? error) : error.stack}\n`);
-  process.exit(1);
-});
+if (isMainModule(import.meta.url)) process.exitCode = await runMigrate();

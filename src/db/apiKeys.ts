@@ -44,11 +44,14 @@ const countActive: Statement = {
   text: 'SELECT count(*)::int AS count FROM api_keys WHERE revoked_at IS NULL',
 };
 
-const revokeByNameOrId: Statement = {
-  name: 'api_keys.revoke',
-  text: `UPDATE api_keys SET revoked_at = now()
-          WHERE revoked_at IS NULL AND (name = $1 OR id::text = $1)
-          RETURNING ${columns}`,
+const revokeByName: Statement = {
+  name: 'api_keys.revoke_by_name',
+  text: `UPDATE api_keys SET revoked_at = now() WHERE revoked_at IS NULL AND name = $1 RETURNING ${columns}`,
+};
+
+const revokeById: Statement = {
+  name: 'api_keys.revoke_by_id',
+  text: `UPDATE api_keys SET revoked_at = now() WHERE revoked_at IS NULL AND id = $1 RETURNING ${columns}`,
 };
 
 const toDate = (value: Date | string) => (value instanceof Date ? value : new Date(value));
@@ -97,8 +100,14 @@ export async function countActiveApiKeys(db: Queryable): Promise<number> {
   return rows[0]?.count ?? 0;
 }
 
-/** Revokes the active keys whose name or id is given; returns those revoked. */
-export async function revokeApiKey(db: Queryable, nameOrId: string): Promise<ApiKeyRecord[]> {
-  const { rows } = await db.query<ApiKeyRow>(revokeByNameOrId, [nameOrId]);
-  return rows.map(toApiKey);
+/** Revokes the active key with this name; returns it when there was one. */
+export async function revokeApiKeyByName(db: Queryable, name: string): Promise<ApiKeyRecord | undefined> {
+  const { rows } = await db.query<ApiKeyRow>(revokeByName, [name]);
+  return rows[0] && toApiKey(rows[0]);
+}
+
+/** Revokes the active key with this id; returns it when there was one. */
+export async function revokeApiKeyById(db: Queryable, id: number): Promise<ApiKeyRecord | undefined> {
+  const { rows } = await db.query<ApiKeyRow>(revokeById, [id]);
+  return rows[0] && toApiKey(rows[0]);
 }

@@ -2,43 +2,77 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { lockDataDir } from './dataDirLock.js';
-import type { Database, Queryable, QueryResult, Statement } from './types.js';
+import { assertFreeSpace, createDiskGuard, DiskFullError, isDiskFull, type DiskGuard } from './diskSpace.js';
+import {
+  DatabaseUnavailableError,
+  type Database,
+  type EmbeddedOptions,
+  type Queryable,
+  type QueryResult,
+  type Statement,
+} from './types.js';
 
 // PGlite returns int8 as number or bigint depending on the value; read it as
 // text, as pg does, so int8ToNumber is the one place it is converted.
 const parsers = { [types.INT8]: (value: string) => value };
 
-function queryableOf(client: PGlite | Transaction): Queryable {
+/** Runs work unless the disk is (nearly) full; a full disk is a DatabaseUnavailableError. */
+async function guarded<T>(disk: DiskGuard, work: () => Promise<T>): Promise<T> {
+  disk.check();
+  try {
+    return await work();
+  } catch (error) {
+    throw isDiskFull(error) ? new DatabaseUnavailableError(error) : error;
+  }
+}
+
+function queryableOf(client: PGlite | Transaction, disk: DiskGuard): Queryable {
   return {
     async query<Row>(statement: Statement, values: readonly unknown[] = []): Promise<QueryResult<Row>> {
-      const result = await client.query<Row>(statement.text, values as unknown[]);
+      const result = await guarded(disk, () => client.query<Row>(statement.text, values as unknown[]));
       return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
     },
     async execScript(sql: string): Promise<void> {
-      await client.exec(sql);
+      await guarded(disk, () => client.exec(sql));
     },
   };
 }
+
+const defaultMinFreeMb = 24;
 
 /**
  * The embedded database: PostgreSQL compiled to WebAssembly, in this process,
  * with its files in dataDir. It does not fsync: a power loss can lose the
  * last writes (see the README).
  */
-export async function openEmbedded(dataDir: string): Promise<Database> {
-  const folder = resolve(dataDir);
+export async function openEmbedded(options: EmbeddedOptions): Promise<Database> {
+  const folder = resolve(options.dataDir);
+  const minFreeMb = options.minFreeMb ?? defaultMinFreeMb;
   const lock = lockDataDir(folder);
   try {
     const pgdata = join(folder, 'pgdata');
     mkdirSync(pgdata, { recursive: true });
-    const db = await PGlite.create(pgdata, { parsers });
-    const root = queryableOf(db);
+    assertFreeSpace(folder, minFreeMb);
+    const db = await PGlite.create(pgdata, { parsers }).catch((error: unknown) => {
+      // PGlite aborts (RuntimeError: Aborted()) when it cannot write its files.
+      const why = error instanceof Error ? error.message.split('\n', 1)[0] : String(error);
+      throw new DiskFullError(
+        `The embedded database in ${folder} could not start (${why}); if its disk is full, free space and start again.`,
+      );
+    });
+    const disk = createDiskGuard(folder, minFreeMb);
+    const root = queryableOf(db, disk);
     return {
       kind: 'embedded',
       ...root,
       // A raw BEGIN through query() would leak into other callers' queries;
       // PGlite's transaction() holds them off until it ends.
-      transaction: (work) => db.transaction((tx) => work(queryableOf(tx))),
+      transaction: (work) => guarded(disk, () => db.transaction((tx) => work(queryableOf(tx, disk)))),
+      replica: () => undefined,
+      readStatus: () => ({ reads: 'primary', replicas: [] }),
+      poolStatus: () => undefined,
+      // Statements run in this process and end with it.
+      cancelInFlight: () => Promise.resolve(0),
       async close() {
         try {
           await db.close();

@@ -1,27 +1,30 @@
-import type { Config } from '../config.js';
-import { openEmbedded } from './embedded.js';
 import { openPostgres } from './postgres.js';
-import type { Database } from './types.js';
+import type { Database, DatabaseOptions } from './types.js';
 
-export type { Database, Queryable } from './types.js';
+export type {
+  Database,
+  DatabaseOptions,
+  EmbeddedOptions,
+  PoolStatus,
+  PostgresOptions,
+  Queryable,
+  ReadStatus,
+  ReplicaOptions,
+  ReplicaState,
+} from './types.js';
+export { ReadOnlyDatabaseError, readOnlyReason } from './replication.js';
+export { DiskFullError } from './diskSpace.js';
 export { DatabaseUnavailableError } from './types.js';
 export { DataDirLockedError } from './dataDirLock.js';
 
-export interface OpenOptions {
-  onPoolError?: (error: Error) => void;
+/**
+ * PostgreSQL when given a URL, else the embedded database in dataDir. PGlite
+ * is loaded only for the embedded database: a PostgreSQL deployment never
+ * pays its load time or its memory.
+ */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if ('url' in options) return openPostgres(options);
+  const { openEmbedded } = await import('./embedded.js');
+  return openEmbedded(options);
 }
-
-/** PostgreSQL when DATABASE_URL is set, the embedded database in DATA_DIR otherwise. */
-export async function openDatabase(
-  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE'>,
-  options: OpenOptions = {},
-): Promise<Database> {
-  if (config.DATABASE_URL) {
-    return openPostgres({
-      connectionString: config.DATABASE_URL,
-      poolSize: config.DATABASE_POOL_SIZE,
-      ...(options.onPoolError ? { onError: options.onPoolError } : {}),
-    });
-  }
-  return openEmbedded(config.DATA_DIR);
-}
+export { trackAvailability, reasonOf as unavailabilityOf, type OutageListener } from './availability.js';

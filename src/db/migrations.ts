@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { migrationsDir } from '../paths.js';
+import { migrationsDir } from '../openapi/files.js';
 import type { Database, Queryable } from './types.js';
 
 export interface Migration {
@@ -23,7 +23,9 @@ export function loadMigrations(dir = migrationsDir): Migration[] {
     .sort((a, b) => a.version - b.version);
   migrations.forEach((migration, index) => {
     if (migration.version !== index + 1) {
-      throw new Error(`Migrations must be numbered 0001, 0002, ... without gaps; found ${migration.version} at position ${index + 1}`);
+      throw new Error(
+        `Migrations must be numbered 0001, 0002, ... without gaps; found ${migration.version} at position ${index + 1}`,
+      );
     }
   });
   return migrations;

@@ -1,87 +1,64 @@
 import pg from 'pg';
-import { DatabaseUnavailableError, type Database, type Queryable, type QueryResult, type Statement } from './types.js';
+import { createPool, queryableOf, runTransaction } from './pool.js';
+import { openReplicaSet } from './replicas.js';
+import type { Database, PostgresOptions } from './types.js';
 
-// Errors that say the server is unreachable or shutting down, as opposed to a bad query.
-const unavailableCodes = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
-  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006',
-]);
-
-function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: string }).code;
-  if (code && unavailableCodes.has(code)) return true;
-  return /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error/i.test(error.message);
+/**
+ * Ends the sessions of every checked-out connection, from a separate
+ * connection: the statement each runs is stopped and its open transaction
+ * rolled back by the server, so a write whose client was cut never commits
+ * later. The code awaiting them gets a 57P01 error and discards them.
+ * Resolves with how many sessions were ended.
+ */
+async function cancelInFlight(url: string, checkedOut: Set<pg.PoolClient>): Promise<number> {
+  const pids = [...checkedOut]
+    .map((client) => (client as pg.PoolClient & { processID?: number | null }).processID)
+    .filter((pid): pid is number => typeof pid === 'number');
+  if (pids.length === 0) return 0;
+  const canceller = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  try {
+    await canceller.connect();
+    await canceller.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
+    return pids.length;
+  } catch {
+    // The server is unreachable, so nothing can commit there either.
+    return 0;
+  } finally {
+    await canceller.end().catch(() => undefined);
+  }
 }
 
-function translate(error: unknown): never {
-  throw isUnavailable(error) ? new DatabaseUnavailableError(error) : error;
-}
-
-function queryableOf(client: pg.Pool | pg.PoolClient): Queryable {
-  return {
-    async query<Row>(statement: Statement, values: readonly unknown[] = []): Promise<QueryResult<Row>> {
-      try {
-        const result = await client.query({ name: statement.name, text: statement.text, values: values as unknown[] });
-        return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
-      } catch (error) {
-        return translate(error);
-      }
-    },
-    async execScript(sql: string): Promise<void> {
-      try {
-        await client.query(sql);
-      } catch (error) {
-        translate(error);
-      }
-    },
-  };
-}
-
-export interface PostgresOptions {
-  connectionString: string;
-  poolSize: number;
-  onError?: (error: Error) => void;
-}
-
+/** The primary through a pool, and its read replicas when there are any. */
 export function openPostgres(options: PostgresOptions): Database {
-  const pool = new pg.Pool({
-    connectionString: options.connectionString,
-    max: options.poolSize,
-    connectionTimeoutMillis: 5000,
-    idleTimeoutMillis: 30000,
-  });
-  // An idle client losing its connection must not crash the process.
-  pool.on('error', (error) => options.onError?.(error));
-  const root = queryableOf(pool);
+  const named = options.statements !== 'unnamed';
+  const pool = createPool(options.url, options);
+  const checkedOut = new Set<pg.PoolClient>();
+  pool.on('acquire', (client) => checkedOut.add(client));
+  pool.on('release', (_error, client) => checkedOut.delete(client));
+  pool.on('remove', (client) => checkedOut.delete(client));
+  const root = queryableOf(pool, named);
+  const replicas =
+    options.replicas && options.replicas.urls.length > 0 ? openReplicaSet(root, options.replicas, options) : undefined;
   return {
     kind: 'postgres',
     ...root,
-    async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-      let client: pg.PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (error) {
-        return translate(error);
-      }
-      let broken = false;
-      try {
-        await client.query('BEGIN');
-        const result = await work(queryableOf(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        broken = error instanceof DatabaseUnavailableError || isUnavailable(error);
-        await client.query('ROLLBACK').catch(() => {
-          broken = true;
-        });
-        if (error instanceof DatabaseUnavailableError) throw error;
-        return translate(error);
-      } finally {
-        // A connection that failed mid-transaction is not given back to the pool.
-        client.release(broken);
-      }
+    transaction: (work) => runTransaction(pool, named, work),
+    replica: () => replicas?.pick(),
+    readStatus: () => replicas?.status() ?? { reads: 'primary', replicas: [] },
+    poolStatus: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: options.poolSize,
+    }),
+    // Behind a transaction pooler the process ids a connection reports are
+    // the pooler's own, not the server's: terminating them could end another
+    // client's session. The pooler rolls back a transaction whose client
+    // goes away, which closing the connections does.
+    cancelInFlight: () => (named ? cancelInFlight(options.url, checkedOut) : Promise.resolve(0)),
+    async close() {
+      await replicas?.close();
+      await pool.end();
     },
-    close: () => pool.end(),
   };
 }

@@ -24,13 +24,105 @@ export interface Queryable {
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'embedded';
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * A replica to read from (the next healthy one on each call), or undefined
+   * when reads must go to this database. A read that fails on the replica
+   * for want of the replica is run again here.
+   */
+  replica(): Queryable | undefined;
+  /** Where reads go and the state of each replica. */
+  readStatus(): ReadStatus;
+  /** Connections of the pool (PostgreSQL); undefined for the embedded database. */
+  poolStatus(): PoolStatus | undefined;
+  /**
+   * Stops the work in flight so that none of it commits later (PostgreSQL:
+   * ends the sessions of checked-out connections). Resolves with how many.
+   */
+  cancelInFlight(): Promise<number>;
   close(): Promise<void>;
+}
+
+export interface PoolStatus {
+  total: number;
+  idle: number;
+  /** Callers queued for a connection: pool pressure. */
+  waiting: number;
+  /** The most connections the pool opens. */
+  max: number;
+}
+
+export interface ReplicaState {
+  /** host:port/database, never credentials. */
+  replica: string;
+  /** streaming, or why reads avoid it: "unreachable: ...", "lagging: ...", "not in recovery", "not checked yet". */
+  state: string;
+  /** Seconds behind the primary at the last check, when known. */
+  lagSeconds?: number;
+}
+
+export interface ReadStatus {
+  /** replicas when at least one replica serves reads, else primary. */
+  reads: 'replicas' | 'primary';
+  replicas: ReplicaState[];
 }
 
 /** The database could not be reached or refused work; the caller may retry later. */
 export class DatabaseUnavailableError extends Error {
   override name = 'DatabaseUnavailableError';
-  constructor(cause: unknown) {
+  constructor(
+    cause: unknown,
+    /** For the log: what went wrong, in an operator's words. */
+    readonly reason = 'the database could not be reached',
+  ) {
     super('database unavailable', { cause });
   }
 }
+
+/** Read replicas of a PostgreSQL primary. */
+export interface ReplicaOptions {
+  urls: string[];
+  /** A replica further behind the primary than this is not read from. */
+  maxLagSeconds: number;
+  /** How often each replica's reachability and replay position are checked. */
+  checkIntervalMs: number;
+  /** Called when a replica's state changes (one log line per change). */
+  onChange?: (state: ReplicaState, reads: ReadStatus['reads']) => void;
+}
+
+/** A PostgreSQL server reached through a pool of connections. */
+export interface PostgresOptions {
+  url: string;
+  poolSize: number;
+  /**
+   * named (the default): PostgreSQL prepares each named statement once per
+   * connection. unnamed: no named prepared statement is ever sent, as any
+   * transaction pooler needs (a connection serves other clients between
+   * transactions).
+   */
+  statements?: 'named' | 'unnamed';
+  /** Longest wait for a pooled connection, queueing and connecting (default 5000 ms). */
+  acquireTimeoutMs?: number;
+  /**
+   * Longest wait for the answer to one statement, on the client side (none
+   * when 0 or unset): it also bounds the wait in a pooler's queue, which the
+   * server never sees. The connection is discarded after such a timeout.
+   */
+  queryTimeoutMs?: number;
+  replicas?: ReplicaOptions;
+  /** An idle pooled connection is closed after this long (default 10000 ms). */
+  idleTimeoutMs?: number;
+  /** Called when an idle pooled connection fails (the pool replaces it). */
+  onPoolError?: (error: Error) => void;
+}
+
+/** The embedded database (PGlite), its files in one folder. */
+export interface EmbeddedOptions {
+  dataDir: string;
+  /**
+   * Below this much free space (MB) in dataDir, every call is refused as
+   * unavailable (default 24): PGlite hangs when a write hits ENOSPC.
+   */
+  minFreeMb?: number;
+}
+
+export type DatabaseOptions = PostgresOptions | EmbeddedOptions;

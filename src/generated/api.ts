@@ -21,6 +21,14 @@ export interface paths {
          *     `cursor`). The body is always a plain array; an empty array means no
          *     animal matched. Animals added after a page was read appear on later
          *     pages if their `id` is larger, which it always is.
+         *
+         *     To fetch animals by id, repeat the `id` parameter
+         *     (`GET /pets?id=1&id=7`): the answer holds those that exist, in
+         *     ascending `id` order, in one page (no `Link`), filtered by `status`
+         *     too when given. This replaces the deprecated `GET /pets/{petId}`.
+         *
+         *     Responses carry an `ETag`; send it back in `If-None-Match` to get
+         *     `304 Not Modified` without a body while the page has not changed.
          */
         get: operations["listPets"];
         put?: never;
@@ -29,6 +37,12 @@ export interface paths {
          * @description Adds an animal to the store. The service assigns its `id`; a body that
          *     carries `id`, or any field not listed in `NewPet`, is rejected with 400.
          *     When `status` is omitted the animal is `available`.
+         *
+         *     Send an `Idempotency-Key` to make retries safe: a retry with the
+         *     same key and the same body, by the same API key, within the
+         *     retention window (24 hours by default) answers the first
+         *     response again (`Idempotent-Replayed: true`) and adds no second
+         *     animal.
          */
         post: operations["createPet"];
         delete?: never;
@@ -50,8 +64,9 @@ export interface paths {
          * @description Returns one animal by its identifier.
          *
          *     **Deprecated**: this operation will be removed on 5 December 2030
-         *     (`x-sunset`). Use `GET /pets` with the `status` filter instead
-         *     (`x-replacement`). Its responses carry the `Deprecation` (RFC 9745)
+         *     (`x-sunset`). Use `GET /pets?id={petId}` instead (`x-replacement`):
+         *     it answers `[]` where this answers 404, and takes up to 100 ids at
+         *     once (`?id=1&id=7`). Its responses carry the `Deprecation` (RFC 9745)
          *     and `Sunset` (RFC 8594) headers and a `Link` to the replacement and
          *     to this documentation (`x-deprecation-docs`).
          */
@@ -133,12 +148,90 @@ export interface components {
             /** Format: int32 */
             status: number;
         };
+        /**
+         * @description The Error object of a request whose `Idempotency-Key` cannot be
+         *     used now: the same shape as `Error`, with its own codes.
+         *
+         *     | code | status |
+         *     |---|---|
+         *     | idempotency_key_in_use | 409 |
+         *     | idempotency_key_reused | 422 |
+         */
+        IdempotencyError: {
+            /** @enum {string} */
+            code: "idempotency_key_in_use" | "idempotency_key_reused";
+            message: string;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            status: 409 | 422;
+        };
     };
     responses: {
-        /** @description The request is invalid; `message` names the field and the rule broken. */
-        BadRequest: {
+        /**
+         * @description The list has not changed since the `ETag` sent in `If-None-Match`;
+         *     no body.
+         */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                /** @description The next page, as on the 200 this answer stands for. */
+                Link?: string;
+                "X-Request-Id": components["headers"]["RequestId"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description A request with this `Idempotency-Key` is still being processed;
+         *     retry after it has been answered.
+         */
+        IdempotencyKeyInUse: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["IdempotencyError"];
+            };
+        };
+        /**
+         * @description This `Idempotency-Key` was used with a different request body; use
+         *     a new key for a different animal.
+         */
+        IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["IdempotencyError"];
+            };
+        };
+        /**
+         * @description The request is invalid; `message` names the field and the rule broken.
+         *     Two `Authorization` headers are a 400 too, with
+         *     `WWW-Authenticate: Bearer realm="pets", error="invalid_request"`.
+         */
+        BadRequest: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Cache-Control": components["headers"]["CacheControl"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -152,6 +245,8 @@ export interface components {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                 "X-Request-Id": components["headers"]["RequestId"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Cache-Control": components["headers"]["CacheControl"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -164,6 +259,8 @@ export interface components {
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Cache-Control": components["headers"]["CacheControl"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -176,6 +273,8 @@ export interface components {
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Cache-Control": components["headers"]["CacheControl"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -188,6 +287,8 @@ export interface components {
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Cache-Control": components["headers"]["CacheControl"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -203,6 +304,8 @@ export interface components {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "X-Request-Id": components["headers"]["RequestId"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -213,6 +316,8 @@ export interface components {
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -223,6 +328,8 @@ export interface components {
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Cache-Control": components["headers"]["CacheControl"];
                 [name: string]: unknown;
             };
             content: {
@@ -230,21 +337,40 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /**
+         * @description Entity tags from earlier responses (`ETag`), comma-separated, or
+         *     `*` (RFC 9110, 13.1.2). When one matches the current body the
+         *     answer is `304 Not Modified` with no body. Weak (`W/"..."`) and
+         *     strong forms match alike.
+         * @example "3q2-7wEAAJgBAAAAAAAAAA"
+         */
+        IfNoneMatch: string;
+    };
     requestBodies: never;
     headers: {
+        /**
+         * @description Strong entity tag of this response body (a hash of it): equal
+         *     bodies have equal tags. Send it in `If-None-Match` to revalidate.
+         * @example "3q2-7wEAAJgBAAAAAAAAAA"
+         */
+        ETag: string;
+        /**
+         * @description Always `nosniff`, on every response: a browser must take the body
+         *     for what `Content-Type` says, never guess HTML or script from it.
+         */
+        ContentTypeOptions: "nosniff";
+        /**
+         * @description Always `no-store` on the API's responses, errors included: they
+         *     answer one client's key and must not be kept by shared caches.
+         */
+        CacheControl: "no-store";
         /**
          * @description Identifier of this request, for support and logs. A valid incoming
          *     `X-Request-Id` (1 to 128 characters of `A-Za-z0-9._:-`) is echoed;
          *     otherwise the service generates one.
          */
         RequestId: string;
-        /**
-         * @description Present when more animals follow this page: `<url>; rel="next"`
-         *     (RFC 8288), where url is the next page relative to the server root.
-         * @example </v1/pets?limit=20&cursor=djE6MjA>; rel="next"
-         */
-        NextLink: string;
         /**
          * @description When the operation was deprecated, as `@<unix seconds>` (RFC 9745).
          * @example @1795219200
@@ -258,7 +384,7 @@ export interface components {
         /**
          * @description Links to the replacement of the deprecated operation (`rel="successor-version"`)
          *     and to its documentation (`rel="deprecation"`), relative to the server root.
-         * @example </v1/pets?status=available>; rel="successor-version", </docs#/pets/getPet>; rel="deprecation"
+         * @example </v1/pets?id=42>; rel="successor-version", </docs#/pets/getPet>; rel="deprecation"
          */
         DeprecationLink: string;
         /**
@@ -272,7 +398,9 @@ export interface components {
         RetryAfter: number;
         /**
          * @description The authentication challenge (RFC 6750): `Bearer realm="pets"`, plus
-         *     `error="invalid_token"` when a token was sent but not accepted.
+         *     `error="invalid_token"` when a token was sent but not accepted, or
+         *     `error="invalid_request"` (with 400) when two `Authorization`
+         *     headers were sent.
          */
         WWWAuthenticate: string;
     };
@@ -292,8 +420,30 @@ export interface operations {
                  *     header of the previous page. Clients must not build or change it.
                  */
                 cursor?: string;
+                /**
+                 * @description Return only the animals with these ids: repeat the parameter,
+                 *     `?id=1&id=7`, 1 to 100 values, each an int64 in decimal digits
+                 *     (an id no animal has, or repeated, is simply not in the answer).
+                 *     The answer is one page with every match in ascending `id`
+                 *     order, so `id` cannot be combined with `limit` or `cursor`
+                 *     (400); it can be combined with `status`.
+                 * @example [
+                 *       1,
+                 *       7
+                 *     ]
+                 */
+                id?: number[];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags from earlier responses (`ETag`), comma-separated, or
+                 *     `*` (RFC 9110, 13.1.2). When one matches the current body the
+                 *     answer is `304 Not Modified` with no body. Weak (`W/"..."`) and
+                 *     strong forms match alike.
+                 * @example "3q2-7wEAAJgBAAAAAAAAAA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -302,8 +452,17 @@ export interface operations {
             /** @description The list of animals. */
             200: {
                 headers: {
-                    Link: components["headers"]["NextLink"];
+                    ETag: components["headers"]["ETag"];
+                    /**
+                     * @description Present when more animals follow this page: `<url>; rel="next"`
+                     *     (RFC 8288), where url is the next page relative to the server
+                     *     root. The last page has none.
+                     * @example </v1/pets?limit=20&cursor=djE6MjA>; rel="next"
+                     */
+                    Link?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -312,6 +471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Pets"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
@@ -322,7 +482,28 @@ export interface operations {
     createPet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique value the client makes up for one intended creation
+                 *     (a UUID is a good choice), 1 to 255 printable ASCII characters,
+                 *     compared exactly as sent (the quoted form of
+                 *     draft-ietf-httpapi-idempotency-key-header and Stripe's bare form
+                 *     are both accepted, and differ). Keys belong to the API key that
+                 *     sent them and are kept for the retention window
+                 *     (`IDEMPOTENCY_TTL_SECONDS`, 24 hours by default), then forgotten.
+                 *
+                 *     - Same key, same body (compared as parsed JSON, so key order and
+                 *       spacing do not matter): the first response is answered again,
+                 *       with `Idempotent-Replayed: true`; no second animal is added.
+                 *     - Same key, different body: 422 `idempotency_key_reused`.
+                 *     - Same key while the first request is still being processed:
+                 *       409 `idempotency_key_in_use`; retry a little later.
+                 *     - A request that failed (any 4xx or 5xx) stored nothing: its
+                 *       retry is processed afresh.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -341,7 +522,14 @@ export interface operations {
                      * @example /v1/pets/42
                      */
                     Location: string;
+                    /**
+                     * @description `true` when this response is the stored answer to an earlier
+                     *     request with the same `Idempotency-Key`; absent otherwise.
+                     */
+                    "Idempotent-Replayed"?: "true";
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -352,8 +540,10 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -362,10 +552,25 @@ export interface operations {
     getPet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags from earlier responses (`ETag`), comma-separated, or
+                 *     `*` (RFC 9110, 13.1.2). When one matches the current body the
+                 *     answer is `304 Not Modified` with no body. Weak (`W/"..."`) and
+                 *     strong forms match alike.
+                 * @example "3q2-7wEAAJgBAAAAAAAAAA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
-                /** @description Identifier of the animal to fetch. */
-                petId: components["schemas"]["PetId"];
+                /**
+                 * @description Identifier of the animal to fetch: any int64 in decimal digits.
+                 *     The service only assigns ids from 1 to 9007199254740991
+                 *     (2^53 - 1), so any other int64 (0, negative, or larger) answers
+                 *     404 like an id no animal has. A value that is not an integer, or
+                 *     lies outside int64, answers 400.
+                 */
+                petId: number;
             };
             cookie?: never;
         };
@@ -374,10 +579,13 @@ export interface operations {
             /** @description The requested animal. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["DeprecationLink"];
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -385,6 +593,25 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Pet"];
                 };
+            };
+            /**
+             * @description The animal has not changed since the `ETag` sent in
+             *     `If-None-Match`; no body.
+             */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["DeprecationLink"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

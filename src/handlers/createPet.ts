@@ -1,10 +1,32 @@
-import { apiPrefix } from '../contract.js';
-import { createPet as insertPet } from '../db/pets.js';
-import type { Handler, HandlerDeps } from './types.js';
+import { insertPet, type PetRecord } from '../db/pets.js';
+import { runIdempotently } from './idempotency.js';
+import type { Handler, HandlerDeps, HandlerResult } from './types.js';
 
-export function createPet({ db }: HandlerDeps): Handler<'createPet'> {
-  return async ({ body }) => {
-    const pet = await insertPet(db, { name: body.name, categoryId: body.categoryId, status: body.status ?? 'available' });
-    return { status: 201, body: pet, headers: { location: `${apiPrefix}/pets/${pet.id}` } };
+export function createPet({ db, basePath, idempotencyTtlSeconds }: HandlerDeps): Handler<'createPet'> {
+  const locationOf = (pet: PetRecord) => `${basePath}/pets/${pet.id}`;
+  return async ({ body, headers, caller }): Promise<HandlerResult<'createPet'>> => {
+    const newPet = { name: body.name, categoryId: body.categoryId, status: body.status ?? 'available' } as const;
+    const key = headers['Idempotency-Key'];
+    if (key === undefined) {
+      const pet = await insertPet(db, newPet);
+      return { status: 201, body: pet, headers: { Location: locationOf(pet) } };
+    }
+    if (!caller) throw new Error('createPet got an Idempotency-Key without an authenticated caller');
+    const { answer, replayed } = await runIdempotently(
+      db,
+      { apiKeyId: caller.apiKeyId, key },
+      { body, ttlSeconds: idempotencyTtlSeconds },
+      async (tx) => {
+        const pet = await insertPet(tx, newPet);
+        return { status: 201, body: JSON.stringify(pet), location: locationOf(pet) };
+      },
+    );
+    // Only 201 answers are ever stored; the body is the pet this service wrote.
+    const pet = JSON.parse(answer.body) as PetRecord;
+    return {
+      status: 201,
+      body: pet,
+      headers: { Location: answer.location, ...(replayed ? { 'Idempotent-Replayed': 'true' as const } : {}) },
+    };
   };
 }

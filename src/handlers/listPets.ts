@@ -1,24 +1,30 @@
-import { listPets as selectPets } from '../db/pets.js';
-import { apiPrefix } from '../contract.js';
-import { decodeCursor, encodeCursor } from '../http/cursor.js';
-import type { Handler, HandlerDeps } from './types.js';
+import { readPetPage, readPetsByIds } from '../db/pets.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import type { Handler, HandlerDeps, HandlerResult } from './types.js';
 
-function nextPageLink(limit: number, status: string | undefined, lastId: number): string {
-  const query = new URLSearchParams({ limit: String(limit) });
-  if (status) query.set('status', status);
-  query.set('cursor', encodeCursor(lastId));
-  return `<${apiPrefix}/pets?${query}>; rel="next"`;
-}
+const defaultLimit = 20;
 
-export function listPets({ db }: HandlerDeps): Handler<'listPets'> {
-  return async ({ query }) => {
-    const limit = query.limit ?? 20;
+export function listPets({ db, basePath }: HandlerDeps): Handler<'listPets'> {
+  function nextPageLink(limit: number, status: string | undefined, lastId: number): string {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (status) query.set('status', status);
+    query.set('cursor', encodeCursor(lastId));
+    return `<${basePath}/pets?${query.toString()}>; rel="next"`;
+  }
+  return async ({ query }): Promise<HandlerResult<'listPets'>> => {
+    if (query.id) {
+      // One page with every match; ids the service never assigns match nothing and are not quoted.
+      const ids = [...new Set(query.id)].filter((id) => Number.isSafeInteger(id) && id >= 1);
+      const pets = ids.length === 0 ? [] : await readPetsByIds(db, ids, query.status);
+      return { status: 200, body: pets };
+    }
+    const limit = query.limit ?? defaultLimit;
     const afterId = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
     // One row more than asked tells whether a next page exists.
-    const rows = await selectPets(db, { afterId, status: query.status, limit: limit + 1 });
+    const rows = await readPetPage(db, { afterId, status: query.status, limit: limit + 1 });
     const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    const headers: Record<string, string> = rows.length > limit && last ? { link: nextPageLink(limit, query.status, last.id) } : {};
-    return { status: 200, body: page, headers };
+    const last = page.at(-1);
+    if (rows.length <= limit || !last) return { status: 200, body: page };
+    return { status: 200, body: page, headers: { Link: nextPageLink(limit, query.status, last.id) } };
   };
 }

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { Database } from '../db/index.js';
 import type { operations } from '../generated/api.js';
 
@@ -8,22 +7,67 @@ type Operation<K extends OperationId> = operations[K];
 type OrEmpty<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
 type JsonBody<T> = T extends { content: { 'application/json': infer Body } } ? Body : undefined;
 
+/** Who sent the request: the API key the HTTP layer accepted (its id, never the key). */
+export interface Caller {
+  apiKeyId: number;
+}
+
+/** What a handler is given: the validated request parts, never the framework's request. */
 export interface HandlerInput<K extends OperationId> {
   params: OrEmpty<Operation<K>['parameters']['path']>;
   query: OrEmpty<Operation<K>['parameters']['query']>;
+  /** The header parameters the operation declares, under their names in openapi.yaml. */
+  headers: OrEmpty<Operation<K>['parameters']['header']>;
   body: JsonBody<NonNullable<Operation<K>['requestBody']>>;
-  request: FastifyRequest;
+  /** The authenticated caller; undefined only for an operation that requires no API key. */
+  caller: Caller | undefined;
 }
+
+/**
+ * Headers the HTTP layer sets on its own (request id, rate limit, the
+ * deprecation headers of a deprecated operation, the security headers, the
+ * entity tag of a body): a handler never sets them.
+ */
+type HttpLayerHeader =
+  | 'X-Request-Id'
+  | 'RateLimit'
+  | 'RateLimit-Policy'
+  | 'Deprecation'
+  | 'Sunset'
+  | 'X-Content-Type-Options'
+  | 'Cache-Control'
+  | 'ETag';
+
+/** The declared headers without the generated `[name: string]: unknown` catch-all. */
+type Declared<H> = { [Name in keyof H as string extends Name ? never : Name]: H[Name] };
+
+/** On a deprecated operation's response, Link is the deprecation hook's too. */
+type OwnHeaders<H> = Omit<H, HttpLayerHeader | ('Deprecation' extends keyof H ? 'Link' : never)>;
+
+// eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- no headers at all
+type HeadersOf<Response> = Response extends { headers: infer H } ? OwnHeaders<Declared<H>> : Record<never, never>;
+
+/**
+ * The headers part of a result: required when the contract requires a
+ * header the handler owns (createPet's Location), optional when every one is
+ * optional, and absent when there are none. Undeclared headers do not compile.
+ */
+type HeadersPart<H> = [keyof H] extends [never]
+  ? { headers?: never }
+  : Record<string, never> extends H
+    ? { headers?: H }
+    : { headers: H };
+
+/** One object type instead of an intersection, so that excess properties are caught. */
+type Flatten<T> = { [Key in keyof T]: T[Key] };
 
 type Responses<K extends OperationId> = Operation<K>['responses'];
 
-/** One of the responses the contract declares for the operation, with its status and typed body. */
+/** One of the responses the contract declares for the operation: status, typed body and typed headers. */
 export type HandlerResult<K extends OperationId> = {
-  [Status in keyof Responses<K>]: {
-    status: Status;
-    body: JsonBody<Responses<K>[Status]>;
-    headers?: Record<string, string>;
-  };
+  [Status in keyof Responses<K>]: Flatten<
+    { status: Status; body: JsonBody<Responses<K>[Status]> } & HeadersPart<HeadersOf<Responses<K>[Status]>>
+  >;
 }[keyof Responses<K>];
 
 export type Handler<K extends OperationId> = (input: HandlerInput<K>) => Promise<HandlerResult<K>>;
@@ -31,6 +75,10 @@ export type Handler<K extends OperationId> = (input: HandlerInput<K>) => Promise
 /** What handlers may use; passed in, never imported, so tests and the server wire the same code. */
 export interface HandlerDeps {
   db: Database;
+  /** The path the API is served under (/v1), for the links handlers build. */
+  basePath: string;
+  /** How long an Idempotency-Key is remembered (createPet). */
+  idempotencyTtlSeconds: number;
 }
 
 export type HandlerMap = { [K in OperationId]: Handler<K> };

@@ -49,7 +49,9 @@ export class ContractClient {
 
   url(request: TestRequest): string {
     const operation = this.operation(request.operationId);
-    const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(request.pathParams[name] ?? ''));
+    const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+      encodeURIComponent(request.pathParams[name] ?? ''),
+    );
     const query = new URLSearchParams(request.query).toString();
     return `${this.basePath}${path}${query ? `?${query}` : ''}`;
   }
@@ -62,9 +64,18 @@ export class ContractClient {
   /** Sends to a URL the server gave (a Link target) as the given operation. */
   async sendTo(url: string, request: TestRequest): Promise<TestResponse & { problems: string[] }> {
     const operation = this.operation(request.operationId);
-    const body = request.body === undefined ? undefined : typeof request.body === 'string' ? request.body : Buffer.from(request.body.bytes);
+    const body =
+      request.body === undefined
+        ? undefined
+        : typeof request.body === 'string'
+          ? request.body
+          : Buffer.from(request.body.bytes);
     this.sent += 1;
-    const response = await fetch(this.origin + url, { method: operation.method, headers: request.headers, ...(body === undefined ? {} : { body }) });
+    const response = await fetch(this.origin + url, {
+      method: operation.method,
+      headers: request.headers,
+      ...(body === undefined ? {} : { body }),
+    });
     const text = await response.text();
     const received: TestResponse = { status: response.status, headers: response.headers, text };
     const problems: string[] = [];
@@ -84,17 +95,24 @@ export class ContractClient {
 /** What in a response breaks the contract of its operation; empty when nothing does. */
 export function conformanceProblems(operation: Operation, response: TestResponse): string[] {
   const problems: string[] = [];
-  if (response.status >= 500 && response.status !== 503) problems.push(`server error ${response.status}: ${response.text}`);
+  if (response.status >= 500 && response.status !== 503)
+    problems.push(`server error ${response.status}: ${response.text}`);
   const declared = operation.responses.get(String(response.status));
   if (!declared) {
-    problems.push(`status ${response.status} is not declared for ${operation.operationId} (declared: ${[...operation.responses.keys()].join(', ')})`);
+    problems.push(
+      `status ${response.status} is not declared for ${operation.operationId} (declared: ${[...operation.responses.keys()].join(', ')})`,
+    );
     return problems;
   }
   if (declared.validateBody) {
     if (response.json === undefined) {
-      problems.push(`status ${response.status} declares a JSON body, got ${JSON.stringify(response.text.slice(0, 200))} (${response.headers.get('content-type')})`);
+      problems.push(
+        `status ${response.status} declares a JSON body, got ${JSON.stringify(response.text.slice(0, 200))} (${response.headers.get('content-type')})`,
+      );
     } else if (!declared.validateBody(response.json)) {
-      problems.push(`body does not match the schema of ${response.status}: ${JSON.stringify(declared.validateBody.errors)} in ${response.text.slice(0, 500)}`);
+      problems.push(
+        `body does not match the schema of ${response.status}: ${JSON.stringify(declared.validateBody.errors)} in ${response.text.slice(0, 500)}`,
+      );
     }
   }
   for (const header of declared.headers) {
@@ -104,11 +122,15 @@ export function conformanceProblems(operation: Operation, response: TestResponse
       continue;
     }
     const typed = header.schema['type'] === 'integer' && /^-?[0-9]+$/.test(value) ? Number(value) : value;
-    if (!header.validate(typed)) problems.push(`header ${header.name}: ${JSON.stringify(value)} does not match its schema: ${JSON.stringify(header.validate.errors)}`);
+    if (!header.validate(typed))
+      problems.push(
+        `header ${header.name}: ${JSON.stringify(value)} does not match its schema: ${JSON.stringify(header.validate.errors)}`,
+      );
   }
   if (response.status >= 400 && response.json !== undefined) {
     const status = (response.json as { status?: unknown }).status;
-    if (status !== response.status) problems.push(`Error.status ${String(status)} differs from the HTTP status ${response.status}`);
+    if (status !== response.status)
+      problems.push(`Error.status ${String(status)} differs from the HTTP status ${response.status}`);
   }
   return problems;
 }

@@ -21,7 +21,9 @@ import { basePath, loadContract } from './spec.js';
 
 const runs = Number(process.env['CONFORMANCE_RUNS'] || 1500);
 const statefulRuns = Math.max(10, Math.round(runs / 6));
-const seed = process.env['CONFORMANCE_SEED'] ? Number(process.env['CONFORMANCE_SEED']) : Date.now() ^ (Math.random() * 0x100000000);
+const seed = process.env['CONFORMANCE_SEED']
+  ? Number(process.env['CONFORMANCE_SEED'])
+  : Date.now() ^ (Math.random() * 0x100000000);
 const replayPath = process.env['CONFORMANCE_PATH'] || undefined;
 const only = process.env['CONFORMANCE_ONLY'] || undefined;
 
@@ -58,14 +60,26 @@ function describe(request: TestRequest, status: number, text: string): string {
 }
 
 /** Runs a property and reports fast-check's counterexample and seed through tap. */
-async function holds<T>(t: Test, name: string, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns: number): Promise<void> {
+async function holds<T>(
+  t: Test,
+  name: string,
+  arbitrary: fc.Arbitrary<T>,
+  predicate: (value: T) => Promise<void>,
+  numRuns: number,
+): Promise<void> {
   if (only && only !== name) return;
   const startedAt = Date.now();
-  const details = await fc.check(fc.asyncProperty(arbitrary, predicate), { numRuns, seed, endOnFailure: process.env['CONFORMANCE_NO_SHRINK'] === '1', ...(replayPath ? { path: replayPath } : {}) });
+  const details = await fc.check(fc.asyncProperty(arbitrary, predicate), {
+    numRuns,
+    seed,
+    endOnFailure: process.env['CONFORMANCE_NO_SHRINK'] === '1',
+    ...(replayPath ? { path: replayPath } : {}),
+  });
   t.comment(`${name}: ${details.numRuns} runs in ${Date.now() - startedAt} ms`);
   if (details.failed) {
     // tap prints a failure's extra fields as YAML, so the report keeps its lines.
-    const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    const error =
+      details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
     t.fail(`${name}: property failed (seed ${details.seed}, path ${details.counterexamplePath})`, {
       diagnostic: true,
       error,
@@ -81,7 +95,9 @@ async function holds<T>(t: Test, name: string, arbitrary: fc.Arbitrary<T>, predi
 async function chooseBackend(t: Test): Promise<Backend> {
   const reason = await postgresUnavailableReason();
   if (reason) {
-    t.comment(`SKIPPED on PostgreSQL (${reason}); running the conformance suite on the embedded PGlite backend instead`);
+    t.comment(
+      `SKIPPED on PostgreSQL (${reason}); running the conformance suite on the embedded PGlite backend instead`,
+    );
     return 'embedded';
   }
   return 'postgres';
@@ -93,15 +109,22 @@ t.test('every answer to generated requests conforms to openapi.yaml', async (t) 
   const backend = await chooseBackend(t);
   const started = await startTestApp(t, backend);
   const client = await contractClient(t, started.app);
-  const context: GeneratorContext = { key: started.key, bodyLimit: testConfig.BODY_LIMIT_BYTES, opaqueParameters: new Set(['cursor']) };
+  const context: GeneratorContext = {
+    key: started.key,
+    bodyLimit: testConfig.BODY_LIMIT_BYTES,
+    opaqueParameters: new Set(['cursor']),
+  };
 
   const check = async ({ request, expect }: Case) => {
     const response = await client.send(request);
-    if (response.problems.length > 0) throw new Error(`${describe(request, response.status, response.text)}\n${response.problems.join('\n')}`);
-    if (!expect.includes(response.status)) throw new Error(`expected ${expect.join(' or ')}; ${describe(request, response.status, response.text)}`);
+    if (response.problems.length > 0)
+      throw new Error(`${describe(request, response.status, response.text)}\n${response.problems.join('\n')}`);
+    if (!expect.includes(response.status))
+      throw new Error(`expected ${expect.join(' or ')}; ${describe(request, response.status, response.text)}`);
     if (response.status >= 400) {
       const code = (response.json as { code?: string } | undefined)?.code;
-      if (!code) throw new Error(`an error without the Error object: ${describe(request, response.status, response.text)}`);
+      if (!code)
+        throw new Error(`an error without the Error object: ${describe(request, response.status, response.text)}`);
     }
   };
 
@@ -113,97 +136,222 @@ t.test('every answer to generated requests conforms to openapi.yaml', async (t) 
   }
 });
 
+async function apiKeyIdOf(db: TestApp['db']): Promise<number> {
+  const { rows } = await db.query<{ id: string }>({ text: "SELECT id FROM api_keys WHERE name = 'test'" });
+  return Number(rows[0]?.id);
+}
+
+t.test('conditional GETs and Idempotency-Key answers conform to openapi.yaml', async (t) => {
+  const backend = await chooseBackend(t);
+  const started = await startTestApp(t, backend);
+  const client = await contractClient(t, started.app);
+  const auth = started.auth.authorization;
+  const json = { authorization: auth, 'content-type': 'application/json' };
+  const request = (operationId: string, parts: Partial<TestRequest>): TestRequest => ({
+    operationId,
+    intent: 'conditional or idempotent',
+    pathParams: {},
+    query: [],
+    headers: { authorization: auth },
+    ...parts,
+  });
+  const expectConforming = (response: { status: number; problems: string[]; text: string }, status: number) => {
+    t.same(response.problems, [], `${status}: no contract problems`);
+    t.equal(response.status, status, response.text);
+  };
+
+  const body = JSON.stringify({ name: 'Conditional', categoryId: 1 });
+  const headers = { ...json, 'idempotency-key': 'conformance-1' };
+  const created = await client.send(request('createPet', { headers, body }));
+  expectConforming(created, 201);
+  expectConforming(await client.send(request('createPet', { headers, body })), 201);
+  const other = JSON.stringify({ name: 'Other', categoryId: 1 });
+  expectConforming(await client.send(request('createPet', { headers, body: other })), 422);
+  if (backend === 'embedded') {
+    coverageExemptions['createPet 409'] =
+      'the embedded database runs one transaction at a time, so a second request waits instead of seeing the first in flight';
+  } else {
+    // The key held by a transaction of another connection: the request sees it in flight.
+    const apiKeyId = await apiKeyIdOf(started.db);
+    await started.db.transaction(async (tx) => {
+      await tx.query(
+        { text: "SELECT pg_advisory_xact_lock(hashtextextended($1::bigint::text || ':' || $2::text, 0))" },
+        [apiKeyId, 'conformance-1'],
+      );
+      expectConforming(await client.send(request('createPet', { headers, body })), 409);
+    });
+  }
+
+  const petId = String((created.json as { id: number }).id);
+  const pet = await client.send(request('getPet', { pathParams: { petId } }));
+  const notModified = await client.send(
+    request('getPet', {
+      pathParams: { petId },
+      headers: { authorization: auth, 'if-none-match': pet.headers.get('etag') ?? '' },
+    }),
+  );
+  expectConforming(notModified, 304);
+  const list = await client.send(request('listPets', { query: [['id', petId]] }));
+  const listNotModified = await client.send(
+    request('listPets', {
+      query: [['id', petId]],
+      headers: { authorization: auth, 'if-none-match': list.headers.get('etag') ?? '' },
+    }),
+  );
+  expectConforming(listNotModified, 304);
+});
+
 interface NewPet {
   name: string;
   categoryId: number;
   status?: 'available' | 'pending' | 'sold';
 }
 
-t.test('after any creates, paging by Link rel="next" returns each pet once, in id order, filter respected', async (t) => {
-  const backend = await chooseBackend(t);
-  const started = await startTestApp(t, backend);
-  const client = await contractClient(t, started.app);
-  const auth = started.auth;
-  const createPet = operations.find((operation) => operation.operationId === 'createPet')!;
-  const newPets = fc.array(validCases(createPet, { key: started.key, bodyLimit: testConfig.BODY_LIMIT_BYTES, opaqueParameters: new Set() }).map((item) => JSON.parse(String(item.request.body)) as NewPet), { maxLength: 25 });
-  const statuses = fc.constantFrom(undefined, 'available', 'pending', 'sold');
+t.test(
+  'after any creates, paging by Link rel="next" returns each pet once, in id order, filter respected',
+  async (t) => {
+    const backend = await chooseBackend(t);
+    const started = await startTestApp(t, backend);
+    const client = await contractClient(t, started.app);
+    const auth = started.auth;
+    const createPet = operations.find((operation) => operation.operationId === 'createPet')!;
+    const newPets = fc.array(
+      validCases(createPet, {
+        key: started.key,
+        bodyLimit: testConfig.BODY_LIMIT_BYTES,
+        opaqueParameters: new Set(),
+      }).map((item) => JSON.parse(String(item.request.body)) as NewPet),
+      { maxLength: 25 },
+    );
+    const statuses = fc.constantFrom(undefined, 'available', 'pending', 'sold');
 
-  const expectConforming = (request: TestRequest, response: { status: number; text: string; problems: string[] }, status: number) => {
-    if (response.problems.length > 0 || response.status !== status) {
-      throw new Error(`expected ${status}; ${describe(request, response.status, response.text)}\n${response.problems.join('\n')}`);
-    }
-  };
-
-  /** Every page from the first, following Link rel="next" until there is none. */
-  async function walk(limit: number, status: string | undefined): Promise<Array<{ id: number; status: string }>> {
-    const query: Array<[string, string]> = [['limit', String(limit)]];
-    if (status) query.push(['status', status]);
-    const first: TestRequest = { operationId: 'listPets', intent: `walk limit=${limit} status=${status}`, pathParams: {}, query, headers: auth };
-    let url: string | undefined = client.url(first);
-    const seen: Array<{ id: number; status: string }> = [];
-    for (let page = 0; url; page += 1) {
-      if (page > 200) throw new Error('more pages than pets: the Link chain does not end');
-      const response = await client.sendTo(url, first);
-      expectConforming(first, response, 200);
-      const pets = response.json as Array<{ id: number; status: string }>;
-      if (pets.length > limit) throw new Error(`page of ${pets.length} pets for limit ${limit}`);
-      seen.push(...pets);
-      const link = response.headers.get('link');
-      const next = link ? /<([^>]+)>;\s*rel="next"/.exec(link)?.[1] : undefined;
-      if (link && !next) throw new Error(`Link header without rel="next": ${link}`);
-      if (next && pets.length < limit) throw new Error(`a short page (${pets.length} < ${limit}) still links to a next page`);
-      url = next;
-    }
-    return seen;
-  }
-
-  await holds(
-    t,
-    'stateful paging',
-    fc.record({ pets: newPets, limit: fc.integer({ min: 1, max: 100 }), smallLimit: fc.integer({ min: 1, max: 5 }), status: statuses }),
-    async ({ pets, limit, smallLimit, status }) => {
-      // Each run starts from an empty table, so the expected listing is exactly what this run created.
-      await started.db.query({ name: 'conformance.clear_pets', text: 'DELETE FROM pets' });
-      const created: Array<{ id: number; name: string; categoryId: number; status: string }> = [];
-      for (const pet of pets) {
-        const request: TestRequest = { operationId: 'createPet', intent: 'create', pathParams: {}, query: [], headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(pet) };
-        const response = await client.send(request);
-        expectConforming(request, response, 201);
-        const body = response.json as (typeof created)[number];
-        const expected = { id: body.id, name: pet.name, categoryId: pet.categoryId, status: pet.status ?? 'available' };
-        if (JSON.stringify(body) !== JSON.stringify(expected)) throw new Error(`createPet answered ${response.text} for ${request.body}`);
-        if (response.headers.get('location') !== `${prefix}/pets/${body.id}`) throw new Error(`Location ${response.headers.get('location')} for pet ${body.id}`);
-        created.push(body);
+    const expectConforming = (
+      request: TestRequest,
+      response: { status: number; text: string; problems: string[] },
+      status: number,
+    ) => {
+      if (response.problems.length > 0 || response.status !== status) {
+        throw new Error(
+          `expected ${status}; ${describe(request, response.status, response.text)}\n${response.problems.join('\n')}`,
+        );
       }
-      for (const pet of created) {
-        const request: TestRequest = { operationId: 'getPet', intent: 'get created', pathParams: { petId: String(pet.id) }, query: [], headers: auth };
-        const response = await client.send(request);
-        expectConforming(request, response, 200);
-        if (JSON.stringify(response.json) !== JSON.stringify(pet)) throw new Error(`getPet answered ${response.text}, createPet had answered ${JSON.stringify(pet)}`);
+    };
+
+    /** Every page from the first, following Link rel="next" until there is none. */
+    async function walk(limit: number, status: string | undefined): Promise<Array<{ id: number; status: string }>> {
+      const query: Array<[string, string]> = [['limit', String(limit)]];
+      if (status) query.push(['status', status]);
+      const first: TestRequest = {
+        operationId: 'listPets',
+        intent: `walk limit=${limit} status=${status}`,
+        pathParams: {},
+        query,
+        headers: auth,
+      };
+      let url: string | undefined = client.url(first);
+      const seen: Array<{ id: number; status: string }> = [];
+      for (let page = 0; url; page += 1) {
+        if (page > 200) throw new Error('more pages than pets: the Link chain does not end');
+        const response = await client.sendTo(url, first);
+        expectConforming(first, response, 200);
+        const pets = response.json as Array<{ id: number; status: string }>;
+        if (pets.length > limit) throw new Error(`page of ${pets.length} pets for limit ${limit}`);
+        seen.push(...pets);
+        const link = response.headers.get('link');
+        const next = link ? /<([^>]+)>;\s*rel="next"/.exec(link)?.[1] : undefined;
+        if (link && !next) throw new Error(`Link header without rel="next": ${link}`);
+        if (next && pets.length < limit)
+          throw new Error(`a short page (${pets.length} < ${limit}) still links to a next page`);
+        url = next;
       }
-      for (const [pageSize, filter] of [[limit, undefined], [smallLimit, undefined], [limit, status], [smallLimit, status]] as const) {
-        const listed = await walk(pageSize, filter);
-        const ids = listed.map((pet) => pet.id);
-        const expected = created.filter((pet) => !filter || pet.status === filter).map((pet) => pet.id);
-        if (JSON.stringify(ids) !== JSON.stringify(expected)) {
-          throw new Error(`paging with limit ${pageSize} and status ${filter} listed ${JSON.stringify(ids)}, expected ${JSON.stringify(expected)}`);
+      return seen;
+    }
+
+    await holds(
+      t,
+      'stateful paging',
+      fc.record({
+        pets: newPets,
+        limit: fc.integer({ min: 1, max: 100 }),
+        smallLimit: fc.integer({ min: 1, max: 5 }),
+        status: statuses,
+      }),
+      async ({ pets, limit, smallLimit, status }) => {
+        // Each run starts from an empty table, so the expected listing is exactly what this run created.
+        await started.db.query({ name: 'conformance.clear_pets', text: 'DELETE FROM pets' });
+        const created: Array<{ id: number; name: string; categoryId: number; status: string }> = [];
+        for (const pet of pets) {
+          const request: TestRequest = {
+            operationId: 'createPet',
+            intent: 'create',
+            pathParams: {},
+            query: [],
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: JSON.stringify(pet),
+          };
+          const response = await client.send(request);
+          expectConforming(request, response, 201);
+          const body = response.json as (typeof created)[number];
+          const expected = {
+            id: body.id,
+            name: pet.name,
+            categoryId: pet.categoryId,
+            status: pet.status ?? 'available',
+          };
+          if (JSON.stringify(body) !== JSON.stringify(expected))
+            throw new Error(`createPet answered ${response.text} for ${request.body}`);
+          if (response.headers.get('location') !== `${prefix}/pets/${body.id}`)
+            throw new Error(`Location ${response.headers.get('location')} for pet ${body.id}`);
+          created.push(body);
         }
-      }
-    },
-    statefulRuns,
-  );
-});
+        for (const pet of created) {
+          const request: TestRequest = {
+            operationId: 'getPet',
+            intent: 'get created',
+            pathParams: { petId: String(pet.id) },
+            query: [],
+            headers: auth,
+          };
+          const response = await client.send(request);
+          expectConforming(request, response, 200);
+          if (JSON.stringify(response.json) !== JSON.stringify(pet))
+            throw new Error(`getPet answered ${response.text}, createPet had answered ${JSON.stringify(pet)}`);
+        }
+        for (const [pageSize, filter] of [
+          [limit, undefined],
+          [smallLimit, undefined],
+          [limit, status],
+          [smallLimit, status],
+        ] as const) {
+          const listed = await walk(pageSize, filter);
+          const ids = listed.map((pet) => pet.id);
+          const expected = created.filter((pet) => !filter || pet.status === filter).map((pet) => pet.id);
+          if (JSON.stringify(ids) !== JSON.stringify(expected)) {
+            throw new Error(
+              `paging with limit ${pageSize} and status ${filter} listed ${JSON.stringify(ids)}, expected ${JSON.stringify(expected)}`,
+            );
+          }
+        }
+      },
+      statefulRuns,
+    );
+  },
+);
 
 t.test('an unreachable database answers 503 with the Error object', async (t) => {
   // Port 1 on loopback refuses connections: the database is down, the app is not.
-  const db = await openDatabase({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/postgres', DATA_DIR: '', DATABASE_POOL_SIZE: 1 });
+  const db = await openDatabase({ url: 'postgres://postgres@127.0.0.1:1/postgres', poolSize: 1 });
   const app = await buildApp(testConfig, { db, logger: false });
   t.teardown(async () => {
     await app.close();
     await db.close();
   });
   const client = await contractClient(t, app);
-  const context: GeneratorContext = { key: 'k'.repeat(40), bodyLimit: testConfig.BODY_LIMIT_BYTES, opaqueParameters: new Set(['cursor']) };
+  const context: GeneratorContext = {
+    key: 'k'.repeat(40),
+    bodyLimit: testConfig.BODY_LIMIT_BYTES,
+    opaqueParameters: new Set(['cursor']),
+  };
   for (const operation of operations) {
     const [sample] = fc.sample(validCases(operation, context), { numRuns: 1, seed });
     const response = await client.send(sample!.request);
@@ -214,9 +362,18 @@ t.test('an unreachable database answers 503 with the Error object', async (t) =>
 });
 
 /** Sends a valid request of each operation, `times` times, collecting what the contract client saw. */
-async function sendValid(t: Test, started: TestApp, times: number, check: (operationId: string, response: { status: number; problems: string[] }) => void): Promise<ContractClient> {
+async function sendValid(
+  t: Test,
+  started: TestApp,
+  times: number,
+  check: (operationId: string, response: { status: number; problems: string[] }) => void,
+): Promise<ContractClient> {
   const client = await contractClient(t, started.app);
-  const context: GeneratorContext = { key: started.key, bodyLimit: testConfig.BODY_LIMIT_BYTES, opaqueParameters: new Set(['cursor']) };
+  const context: GeneratorContext = {
+    key: started.key,
+    bodyLimit: testConfig.BODY_LIMIT_BYTES,
+    opaqueParameters: new Set(['cursor']),
+  };
   for (const operation of operations) {
     const samples = fc.sample(validCases(operation, context), { numRuns: times, seed });
     for (const sample of samples) check(operation.operationId, await client.send(sample.request));
@@ -233,8 +390,12 @@ t.test('past the rate limit, every operation answers 429 within the contract', a
   });
   // The limit is per key across operations: the first three requests pass, all later ones are refused.
   const all = operations.flatMap((operation) => statuses[operation.operationId] ?? []);
-  t.ok(all.slice(3).every((status) => status === 429), `after 3 requests every answer is 429 (got ${all.join(', ')})`);
-  for (const operation of operations) t.ok(statuses[operation.operationId]?.includes(429), `${operation.operationId} answered 429`);
+  t.ok(
+    all.slice(3).every((status) => status === 429),
+    `after 3 requests every answer is 429 (got ${all.join(', ')})`,
+  );
+  for (const operation of operations)
+    t.ok(statuses[operation.operationId]?.includes(429), `${operation.operationId} answered 429`);
 });
 
 t.test('data outside the contract makes a 500 Error object, never a response that breaks it', async (t) => {
@@ -257,21 +418,41 @@ t.test('data outside the contract makes a 500 Error object, never a response tha
   });
   t.same(statuses['createPet'], [500], 'createPet: the stored pet breaks the contract');
   const asKey = { authorization: started.auth.authorization };
-  const getFirst = await client.send({ operationId: 'getPet', intent: 'the off-contract pet', pathParams: { petId: '1' }, query: [], headers: asKey });
+  const getFirst = await client.send({
+    operationId: 'getPet',
+    intent: 'the off-contract pet',
+    pathParams: { petId: '1' },
+    query: [],
+    headers: asKey,
+  });
   t.same(besides500(getFirst.problems), []);
   t.equal(getFirst.status, 500, 'getPet of the off-contract pet is a 500');
-  const list = await client.send({ operationId: 'listPets', intent: 'a page holding the off-contract pet', pathParams: {}, query: [], headers: asKey });
+  const list = await client.send({
+    operationId: 'listPets',
+    intent: 'a page holding the off-contract pet',
+    pathParams: {},
+    query: [],
+    headers: asKey,
+  });
   t.same(besides500(list.problems), []);
   t.equal(list.status, 500, 'listPets over the off-contract pet is a 500');
 });
 
-t.test('every (operation, status) pair the spec declares was produced', { skip: only ? 'CONFORMANCE_ONLY runs one property' : false }, async (t) => {
-  const declared = operations.flatMap((operation) => [...operation.responses.keys()].map((status) => `${operation.operationId} ${status}`));
-  for (const pair of Object.keys(coverageExemptions)) t.ok(declared.includes(pair), `exemption ${pair} names a declared pair`);
-  const missing = declared.filter((pair) => !observed.has(pair) && !(pair in coverageExemptions));
-  t.same(missing, [], 'declared pairs never produced');
-  const exemptButSeen = Object.keys(coverageExemptions).filter((pair) => observed.has(pair));
-  t.same(exemptButSeen, [], 'exempt pairs that are produced after all (remove their exemption)');
-  t.comment(`conformance suite sent ${requestsSent} requests; pairs produced: ${[...observed].sort().join(', ')}`);
-  if (!process.env['CONFORMANCE_RUNS']) t.ok(requestsSent >= 10_000, `at least 10,000 generated requests (sent ${requestsSent})`);
-});
+t.test(
+  'every (operation, status) pair the spec declares was produced',
+  { skip: only ? 'CONFORMANCE_ONLY runs one property' : false },
+  async (t) => {
+    const declared = operations.flatMap((operation) =>
+      [...operation.responses.keys()].map((status) => `${operation.operationId} ${status}`),
+    );
+    for (const pair of Object.keys(coverageExemptions))
+      t.ok(declared.includes(pair), `exemption ${pair} names a declared pair`);
+    const missing = declared.filter((pair) => !observed.has(pair) && !(pair in coverageExemptions));
+    t.same(missing, [], 'declared pairs never produced');
+    const exemptButSeen = Object.keys(coverageExemptions).filter((pair) => observed.has(pair));
+    t.same(exemptButSeen, [], 'exempt pairs that are produced after all (remove their exemption)');
+    t.comment(`conformance suite sent ${requestsSent} requests; pairs produced: ${[...observed].sort().join(', ')}`);
+    if (!process.env['CONFORMANCE_RUNS'])
+      t.ok(requestsSent >= 10_000, `at least 10,000 generated requests (sent ${requestsSent})`);
+  },
+);

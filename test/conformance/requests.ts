@@ -24,12 +24,17 @@ const tokenChars = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmno
 
 /** Authorization headers that carry the key: the scheme name is case-insensitive, spaces may repeat. */
 function validAuthorization(key: string): fc.Arbitrary<string> {
-  return fc.tuple(fc.constantFrom('Bearer', 'bearer', 'BEARER', 'bEaReR'), fc.integer({ min: 1, max: 3 })).map(([scheme, spaces]) => `${scheme}${' '.repeat(spaces)}${key}`);
+  return fc
+    .tuple(fc.constantFrom('Bearer', 'bearer', 'BEARER', 'bEaReR'), fc.integer({ min: 1, max: 3 }))
+    .map(([scheme, spaces]) => `${scheme}${' '.repeat(spaces)}${key}`);
 }
 
 /** Headers that must be refused with 401; undefined means no Authorization header at all. */
 function invalidAuthorization(key: string): fc.Arbitrary<string | undefined> {
-  const otherKey = fc.array(tokenChars, { minLength: 20, maxLength: 60 }).map((chars) => chars.join('')).filter((other) => other !== key);
+  const otherKey = fc
+    .array(tokenChars, { minLength: 20, maxLength: 60 })
+    .map((chars) => chars.join(''))
+    .filter((other) => other !== key);
   return fc.oneof(
     fc.constant(undefined),
     fc.constant(''),
@@ -54,7 +59,12 @@ function parses(text: string): boolean {
   }
 }
 
-const textOf = (value: unknown) => (typeof value === 'string' ? value : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value));
+const textOf = (value: unknown) =>
+  typeof value === 'string'
+    ? value
+    : typeof value === 'object' && value !== null
+      ? JSON.stringify(value)
+      : String(value);
 
 /** Whether the server may read this text as a valid value of the parameter (so it is no violation). */
 function textMightBeValid(schema: Schema, text: string): boolean {
@@ -67,7 +77,11 @@ function textMightBeValid(schema: Schema, text: string): boolean {
   if (schema['type'] === 'string') {
     const pattern = typeof schema['pattern'] === 'string' ? new RegExp(schema['pattern'], 'u') : undefined;
     const length = [...text].length;
-    return length >= Number(schema['minLength'] ?? 0) && length <= Number(schema['maxLength'] ?? Infinity) && (!pattern || pattern.test(text));
+    return (
+      length >= Number(schema['minLength'] ?? 0) &&
+      length <= Number(schema['maxLength'] ?? Infinity) &&
+      (!pattern || pattern.test(text))
+    );
   }
   return true;
 }
@@ -82,9 +96,17 @@ function parameterViolations(parameter: Parameter): Array<{ rule: string; values
     }));
   if (parameter.schema['type'] === 'integer') {
     // Text that a lenient number parser would take for an integer.
-    violations.push({ rule: 'integer syntax', values: fc.constantFrom('1.5', '0x10', '1e3', ' 1', '1 ', '1_000', '١', 'Infinity', 'NaN', '') });
+    violations.push({
+      rule: 'integer syntax',
+      values: fc.constantFrom('1.5', '0x10', '1e3', ' 1', '1 ', '1_000', '١', 'Infinity', 'NaN', ''),
+    });
   }
-  return violations;
+  // An empty or dot segment is no value but another path: /pets/ is a 404,
+  // and URL resolution turns /pets/. into /pets/.
+  const notAValue = (text: string) => text === '' || text === '.' || text === '..';
+  return parameter.in === 'path'
+    ? violations.map((violation) => ({ ...violation, values: violation.values.filter((text) => !notAValue(text)) }))
+    : violations;
 }
 
 interface Parts {
@@ -98,25 +120,60 @@ interface Parts {
 /** Everything of a valid request, as separate parts that the invalid generator breaks one at a time. */
 function validParts(operation: Operation, context: GeneratorContext): fc.Arbitrary<Parts> {
   const pathParameters = operation.parameters.filter((parameter) => parameter.in === 'path');
-  const queryParameters = operation.parameters.filter((parameter) => parameter.in === 'query' && !context.opaqueParameters.has(parameter.name));
-  const pathParams = fc.record(Object.fromEntries(pathParameters.map((parameter) => [parameter.name, valid(parameter.schema).map(textOf)])));
+  const queryParameters = operation.parameters.filter(
+    (parameter) => parameter.in === 'query' && !context.opaqueParameters.has(parameter.name),
+  );
+  const pathParams = fc.record(
+    Object.fromEntries(pathParameters.map((parameter) => [parameter.name, valid(parameter.schema).map(textOf)])),
+  );
+  // A parameter's x-excludes names those it cannot be sent with (listPets' id: limit, cursor).
+  const exclusions = queryParameters.map((parameter) => ({
+    name: parameter.name,
+    excluded: Array.isArray(parameter['x-excludes']) ? (parameter['x-excludes'] as string[]) : [],
+  }));
   const query = fc
-    .record(Object.fromEntries(queryParameters.map((parameter) => [parameter.name, valid(parameter.schema).map(textOf)])), {
-      requiredKeys: queryParameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
-    })
-    .map((values) => Object.entries(values) as Array<[string, string]>);
+    .record(
+      Object.fromEntries(
+        queryParameters.map((parameter) => [
+          parameter.name,
+          // An array parameter is sent repeated, one value per entry.
+          valid(parameter.schema).map((value) => (Array.isArray(value) ? value.map(textOf) : [textOf(value)])),
+        ]),
+      ),
+      {
+        requiredKeys: queryParameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+      },
+    )
+    .map((values) => {
+      const sent = Object.keys(values);
+      const dropped = new Set(exclusions.filter(({ name }) => sent.includes(name)).flatMap(({ excluded }) => excluded));
+      return (Object.entries(values) as Array<[string, string[]]>)
+        .filter(([name]) => !dropped.has(name))
+        .flatMap(([name, texts]) => texts.map((text) => [name, text] as [string, string]));
+    });
   return fc.record({
     pathParams,
     query,
     ...(operation.body ? { body: valid(operation.body.schema) } : {}),
     authorization: validAuthorization(context.key),
-    contentType: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON'),
-  }) as fc.Arbitrary<Parts>;
+    contentType: fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      'Application/JSON',
+    ),
+  });
 }
 
 function toRequest(operation: Operation, intent: string, parts: Parts): TestRequest {
   const headers: Record<string, string> = { authorization: parts.authorization };
-  const request: TestRequest = { operationId: operation.operationId, intent, pathParams: parts.pathParams, query: parts.query, headers };
+  const request: TestRequest = {
+    operationId: operation.operationId,
+    intent,
+    pathParams: parts.pathParams,
+    query: parts.query,
+    headers,
+  };
   if (operation.body && parts.body !== undefined) {
     headers['content-type'] = parts.contentType;
     request.body = JSON.stringify(parts.body);
@@ -140,51 +197,133 @@ export function validCases(operation: Operation, context: GeneratorContext): fc.
 export function opaqueCases(operation: Operation, context: GeneratorContext): fc.Arbitrary<Case> | undefined {
   const opaque = operation.parameters.filter((parameter) => context.opaqueParameters.has(parameter.name));
   if (opaque.length === 0) return undefined;
-  return fc.tuple(validParts(operation, context), fc.constantFrom(...opaque).chain((parameter) => valid(parameter.schema).map((value) => [parameter.name, textOf(value)] as [string, string]))).map(([parts, entry]) => ({
-    request: toRequest(operation, `unissued ${entry[0]}`, { ...parts, query: [...parts.query, entry] }),
-    expect: [...successStatuses(operation), 400],
-  }));
+  return fc
+    .tuple(
+      validParts(operation, context),
+      fc
+        .constantFrom(...opaque)
+        .chain((parameter) =>
+          valid(parameter.schema).map((value) => [parameter.name, textOf(value)] as [string, string]),
+        ),
+    )
+    .map(([parts, entry]) => ({
+      request: toRequest(operation, `unissued ${entry[0]}`, { ...parts, query: [...parts.query, entry] }),
+      expect: [...successStatuses(operation), 400],
+    }));
 }
 
 /** Requests that break exactly one rule of the contract, each rule in turn. */
 export function invalidCases(operation: Operation, context: GeneratorContext): fc.Arbitrary<Case> {
   const cases: Array<fc.Arbitrary<Case>> = [];
   const base = validParts(operation, context);
-  const make = (intent: string, expect: number[], parts: fc.Arbitrary<Parts>, finish: (request: TestRequest) => TestRequest = (request) => request) =>
-    cases.push(parts.map((value) => ({ request: finish(toRequest(operation, intent, value)), expect })));
+  const make = (
+    intent: string,
+    expect: number[],
+    parts: fc.Arbitrary<Parts>,
+    finish: (request: TestRequest) => TestRequest = (request) => request,
+  ) => cases.push(parts.map((value) => ({ request: finish(toRequest(operation, intent, value)), expect })));
 
-  for (const parameter of operation.parameters) {
+  for (const declared of operation.parameters) {
+    // Header parameters (Idempotency-Key, If-None-Match) are optional, and
+    // their rules have tests of their own (test/idempotency.test.ts,
+    // test/conditional.test.ts): fetch refuses many of their violations.
+    if (declared.in === 'header') continue;
+    // An array parameter is broken one repeated value at a time, or by one value too many.
+    const items = declared.schema['type'] === 'array' ? (declared.schema['items'] as Schema) : undefined;
+    const parameter = items ? { ...declared, schema: items } : declared;
+    const maxItems = declared.schema['maxItems'];
+    if (items && declared.in === 'query' && typeof maxItems === 'number') {
+      make(
+        `query ${declared.name} maxItems`,
+        [400],
+        fc
+          .tuple(base, fc.array(valid(items), { minLength: maxItems + 1, maxLength: maxItems + 1 }))
+          .map(([parts, values]) => ({
+            ...parts,
+            query: [
+              ...parts.query.filter(([name]) => name !== declared.name),
+              ...values.map((value) => [declared.name, textOf(value)] as [string, string]),
+            ],
+          })),
+      );
+    }
     for (const violation of parameterViolations(parameter)) {
       const intent = `${parameter.in} ${parameter.name} ${violation.rule}`;
       if (parameter.in === 'path') {
-        make(intent, [400], fc.tuple(base, violation.values).map(([parts, text]) => ({ ...parts, pathParams: { ...parts.pathParams, [parameter.name]: text } })));
+        make(
+          intent,
+          [400],
+          fc
+            .tuple(base, violation.values)
+            .map(([parts, text]) => ({ ...parts, pathParams: { ...parts.pathParams, [parameter.name]: text } })),
+        );
       } else {
-        make(intent, [400], fc.tuple(base, violation.values).map(([parts, text]) => ({ ...parts, query: [...parts.query.filter(([name]) => name !== parameter.name), [parameter.name, text] as [string, string]] })));
+        make(
+          intent,
+          [400],
+          fc.tuple(base, violation.values).map(([parts, text]) => ({
+            ...parts,
+            query: [
+              ...parts.query.filter(([name]) => name !== parameter.name),
+              [parameter.name, text] as [string, string],
+            ],
+          })),
+        );
       }
     }
-    if (parameter.in === 'query') {
+    if (parameter.in === 'query' && !items) {
       // A repeated parameter is an array, never the scalar the schema declares.
-      make(`query ${parameter.name} repeated`, [400], fc.tuple(base, valid(parameter.schema), valid(parameter.schema)).map(([parts, first, second]) => ({
-        ...parts,
-        query: [...parts.query.filter(([name]) => name !== parameter.name), [parameter.name, textOf(first)] as [string, string], [parameter.name, textOf(second)] as [string, string]],
-      })));
+      make(
+        `query ${parameter.name} repeated`,
+        [400],
+        fc.tuple(base, valid(parameter.schema), valid(parameter.schema)).map(([parts, first, second]) => ({
+          ...parts,
+          query: [
+            ...parts.query.filter(([name]) => name !== parameter.name),
+            [parameter.name, textOf(first)] as [string, string],
+            [parameter.name, textOf(second)] as [string, string],
+          ],
+        })),
+      );
     }
   }
 
   if (operation.body) {
     for (const violation of objectViolations(operation.body.schema)) {
-      make(`body ${violation.rule}`, [400], fc.tuple(base, violation.values).map(([parts, body]) => ({ ...parts, body })));
+      make(
+        `body ${violation.rule}`,
+        [400],
+        fc.tuple(base, violation.values).map(([parts, body]) => ({ ...parts, body })),
+      );
     }
-    const mediaTypes = fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'text/json');
-    make('content type', [415], fc.tuple(base, mediaTypes).map(([parts, contentType]) => ({ ...parts, contentType })));
-    make('no content type', [415], base, (request) => ({ ...request, headers: { authorization: request.headers['authorization']! }, body: { bytes: String(request.body) } }));
+    const mediaTypes = fc.constantFrom(
+      'text/plain',
+      'application/xml',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonx',
+      'text/json',
+    );
+    make(
+      'content type',
+      [415],
+      fc.tuple(base, mediaTypes).map(([parts, contentType]) => ({ ...parts, contentType })),
+    );
+    make('no content type', [415], base, (request) => ({
+      ...request,
+      headers: { authorization: request.headers['authorization']! },
+      body: { bytes: String(request.body) },
+    }));
     cases.push(
-      fc.tuple(base, fc.nat(), fc.constantFrom('', '{', '}', ',', '"', 'x', '\u0000')).map(([parts, at, junk]) => {
-        const request = toRequest(operation, 'malformed JSON', parts);
-        const text = String(request.body);
-        const cutAt = text.length > 1 ? 1 + (at % (text.length - 1)) : 0;
-        return { request: { ...request, body: text.slice(0, cutAt) + junk }, expect: [400] };
-      }).filter(({ request }) => !parses(String(request.body))),
+      fc
+        .tuple(base, fc.nat(), fc.constantFrom('', '{', '}', ',', '"', 'x', '\u0000'))
+        .map(([parts, at, junk]) => {
+          const request = toRequest(operation, 'malformed JSON', parts);
+          const text = String(request.body);
+          const cutAt = text.length > 1 ? 1 + (at % (text.length - 1)) : 0;
+          return { request: { ...request, body: text.slice(0, cutAt) + junk }, expect: [400] };
+        })
+        .filter(({ request }) => !parses(String(request.body))),
     );
     make('empty body', [400], base, (request) => ({ ...request, body: '' }));
     if (operation.body.required) {
@@ -205,12 +344,20 @@ export function invalidCases(operation: Operation, context: GeneratorContext): f
   if (operation.secured) {
     // Authentication comes first: a request without a valid key is 401 whatever else it holds.
     cases.push(
-      fc.tuple(fc.oneof(...cases.map((arbitrary) => arbitrary.map((item) => item.request)), validCases(operation, context).map((item) => item.request)), invalidAuthorization(context.key)).map(([request, authorization]) => {
-        const headers = { ...request.headers };
-        delete headers['authorization'];
-        if (authorization !== undefined) headers['authorization'] = authorization;
-        return { request: { ...request, intent: `auth (${request.intent})`, headers }, expect: [401] };
-      }),
+      fc
+        .tuple(
+          fc.oneof(
+            ...cases.map((arbitrary) => arbitrary.map((item) => item.request)),
+            validCases(operation, context).map((item) => item.request),
+          ),
+          invalidAuthorization(context.key),
+        )
+        .map(([request, authorization]) => {
+          const headers = { ...request.headers };
+          delete headers['authorization'];
+          if (authorization !== undefined) headers['authorization'] = authorization;
+          return { request: { ...request, intent: `auth (${request.intent})`, headers }, expect: [401] };
+        }),
     );
   }
   return fc.oneof(...cases);

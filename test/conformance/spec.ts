@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
-import { dereference, type JsonObject } from '../../scripts/breaking/compare.js';
+import { dereference, type JsonObject } from '../../src/openapi/dereference.js';
+import { httpMethods } from '../../src/openapi/document.js';
+import { specPath } from '../../src/openapi/files.js';
 
 /**
  * openapi.yaml read for the conformance suite on its own terms: parsed and
@@ -18,6 +19,8 @@ export interface Parameter {
   in: 'query' | 'path' | 'header' | 'cookie';
   required: boolean;
   schema: Schema;
+  /** Query parameters this one cannot be sent with. */
+  'x-excludes'?: string[];
 }
 
 export interface ResponseHeader {
@@ -45,45 +48,53 @@ export interface Operation {
   secured: boolean;
 }
 
-export const specFile = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
-
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 addFormats.default(ajv);
-
-const methods = ['get', 'put', 'post', 'delete', 'patch'];
 
 function compile(schema: Schema): ValidateFunction {
   return ajv.compile(schema);
 }
 
 export function loadContract(): { document: JsonObject; operations: Operation[] } {
-  const raw = parse(readFileSync(specFile, 'utf8')) as JsonObject;
+  const raw = parse(readFileSync(specPath, 'utf8')) as JsonObject;
   const document = dereference(raw);
   const globalSecurity = (document['security'] as unknown[] | undefined) ?? [];
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(document['paths'] as Record<string, JsonObject>)) {
-    for (const method of methods) {
+    for (const method of httpMethods) {
       const operation = item[method] as JsonObject | undefined;
       if (!operation) continue;
-      const parameters = [...((item['parameters'] as unknown as Parameter[]) ?? []), ...((operation['parameters'] as unknown as Parameter[]) ?? [])];
+      const parameters = [
+        ...((item['parameters'] as unknown as Parameter[]) ?? []),
+        ...((operation['parameters'] as unknown as Parameter[]) ?? []),
+      ];
       const requestBody = operation['requestBody'] as JsonObject | undefined;
       let body: Operation['body'];
       if (requestBody) {
         const content = requestBody['content'] as Record<string, JsonObject>;
         const mediaType = Object.keys(content)[0];
-        if (mediaType !== 'application/json') throw new Error(`the conformance suite only speaks JSON bodies, ${operation['operationId']} has ${mediaType}`);
-        body = { required: requestBody['required'] === true, mediaType, schema: content[mediaType]!['schema'] as Schema };
+        if (mediaType !== 'application/json')
+          throw new Error(
+            `the conformance suite only speaks JSON bodies, ${operation['operationId']} has ${mediaType}`,
+          );
+        body = {
+          required: requestBody['required'] === true,
+          mediaType,
+          schema: content[mediaType]!['schema'] as Schema,
+        };
       }
       const responses = new Map<string, DeclaredResponse>();
       for (const [status, response] of Object.entries(operation['responses'] as Record<string, JsonObject>)) {
         const content = response['content'] as Record<string, JsonObject> | undefined;
         const schema = content?.['application/json']?.['schema'] as Schema | undefined;
-        const headers = Object.entries((response['headers'] as Record<string, JsonObject> | undefined) ?? {}).map(([name, header]) => ({
-          name: name.toLowerCase(),
-          required: header['required'] === true,
-          schema: header['schema'] as Schema,
-          validate: compile(header['schema'] as Schema),
-        }));
+        const headers = Object.entries((response['headers'] as Record<string, JsonObject> | undefined) ?? {}).map(
+          ([name, header]) => ({
+            name: name.toLowerCase(),
+            required: header['required'] === true,
+            schema: header['schema'] as Schema,
+            validate: compile(header['schema'] as Schema),
+          }),
+        );
         responses.set(status, { status, headers, ...(schema ? { validateBody: compile(schema) } : {}) });
       }
       const security = (operation['security'] as unknown[] | undefined) ?? globalSecurity;

@@ -21,14 +21,27 @@ function baseline(): JsonObject {
             { name: 'status', in: 'query', required: false, schema: { $ref: '#/components/schemas/Status' } },
           ],
           responses: {
-            '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Pet' } } } } },
+            '200': {
+              description: 'ok',
+              content: {
+                'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Pet' } } },
+              },
+            },
             '400': { description: 'bad' },
           },
         },
         post: {
           operationId: 'createPet',
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet' } } } },
-          responses: { '201': { description: 'created', content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } } },
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet' } } },
+          },
+          responses: {
+            '201': {
+              description: 'created',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } },
+            },
+          },
         },
       },
       '/pets/{petId}': {
@@ -46,12 +59,19 @@ function baseline(): JsonObject {
           type: 'object',
           additionalProperties: false,
           required: ['name'],
-          properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, status: { $ref: '#/components/schemas/Status' } },
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 100 },
+            status: { $ref: '#/components/schemas/Status' },
+          },
         },
         Pet: {
           type: 'object',
           required: ['id', 'name', 'status'],
-          properties: { id: { type: 'integer' }, name: { type: 'string', maxLength: 100 }, status: { $ref: '#/components/schemas/Status' } },
+          properties: {
+            id: { type: 'integer' },
+            name: { type: 'string', maxLength: 100 },
+            status: { $ref: '#/components/schemas/Status' },
+          },
         },
       },
     },
@@ -68,7 +88,8 @@ function edited(edit: (doc: Doc) => void): JsonObject {
   return doc;
 }
 
-const changesFor = (edit: (doc: Doc) => void) => findBreakingChanges(baseline(), edited(edit)).map((change) => `${change.where}: ${change.what}`);
+const changesFor = (edit: (doc: Doc) => void) =>
+  findBreakingChanges(baseline(), edited(edit)).map((change) => `${change.where}: ${change.what}`);
 
 t.test('an unchanged contract has no breaking change', async (t) => {
   t.same(findBreakingChanges(baseline(), baseline()), []);
@@ -76,64 +97,230 @@ t.test('an unchanged contract has no breaking change', async (t) => {
 
 t.test('breaking request changes are reported', async (t) => {
   const cases: Array<[string, (doc: Doc) => void, RegExp]> = [
-    ['narrowed maximum', (doc) => { doc.paths['/pets'].get.parameters[0].schema.maximum = 50; }, /GET \/pets query parameter limit: maximum narrowed: 100 -> 50/],
-    ['raised minimum', (doc) => { doc.paths['/pets'].get.parameters[0].schema.minimum = 5; }, /limit: minimum narrowed: 1 -> 5/],
-    ['narrowed maxLength', (doc) => { doc.components.schemas.NewPet.properties.name.maxLength = 20; }, /POST \/pets request body \(application\/json\)\.name: maxLength narrowed: 100 -> 20/],
-    ['raised minLength', (doc) => { doc.components.schemas.NewPet.properties.name.minLength = 3; }, /\.name: minLength narrowed: 1 -> 3/],
-    ['new bound where there was none', (doc) => { doc.paths['/pets/{petId}'].get.parameters[0].schema.maximum = 1000; }, /petId: maximum narrowed: none -> 1000/],
-    ['enum value removed', (doc) => { doc.components.schemas.Status.enum = ['available', 'pending']; }, /GET \/pets query parameter status: enum value\(s\) removed: \["sold"\]/],
-    ['newly required field', (doc) => { doc.components.schemas.NewPet.required = ['name', 'status']; }, /field status is newly required/],
-    ['new required parameter', (doc) => { doc.paths['/pets'].get.parameters.push({ name: 'owner', in: 'query', required: true, schema: { type: 'string' } }); }, /query parameter owner: new required parameter/],
-    ['parameter became required', (doc) => { doc.paths['/pets'].get.parameters[0].required = true; }, /limit: parameter became required/],
-    ['type narrowed', (doc) => { doc.components.schemas.NewPet.properties.name.type = 'integer'; }, /\.name: type narrowed/],
-    ['pattern added', (doc) => { doc.components.schemas.NewPet.properties.name.pattern = '^[a-z]+$'; }, /\.name: pattern changed/],
-    ['field removed from a closed object', (doc) => { delete doc.components.schemas.NewPet.properties.status; }, /field status removed and unknown fields are rejected/],
-    ['media type dropped', (doc) => { doc.paths['/pets'].post.requestBody.content = { 'application/xml': {} }; }, /media type application\/json no longer accepted/],
+    [
+      'narrowed maximum',
+      (doc) => {
+        doc.paths['/pets'].get.parameters[0].schema.maximum = 50;
+      },
+      /GET \/pets query parameter limit: maximum narrowed: 100 -> 50/,
+    ],
+    [
+      'raised minimum',
+      (doc) => {
+        doc.paths['/pets'].get.parameters[0].schema.minimum = 5;
+      },
+      /limit: minimum narrowed: 1 -> 5/,
+    ],
+    [
+      'narrowed maxLength',
+      (doc) => {
+        doc.components.schemas.NewPet.properties.name.maxLength = 20;
+      },
+      /POST \/pets request body \(application\/json\)\.name: maxLength narrowed: 100 -> 20/,
+    ],
+    [
+      'raised minLength',
+      (doc) => {
+        doc.components.schemas.NewPet.properties.name.minLength = 3;
+      },
+      /\.name: minLength narrowed: 1 -> 3/,
+    ],
+    [
+      'new bound where there was none',
+      (doc) => {
+        doc.paths['/pets/{petId}'].get.parameters[0].schema.maximum = 1000;
+      },
+      /petId: maximum narrowed: none -> 1000/,
+    ],
+    [
+      'enum value removed',
+      (doc) => {
+        doc.components.schemas.Status.enum = ['available', 'pending'];
+      },
+      /GET \/pets query parameter status: enum value\(s\) removed: \["sold"\]/,
+    ],
+    [
+      'newly required field',
+      (doc) => {
+        doc.components.schemas.NewPet.required = ['name', 'status'];
+      },
+      /field status is newly required/,
+    ],
+    [
+      'new required parameter',
+      (doc) => {
+        doc.paths['/pets'].get.parameters.push({
+          name: 'owner',
+          in: 'query',
+          required: true,
+          schema: { type: 'string' },
+        });
+      },
+      /query parameter owner: new required parameter/,
+    ],
+    [
+      'parameter became required',
+      (doc) => {
+        doc.paths['/pets'].get.parameters[0].required = true;
+      },
+      /limit: parameter became required/,
+    ],
+    [
+      'type narrowed',
+      (doc) => {
+        doc.components.schemas.NewPet.properties.name.type = 'integer';
+      },
+      /\.name: type narrowed/,
+    ],
+    [
+      'pattern added',
+      (doc) => {
+        doc.components.schemas.NewPet.properties.name.pattern = '^[a-z]+$';
+      },
+      /\.name: pattern changed/,
+    ],
+    [
+      'field removed from a closed object',
+      (doc) => {
+        delete doc.components.schemas.NewPet.properties.status;
+      },
+      /field status removed and unknown fields are rejected/,
+    ],
+    [
+      'media type dropped',
+      (doc) => {
+        doc.paths['/pets'].post.requestBody.content = { 'application/xml': {} };
+      },
+      /media type application\/json no longer accepted/,
+    ],
   ];
   for (const [name, edit, expected] of cases) {
     const changes = changesFor(edit);
-    t.ok(changes.some((change) => expected.test(change)), name, { changes });
+    t.ok(
+      changes.some((change) => expected.test(change)),
+      name,
+      { changes },
+    );
   }
 });
 
 t.test('removed operations and responses are reported', async (t) => {
-  t.match(changesFor((doc) => { delete doc.paths['/pets/{petId}']; }), [/GET \/pets\/\{petId\}: operation removed/]);
-  t.match(changesFor((doc) => { delete doc.paths['/pets'].get.responses['400']; }), [/GET \/pets response 400: response removed/]);
+  t.match(
+    changesFor((doc) => {
+      delete doc.paths['/pets/{petId}'];
+    }),
+    [/GET \/pets\/\{petId\}: operation removed/],
+  );
+  t.match(
+    changesFor((doc) => {
+      delete doc.paths['/pets'].get.responses['400'];
+    }),
+    [/GET \/pets response 400: response removed/],
+  );
 });
 
 t.test('responses are compared the other way round', async (t) => {
   const reported = (edit: (doc: Doc) => void, expected: RegExp) => {
     const changes = changesFor(edit);
-    t.ok(changes.some((change) => expected.test(change)), String(expected), { changes });
+    t.ok(
+      changes.some((change) => expected.test(change)),
+      String(expected),
+      { changes },
+    );
   };
-  reported((doc) => { doc.components.schemas.Status.enum.push('reserved'); }, /GET \/pets response 200 .*enum value\(s\) added: \["reserved"\]/);
-  reported((doc) => { doc.components.schemas.Pet.properties.name.maxLength = 200; }, /POST \/pets response 201 .*\.name: maxLength widened: 100 -> 200/);
-  reported((doc) => { doc.components.schemas.Pet.required = ['id', 'name']; }, /field status is no longer always present/);
+  reported((doc) => {
+    doc.components.schemas.Status.enum.push('reserved');
+  }, /GET \/pets response 200 .*enum value\(s\) added: \["reserved"\]/);
+  reported((doc) => {
+    doc.components.schemas.Pet.properties.name.maxLength = 200;
+  }, /POST \/pets response 201 .*\.name: maxLength widened: 100 -> 200/);
+  reported((doc) => {
+    doc.components.schemas.Pet.required = ['id', 'name'];
+  }, /field status is no longer always present/);
 });
 
 t.test('compatible changes are not reported', async (t) => {
-  t.same(changesFor((doc) => { doc.paths['/pets'].get.parameters[0].schema.maximum = 500; }), [], 'widened maximum');
-  t.same(changesFor((doc) => { doc.components.schemas.NewPet.properties.name.maxLength = 200; doc.components.schemas.Pet.properties.name.maxLength = 50; }), [], 'longer names accepted, shorter ones returned');
-  t.same(changesFor((doc) => { doc.paths['/pets'].get.parameters.push({ name: 'owner', in: 'query', required: false, schema: { type: 'string' } }); }), [], 'optional parameter added');
-  t.same(changesFor((doc) => { doc.paths['/pets'].put = { operationId: 'replacePet', responses: { '200': { description: 'ok' } } }; }), [], 'operation added');
-  t.same(changesFor((doc) => { doc.paths['/pets'].get.responses['404'] = { description: 'nope' }; }), [], 'response added');
-  t.same(changesFor((doc) => { doc.paths['/pets/{petId}'].get.parameters[0].name = 'id'; doc.paths['/pets/{id}'] = doc.paths['/pets/{petId}']; delete doc.paths['/pets/{petId}']; }), [], 'path parameter renamed');
+  t.same(
+    changesFor((doc) => {
+      doc.paths['/pets'].get.parameters[0].schema.maximum = 500;
+    }),
+    [],
+    'widened maximum',
+  );
+  t.same(
+    changesFor((doc) => {
+      doc.components.schemas.NewPet.properties.name.maxLength = 200;
+      doc.components.schemas.Pet.properties.name.maxLength = 50;
+    }),
+    [],
+    'longer names accepted, shorter ones returned',
+  );
+  t.same(
+    changesFor((doc) => {
+      doc.paths['/pets'].get.parameters.push({
+        name: 'owner',
+        in: 'query',
+        required: false,
+        schema: { type: 'string' },
+      });
+    }),
+    [],
+    'optional parameter added',
+  );
+  t.same(
+    changesFor((doc) => {
+      doc.paths['/pets'].put = { operationId: 'replacePet', responses: { '200': { description: 'ok' } } };
+    }),
+    [],
+    'operation added',
+  );
+  t.same(
+    changesFor((doc) => {
+      doc.paths['/pets'].get.responses['404'] = { description: 'nope' };
+    }),
+    [],
+    'response added',
+  );
+  t.same(
+    changesFor((doc) => {
+      doc.paths['/pets/{petId}'].get.parameters[0].name = 'id';
+      doc.paths['/pets/{id}'] = doc.paths['/pets/{petId}'];
+      delete doc.paths['/pets/{petId}'];
+    }),
+    [],
+    'path parameter renamed',
+  );
 });
 
 t.test('npm run check:breaking fails on a narrowed maximum unless the major version moved', async (t) => {
   const dir = scratchDir('pets-breaking-');
-  t.teardown(() => dir.remove());
+  t.teardown(() => {
+    dir.remove();
+  });
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const run = (head: JsonObject) => {
     const base = join(dir.path, 'base.yaml');
     const file = join(dir.path, 'head.yaml');
     writeFileSync(base, stringify(baseline()));
     writeFileSync(file, stringify(head));
-    return spawnSync(process.execPath, ['--import=tsx', join(root, 'scripts/check-breaking.ts'), '--base', base, '--head', file], { cwd: root, encoding: 'utf8' });
+    return spawnSync(
+      process.execPath,
+      ['--import=tsx', join(root, 'scripts/check-breaking.ts'), '--base', base, '--head', file],
+      { cwd: root, encoding: 'utf8' },
+    );
   };
-  const narrowed = run(edited((doc) => { doc.paths['/pets'].get.parameters[0].schema.maximum = 50; }));
+  const narrowed = run(
+    edited((doc) => {
+      doc.paths['/pets'].get.parameters[0].schema.maximum = 50;
+    }),
+  );
   t.equal(narrowed.status, 1, 'a narrowed maximum in 1.x fails');
   t.match(narrowed.stdout, /maximum narrowed: 100 -> 50/);
-  const major = run(edited((doc) => { doc.paths['/pets'].get.parameters[0].schema.maximum = 50; doc.info.version = '2.0.0'; }));
+  const major = run(
+    edited((doc) => {
+      doc.paths['/pets'].get.parameters[0].schema.maximum = 50;
+      doc.info.version = '2.0.0';
+    }),
+  );
   t.equal(major.status, 0, 'the same change in 2.0.0 passes', { output: major.stdout + major.stderr });
 });

@@ -15,13 +15,18 @@ function lint(file: string): Promise<Finding[]> {
   return new Promise((resolve, reject) => {
     // Spectral exits non-zero when it finds errors, which is the point here;
     // only unparseable output means the run itself failed.
-    execFile(spectral, ['lint', file, '--ruleset', '.spectral.yaml', '--format', 'json', '--quiet'], { cwd: root }, (error, stdout, stderr) => {
-      try {
-        resolve(JSON.parse(stdout) as Finding[]);
-      } catch {
-        reject(new Error(`spectral gave no JSON (${error?.message ?? 'no error'}): ${stderr}`));
-      }
-    });
+    execFile(
+      spectral,
+      ['lint', file, '--ruleset', '.spectral.yaml', '--format', 'json', '--quiet'],
+      { cwd: root },
+      (error, stdout, stderr) => {
+        try {
+          resolve(JSON.parse(stdout) as Finding[]);
+        } catch {
+          reject(new Error(`spectral gave no JSON (${error?.message ?? 'no error'}): ${stderr}`));
+        }
+      },
+    );
   });
 }
 
@@ -43,5 +48,8 @@ t.test('each custom rule fires on the operation that breaks it, and only there',
 
 t.test('openapi.yaml passes the custom rules', async (t) => {
   const findings = await lint('openapi.yaml');
-  t.same(findings.filter((finding) => finding.code.startsWith('pets-')), []);
+  t.same(
+    findings.filter((finding) => finding.code.startsWith('pets-')),
+    [],
+  );
 });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
-import { buildApp, type AppConfig } from '../../src/app.js';
+import { buildApp, type AppConfig, type AppDeps } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { insertApiKey } from '../../src/db/apiKeys.js';
@@ -16,6 +16,8 @@ export const testConfig: AppConfig = {
   RESPONSE_VALIDATION: true,
   LOG_LEVEL: 'silent',
   RATE_LIMIT_MAX: 1_000_000,
+  // A loaded test machine can stall the event loop; only the load-shedding test sheds.
+  LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: 0,
 };
 
 export interface TestApp {
@@ -26,16 +28,44 @@ export interface TestApp {
 }
 
 /** The app on a fresh database of the given kind, with one API key; closed when the test ends. */
-export async function startTestApp(t: Test, backend: Backend, config: Partial<AppConfig> = {}): Promise<TestApp> {
+export async function startTestApp(
+  t: Test,
+  backend: Backend,
+  config: Partial<AppConfig> = {},
+  deps: Omit<AppDeps, 'db'> = {},
+): Promise<TestApp> {
   const opened = await openBackend(backend);
   const key = generateApiKey();
   await insertApiKey(opened.db, toStoredKey('test', key));
-  const app = await buildApp({ ...testConfig, ...config }, { db: opened.db, logger: false });
+  const app = await buildApp({ ...testConfig, ...config }, { db: opened.db, logger: false, ...deps });
   t.teardown(async () => {
     await app.close();
     await opened.close();
   });
   return { app, db: opened.db, key, auth: { authorization: `Bearer ${key}` } };
+}
+
+/**
+ * A database for tests that need none (docs, the spec, CORS preflights):
+ * any use fails the test loudly instead of costing an embedded database.
+ */
+export const noDatabase: Database = {
+  kind: 'postgres',
+  query: () => Promise.reject(new Error('this test said it needs no database, yet a query ran')),
+  execScript: () => Promise.reject(new Error('this test said it needs no database, yet a script ran')),
+  transaction: () => Promise.reject(new Error('this test said it needs no database, yet a transaction ran')),
+  replica: () => undefined,
+  readStatus: () => ({ reads: 'primary', replicas: [] }),
+  poolStatus: () => undefined,
+  cancelInFlight: () => Promise.resolve(0),
+  close: () => Promise.resolve(),
+};
+
+/** The app without a database (see noDatabase): for tests whose requests never reach storage. */
+export async function startAppWithoutDatabase(t: Test, config: Partial<AppConfig> = {}): Promise<FastifyInstance> {
+  const app = await buildApp({ ...testConfig, ...config }, { db: noDatabase, logger: false });
+  t.teardown(() => app.close());
+  return app;
 }
 
 /** Runs body for each backend; the PostgreSQL one says why when it is skipped. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/index.js';
 import { migrate } from '../../src/db/migrations.js';
+import { copyEmbeddedTemplate } from './embeddedTemplate.js';
 
 export const testDatabaseUrl = process.env['TEST_DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -44,18 +45,36 @@ export interface ScratchDatabase {
 /** A new, empty PostgreSQL database on the test server, owned by one test. */
 export async function createScratchPostgres(): Promise<ScratchDatabase> {
   const name = `pets_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  await onServer((client) => client.query(`CREATE DATABASE ${name}`));
+  await onServer(async (client) => {
+    await client.query(`CREATE DATABASE ${name}`);
+    // A test database need not survive a crash of the server; without waiting
+    // for the disk on each commit, writes cost a quarter (measured 16 -> 4 ms).
+    await client.query(`ALTER DATABASE ${name} SET synchronous_commit = off`);
+  });
   const url = new URL(testDatabaseUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => onServer((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      onServer((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }
 
 export function scratchDir(prefix = 'pets-test-'): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+  return {
+    path,
+    remove: () => {
+      rmSync(path, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A scratch data directory holding a migrated embedded database (a copy of the template: cheap). */
+export async function migratedDataDir(prefix?: string): Promise<{ path: string; remove(): void }> {
+  const dir = scratchDir(prefix);
+  await copyEmbeddedTemplate(dir.path);
+  return dir;
 }
 
 export type Backend = 'postgres' | 'embedded';
@@ -70,12 +89,25 @@ export interface OpenedBackend {
 export async function openBackend(backend: Backend): Promise<OpenedBackend> {
   if (backend === 'postgres') {
     const scratch = await createScratchPostgres();
-    const db = await openDatabase({ DATABASE_URL: scratch.url, DATA_DIR: '', DATABASE_POOL_SIZE: 5 });
+    const db = await openDatabase({ url: scratch.url, poolSize: 5 });
     await migrate(db);
-    return { db, env: { DATABASE_URL: scratch.url }, close: async () => { await db.close(); await scratch.drop(); } };
+    return {
+      db,
+      env: { DATABASE_URL: scratch.url },
+      close: async () => {
+        await db.close();
+        await scratch.drop();
+      },
+    };
   }
-  const dir = scratchDir();
-  const db = await openDatabase({ DATA_DIR: dir.path, DATABASE_POOL_SIZE: 1 });
-  await migrate(db);
-  return { db, env: { DATA_DIR: dir.path }, close: async () => { await db.close(); dir.remove(); } };
+  const dir = await migratedDataDir();
+  const db = await openDatabase({ dataDir: dir.path });
+  return {
+    db,
+    env: { DATA_DIR: dir.path },
+    close: async () => {
+      await db.close();
+      dir.remove();
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -12,10 +13,12 @@ export interface Finished {
 /** Runs a TypeScript entry point of src/ the way the npm scripts do, with tsx. */
 export function spawnEntry(entry: string, args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
   const cleanEnv = { ...process.env };
-  for (const name of ['DATABASE_URL', 'DATA_DIR', 'BOOTSTRAP_API_KEY', 'PORT', 'HOST', 'MIGRATE_ON_START']) delete cleanEnv[name];
+  for (const name of ['DATABASE_URL', 'DATA_DIR', 'BOOTSTRAP_API_KEY', 'PORT', 'HOST', 'MIGRATE_ON_START'])
+    delete cleanEnv[name];
   return spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
     cwd: repoRoot,
-    env: { ...cleanEnv, LOG_LEVEL: 'info', ...env },
+    // A free metrics port each (several servers run at once); no drain delay unless a test asks for one.
+    env: { ...cleanEnv, LOG_LEVEL: 'info', METRICS_PORT: '0', DRAIN_DELAY_MS: '0', ...env },
   });
 }
 
@@ -24,7 +27,11 @@ export function finished(child: ChildProcessWithoutNullStreams): Promise<Finishe
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      resolve({ code, stdout, stderr });
+    }),
+  );
 }
 
 export function runEntry(entry: string, args: string[], env: Record<string, string>): Promise<Finished> {
@@ -46,6 +53,30 @@ export function waitForOutput(child: ChildProcessWithoutNullStreams, pattern: Re
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.on('close', (code) => reject(new Error(`process exited with ${code} before printing ${pattern}:\n${output}`)));
+    child.on('close', (code) => {
+      reject(new Error(`process exited with ${code} before printing ${pattern}:\n${output}`));
+    });
   });
+}
+
+/** A stream that keeps what is written to it, for calling a CLI's run function in-process. */
+export function textSink(): { stream: NodeJS.WritableStream; text(): string } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  return { stream, text: () => text };
+}
+
+/** Calls a CLI's run function in-process (far cheaper than spawning tsx) and keeps its output. */
+export async function runInProcess(
+  run: (streams: { out: NodeJS.WritableStream; err: NodeJS.WritableStream }) => Promise<number>,
+): Promise<Finished> {
+  const out = textSink();
+  const err = textSink();
+  const code = await run({ out: out.stream, err: err.stream });
+  return { code, stdout: out.text(), stderr: err.text() };
 }

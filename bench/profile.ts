@@ -1,0 +1,72 @@
+// tsx bench/profile.ts <list20|list100|getPet|createPet> [seconds] [noseed]: one server (node --cpu-prof
+// dist/server.js, pinned like the bench) under that load; prints its CPU until the first 200 and per request,
+// and the path of the .cpuprofile (bench/results/profiles/). PROFILE_ENV={"NAME":"value"} adds settings.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  cpuSeconds,
+  databaseUrls,
+  drive,
+  pinSelf,
+  recreateDatabase,
+  repoRoot,
+  seedPets,
+  startServer,
+  type Scenario,
+} from './lib.js';
+
+const [which = 'getPet', secondsText = '8', skipSeed] = process.argv.slice(2);
+const key = `bench_${randomBytes(24).toString('base64url')}`;
+const authorization = `Bearer ${key}`;
+pinSelf();
+const urls = databaseUrls();
+let maxId = 10000;
+if (skipSeed !== 'noseed') {
+  await recreateDatabase(urls);
+  maxId = await seedPets(urls.bench, 10000);
+}
+const scenarios: Record<string, Scenario> = {
+  list20: { name: 'list20', path: '/v1/pets' },
+  list100: { name: 'list100', path: '/v1/pets?status=available&limit=100' },
+  getPet: { name: 'getPet', path: '/v1/pets/1', pathFor: () => `/v1/pets/${1 + Math.floor(Math.random() * maxId)}` },
+  createPet: {
+    name: 'createPet',
+    method: 'POST',
+    path: '/v1/pets',
+    body: JSON.stringify({ name: 'Bench', categoryId: 7, status: 'pending' }),
+  },
+};
+const scenario = scenarios[which];
+if (!scenario) throw new Error(`scenario: one of ${Object.keys(scenarios).join(', ')}`);
+const dir = fileURLToPath(new URL('bench/results/profiles/', repoRoot));
+mkdirSync(dir, { recursive: true });
+const before = new Set(readdirSync(dir));
+const server = await startServer({
+  name: 'ours',
+  args: ['--cpu-prof', `--cpu-prof-dir=${dir}`, 'dist/server.js'],
+  env: {
+    DATABASE_URL: urls.bench,
+    BOOTSTRAP_API_KEY: key,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_MAX: '1000000',
+    ...(process.env['PROFILE_ENV'] ? (JSON.parse(process.env['PROFILE_ENV']) as Record<string, string>) : {}),
+  },
+  port: 3190,
+  cores: '1',
+  authorization,
+});
+process.stderr.write(
+  `cold start ${server.coldStartMs.toFixed(0)} ms, CPU until then ${(cpuSeconds(server.pid) * 1000).toFixed(0)} ms\n`,
+);
+if (Number(secondsText) > 0) {
+  const sample = await drive(server, scenario, { seconds: Number(secondsText), connections: 20, authorization });
+  process.stderr.write(
+    `${which}: ${sample.rps.toFixed(0)} req/s, ${sample.cpuUsPerRequest.toFixed(1)} µs CPU/req, ${sample.requests} requests\n`,
+  );
+}
+await server.stop();
+await new Promise((resolve) => setTimeout(resolve, 300));
+const made = readdirSync(dir).filter((name) => !before.has(name));
+process.stdout.write(`${made.map((name) => dir + name).join('\n')}\n`);
+process.exit(0);

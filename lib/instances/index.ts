@@ -1,0 +1,41 @@
+/**
+ * Private instances for scripts, the bench and tests (never imported by
+ * src/): PostgreSQL primaries and streaming replicas, Redis, PgBouncer,
+ * HAProxy, the built service, and the whole topology. Every process is
+ * started on 127.0.0.1 and a free port, waited for until it really answers,
+ * and stopped by its pid. /work/wt/NOTES-topology.md (and docs/deploying.md)
+ * describe the API.
+ */
+export { freePort, accepts, loopback } from './network.js';
+export { isAlive, lastLines, ownedFolder, serviceAccount, startTimeOf, stopPid, waitUntil } from './processes.js';
+export { ensurePackages, missingPackages } from './packages.js';
+export {
+  startPostgres,
+  startReplica,
+  waitForReplay,
+  postgresUrl,
+  type PostgresServer,
+  type PostgresOptions,
+} from './postgres.js';
+export { startRedis, type RedisServer, type RedisOptions } from './redis.js';
+export { startPgBouncer, renderPgBouncerIni, type PgBouncerServer, type PgBouncerOptions } from './pgbouncer.js';
+export {
+  startHaproxy,
+  haproxyCommand,
+  haproxyEnvironment,
+  parseServerStats,
+  type HaproxyServer,
+  type HaproxyOptions,
+  type ServerStatus,
+} from './haproxy.js';
+export { startService, builtServer, repoRoot, type ServiceInstance, type ServiceOptions } from './service.js';
+export {
+  startTopology,
+  apiBasePath,
+  newApiKey,
+  instanceCount,
+  topologyDatabase,
+  type Topology,
+  type TopologyOptions,
+  type ProcessRecord,
+} from './topology.js';

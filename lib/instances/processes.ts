@@ -1,0 +1,260 @@
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Processes started by this library: each one is spawned with its output in
+ * a log file, known by pid, and stopped by pid. Nothing here finds a process
+ * by name, so nothing else on the machine is touched.
+ */
+
+export interface Account {
+  uid: number;
+  gid: number;
+  name: string;
+}
+
+/** The `postgres` account when running as root (PostgreSQL and PgBouncer refuse root), else undefined: run as ourselves. */
+export function serviceAccount(): Account | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+  const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+  if (!Number.isInteger(uid) || !Number.isInteger(gid) || uid === 0) {
+    throw new Error(
+      'running as root, but there is no `postgres` account to run PostgreSQL and PgBouncer as (install postgresql-15)',
+    );
+  }
+  return { uid, gid, name: 'postgres' };
+}
+
+/**
+ * A new folder that the given account owns (mkdtemp under `parent`, or the
+ * system temporary folder). Readable by all (mode 755), so that processes of
+ * another account can reach the folders nested in it.
+ */
+export function ownedFolder(prefix: string, account: Account | undefined, parent = tmpdir()): string {
+  mkdirSync(parent, { recursive: true });
+  const path = mkdtempSync(join(parent, prefix));
+  chmodSync(path, 0o755);
+  if (account) chownSync(path, account.uid, account.gid);
+  return path;
+}
+
+/** The last `count` lines of a log file, for error messages; empty when it is missing. */
+export function lastLines(path: string, count = 20): string {
+  if (!existsSync(path)) return '';
+  const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+  return lines.slice(-count).join('\n');
+}
+
+/** True while the pid names a live process (a zombie counts as dead). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // Field 3 of /proc/<pid>/stat is the state; Z is a zombie, X is dead.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * When the process started (clock ticks since boot, /proc/<pid>/stat field
+ * 22), or undefined when it is gone. A pid with another start time is
+ * another process: a state file keeps both, so a stale pid is never signalled.
+ */
+export function startTimeOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pids whose parent is `pid` (from /proc), e.g. a postmaster's backends. */
+export function childPids(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === pid) children.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return children;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Pids to SIGKILL if this Node.js process exits with them still running (set `persistent` to keep a process). */
+const killOnExit = new Set<number>();
+let exitHookInstalled = false;
+
+function killOnExitOf(pid: number): void {
+  killOnExit.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const tracked of killOnExit) {
+      try {
+        process.kill(tracked, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+}
+
+export interface SpawnOptions {
+  command: string;
+  args: string[];
+  /** Output (stdout and stderr) is appended here. */
+  logFile: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Run as this account (see serviceAccount). */
+  account?: Account | undefined;
+  /** Outlives this Node.js process (own process group, not killed on exit): for `topology:up`. */
+  persistent?: boolean;
+}
+
+/** Starts a process with its output in `logFile`; returns its pid. */
+export function spawnLogged(options: SpawnOptions): number {
+  const log = openSync(options.logFile, 'a');
+  if (options.account) chownSync(options.logFile, options.account.uid, options.account.gid);
+  try {
+    const child = spawn(options.command, options.args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ['ignore', log, log],
+      detached: options.persistent === true,
+      ...(options.account ? { uid: options.account.uid, gid: options.account.gid } : {}),
+    });
+    if (child.pid === undefined) throw new Error(`could not start ${options.command}`);
+    // Without a listener, a failed exec would be an uncaught 'error' event.
+    child.on('error', () => undefined);
+    if (options.persistent) child.unref();
+    else killOnExitOf(child.pid);
+    return child.pid;
+  } finally {
+    closeSync(log);
+  }
+}
+
+/** Forget a pid for the exit hook (it was stopped, or handed over to a state file). */
+export function untrack(pid: number): void {
+  killOnExit.delete(pid);
+}
+
+export function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+/** Waits until the pid is gone; false when it still runs after `timeoutMs`. */
+export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
+/**
+ * Sends `how` to the pid and waits for it to end; after `timeoutMs` it is
+ * killed with SIGKILL. Returns true when it ended by itself.
+ */
+export async function stopPid(pid: number, how: NodeJS.Signals = 'SIGTERM', timeoutMs = 15_000): Promise<boolean> {
+  signal(pid, how);
+  const ended = await waitForExit(pid, timeoutMs);
+  if (!ended) {
+    signal(pid, 'SIGKILL');
+    await waitForExit(pid, 5_000);
+  }
+  untrack(pid);
+  return ended;
+}
+
+export interface WaitOptions {
+  /** What is awaited, for the error message ("PostgreSQL on 127.0.0.1:5500"). */
+  what: string;
+  timeoutMs: number;
+  /** Fail at once when this process ends. */
+  pid?: number;
+  /** Its last lines go into the error. */
+  logFile?: string;
+  intervalMs?: number;
+}
+
+/**
+ * Calls `probe` until it resolves to a value (not undefined) and returns it.
+ * A probe may throw: the last error is reported if time runs out.
+ */
+export async function waitUntil<T>(options: WaitOptions, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + options.timeoutMs;
+  let lastProblem = 'not ready';
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastProblem = error instanceof Error ? error.message : String(error);
+    }
+    const ended = options.pid !== undefined && !isAlive(options.pid);
+    if (ended || Date.now() > deadline) {
+      const why = ended ? `the process (pid ${options.pid}) ended` : `not ready after ${options.timeoutMs} ms`;
+      const log = options.logFile ? lastLines(options.logFile) : '';
+      throw new Error(
+        `${options.what}: ${why} (last: ${lastProblem})${log ? `\n--- last lines of ${options.logFile} ---\n${log}` : ''}`,
+      );
+    }
+    await sleep(options.intervalMs ?? 100);
+  }
+}
+
+/** Runs a command to completion (as `account` if given); throws with its output when it fails. */
+export function runChecked(
+  command: string,
+  args: string[],
+  options: { account?: Account | undefined; env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): string {
+  const result = spawnSync(command, args, {
+    encoding: 'utf8',
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    timeout: options.timeoutMs ?? 120_000,
+    ...(options.account ? { uid: options.account.uid, gid: options.account.gid } : {}),
+  });
+  if (result.error) throw new Error(`${command} ${args.join(' ')}: ${result.error.message}`);
+  if (result.status !== 0) {
+    throw new Error(
+      `${command} ${args.join(' ')} exited with ${result.status ?? result.signal}:\n${`${result.stdout}\n${result.stderr}`.trim()}`,
+    );
+  }
+  return result.stdout;
+}

@@ -1,0 +1,109 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, loopback } from './network.js';
+import { isAlive, ownedFolder, signal, spawnLogged, stopPid, untrack, waitForExit, waitUntil } from './processes.js';
+
+/**
+ * One instance of the built service (`node dist/server.js`) on 127.0.0.1 and
+ * a free port. Its environment is exactly what the caller gives (plus PATH
+ * and the locale), so nothing leaks in from the shell that started it.
+ */
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const builtServer = join(repoRoot, 'dist', 'server.js');
+
+export interface ServiceOptions {
+  /** The service's settings (DATABASE_URL, REDIS_URL, ...); PORT and HOST are set here. */
+  env: Record<string, string>;
+  /** A name for the log folder (app1...). */
+  name?: string;
+  entry?: string;
+  parent?: string;
+  port?: number;
+  persistent?: boolean;
+  readyTimeoutMs?: number;
+}
+
+export interface ServiceInstance {
+  readonly name: string;
+  readonly port: number;
+  readonly pid: number;
+  readonly folder: string;
+  readonly logFile: string;
+  /** http://127.0.0.1:<port> */
+  readonly origin: string;
+  /** The environment it runs with. */
+  readonly env: Readonly<Record<string, string>>;
+  /** SIGTERM (the service drains, then exits); resolves when it has exited, SIGKILL after `timeoutMs`. */
+  stop(timeoutMs?: number): Promise<void>;
+  /** SIGKILL: a crash. */
+  kill(): Promise<void>;
+  /** Starts again on the same port with the same environment; resolves once /readyz answers 200. */
+  restart(): Promise<void>;
+  remove(): Promise<void>;
+}
+
+async function readyz(origin: string): Promise<true> {
+  const response = await fetch(`${origin}/readyz`, { signal: AbortSignal.timeout(2_000) });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`/readyz answered ${response.status} ${text.slice(0, 200)}`);
+  return true;
+}
+
+export async function startService(options: ServiceOptions): Promise<ServiceInstance> {
+  const name = options.name ?? 'service';
+  const folder = ownedFolder(`${name}-`, undefined, options.parent);
+  const port = options.port ?? (await freePort());
+  const logFile = join(folder, `${name}.log`);
+  const origin = `http://${loopback}:${port}`;
+  // METRICS_PORT 0: a free metrics port per instance (a topology runs several).
+  const env: Record<string, string> = { METRICS_PORT: '0', ...options.env, PORT: String(port), HOST: loopback };
+  let pid = 0;
+
+  const start = async () => {
+    pid = spawnLogged({
+      command: process.execPath,
+      args: [options.entry ?? builtServer],
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', LANG: process.env['LANG'] ?? 'C.UTF-8', ...env },
+      logFile,
+      persistent: options.persistent === true,
+      cwd: repoRoot,
+    });
+    await waitUntil(
+      { what: `service ${name} on ${origin}`, timeoutMs: options.readyTimeoutMs ?? 30_000, pid, logFile },
+      () => readyz(origin),
+    );
+  };
+  await start();
+
+  const instance: ServiceInstance = {
+    name,
+    port,
+    folder,
+    logFile,
+    origin,
+    env,
+    get pid() {
+      return pid;
+    },
+    async stop(timeoutMs = 30_000) {
+      if (isAlive(pid)) await stopPid(pid, 'SIGTERM', timeoutMs);
+    },
+    async kill() {
+      signal(pid, 'SIGKILL');
+      await waitForExit(pid, 10_000);
+      untrack(pid);
+    },
+    async restart() {
+      if (isAlive(pid))
+        throw new Error(`service ${name} on port ${port} still runs (pid ${pid}); stop or kill it first`);
+      await start();
+    },
+    async remove() {
+      await instance.stop();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+  return instance;
+}

@@ -1,0 +1,50 @@
+import { accepts, haproxyCommand, parseServerStats } from '../../lib/instances/index.js';
+import { readState, stillRunning, topologyFolder } from './state.js';
+
+/**
+ * `npm run topology:status`: each process `topology:up` started, with its
+ * pid, port and liveness (running and accepting connections), and the
+ * balancer's view of each instance. Exits 0 when everything runs, 3 when
+ * something does not (or nothing was started).
+ */
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+async function main(): Promise<number> {
+  const state = readState();
+  if (!state) {
+    say(`No topology in ${topologyFolder} (start one with npm run topology:up).`);
+    return 3;
+  }
+  const balancerView = new Map<string, string>();
+  try {
+    for (const server of parseServerStats(await haproxyCommand(state.haproxySocket, 'show stat')))
+      balancerView.set(server.name, `balancer: ${server.status}, ${server.requests} requests`);
+  } catch (error) {
+    balancerView.set('*', `balancer view unavailable: ${(error as Error).message}`);
+  }
+  say(`Topology started ${state.startedAt}; files in ${state.folder}`);
+  say(`${'process'.padEnd(17)} ${'pid'.padEnd(8)} ${'port'.padEnd(6)} state`);
+  let allRunning = true;
+  for (const record of state.processes) {
+    const running = stillRunning(record);
+    const listening = running && (await accepts(record.port));
+    allRunning &&= listening;
+    const liveness = !running ? 'NOT RUNNING' : listening ? 'running, accepting' : 'running, NOT accepting';
+    const extra = balancerView.get(record.name);
+    say(
+      `${record.name.padEnd(17)} ${String(record.pid).padEnd(8)} ${String(record.port).padEnd(6)} ${liveness}${extra ? ` (${extra})` : ''}`,
+    );
+  }
+  if (balancerView.has('*')) say(balancerView.get('*')!);
+  say(`BASE_URL=${state.baseUrl}`);
+  return allRunning ? 0 : 3;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`topology:status failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

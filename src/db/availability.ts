@@ -1,0 +1,57 @@
+import { DatabaseUnavailableError, type Database, type Queryable } from './types.js';
+
+export interface OutageListener {
+  /** The first failed call after a success (or after start): one per outage. */
+  started(reason: string): void;
+  /** The first success after failures, with how long the outage lasted and how many calls failed. */
+  ended(durationMs: number, failedCalls: number): void;
+}
+
+/** Why the database is unavailable, in one line without a stack. */
+export function reasonOf(error: Error): string {
+  const cause = error.cause;
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    const message = cause.message.split('\n', 1)[0] ?? '';
+    return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+  }
+  return error.message;
+}
+
+/**
+ * The same database, reporting outages to listener: the first failure of
+ * an outage and its end, instead of one report per failed call.
+ */
+export function trackAvailability(db: Database, listener: OutageListener): Database {
+  let since: number | undefined;
+  let failedCalls = 0;
+  const observe = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await work();
+      if (since !== undefined) {
+        const duration = Date.now() - since;
+        const failed = failedCalls;
+        since = undefined;
+        failedCalls = 0;
+        listener.ended(duration, failed);
+      }
+      return result;
+    } catch (error) {
+      if (error instanceof DatabaseUnavailableError) {
+        failedCalls += 1;
+        if (since === undefined) {
+          since = Date.now();
+          listener.started(reasonOf(error));
+        }
+      }
+      throw error;
+    }
+  };
+  const tracked: Queryable = {
+    query: (statement, values) => observe(() => db.query(statement, values)),
+    execScript: (sql) => observe(() => db.execScript(sql)),
+  };
+  return Object.assign(Object.create(db) as Database, tracked, {
+    transaction: <T>(work: (tx: Queryable) => Promise<T>) => observe(() => db.transaction(work)),
+  });
+}

@@ -1,0 +1,102 @@
+import type { Queryable, Statement } from './types.js';
+
+/** The answer stored for an idempotency key, as first sent. */
+export interface StoredAnswer {
+  status: number;
+  body: string;
+  location: string;
+}
+
+export interface StoredKey extends StoredAnswer {
+  fingerprint: string;
+  /** Older than the retention window: as good as absent, and overwritten by the next use. */
+  expired: boolean;
+}
+
+export interface KeyScope {
+  apiKeyId: number;
+  key: string;
+}
+
+interface KeyRow {
+  fingerprint: string;
+  response_status: number;
+  response_body: string;
+  location: string;
+  expired: boolean;
+}
+
+// A transaction-scoped lock, so that it ends with the transaction, whether
+// it commits, rolls back or its connection dies; works through a pooler in
+// transaction mode. 64-bit hash of the scope: a collision costs a 409, never
+// a wrong replay.
+const tryLock: Statement = {
+  name: 'idempotency.try_lock',
+  text: "SELECT pg_try_advisory_xact_lock(hashtextextended($1::bigint::text || ':' || $2::text, 0)) AS locked",
+};
+
+const select: Statement = {
+  name: 'idempotency.select',
+  text:
+    'SELECT fingerprint, response_status, response_body, location, ' +
+    'created_at <= now() - make_interval(secs => $3) AS expired ' +
+    'FROM idempotency_keys WHERE api_key_id = $1 AND key = $2',
+};
+
+const upsert: Statement = {
+  name: 'idempotency.upsert',
+  text:
+    'INSERT INTO idempotency_keys (api_key_id, key, fingerprint, response_status, response_body, location) ' +
+    'VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (api_key_id, key) DO UPDATE SET ' +
+    'fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status, ' +
+    'response_body = EXCLUDED.response_body, location = EXCLUDED.location, created_at = now()',
+};
+
+const purgeBatch: Statement = {
+  name: 'idempotency.purge',
+  text:
+    'DELETE FROM idempotency_keys WHERE (api_key_id, key) IN (' +
+    'SELECT api_key_id, key FROM idempotency_keys WHERE created_at <= now() - make_interval(secs => $1) LIMIT $2)',
+};
+
+/** False when another transaction holds the key now (a request with it is in flight). */
+export async function tryLockKey(tx: Queryable, scope: KeyScope): Promise<boolean> {
+  const { rows } = await tx.query<{ locked: boolean }>(tryLock, [scope.apiKeyId, scope.key]);
+  return rows[0]?.locked === true;
+}
+
+export async function findStoredKey(
+  tx: Queryable,
+  scope: KeyScope,
+  ttlSeconds: number,
+): Promise<StoredKey | undefined> {
+  const { rows } = await tx.query<KeyRow>(select, [scope.apiKeyId, scope.key, ttlSeconds]);
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    fingerprint: row.fingerprint,
+    status: row.response_status,
+    body: row.response_body,
+    location: row.location,
+    expired: row.expired,
+  };
+}
+
+export async function storeKey(
+  tx: Queryable,
+  scope: KeyScope,
+  fingerprint: string,
+  answer: StoredAnswer,
+): Promise<void> {
+  await tx.query(upsert, [scope.apiKeyId, scope.key, fingerprint, answer.status, answer.body, answer.location]);
+}
+
+/** Deletes keys older than ttlSeconds, in batches so no statement holds many rows; returns how many. */
+export async function purgeExpiredKeys(db: Queryable, ttlSeconds: number, batchSize = 5000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { rowCount } = await db.query(purgeBatch, [ttlSeconds, batchSize]);
+    total += rowCount;
+    if (rowCount < batchSize) return total;
+  }
+}

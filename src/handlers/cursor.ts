@@ -1,0 +1,22 @@
+import { invalidRequest } from '../errors.js';
+
+// A cursor is the last id of the previous page, wrapped so that clients treat
+// it as opaque and the format can change without changing the contract.
+const version = 'v1:';
+
+export function encodeCursor(lastId: number): string {
+  return Buffer.from(version + String(lastId), 'utf8').toString('base64url');
+}
+
+/** The id the next page starts after; a cursor this service did not make is a 400. */
+export function decodeCursor(cursor: string): number {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const digits = text.startsWith(version) ? text.slice(version.length) : '';
+  const id = /^[1-9][0-9]{0,15}$/.test(digits) ? Number(digits) : Number.NaN;
+  if (!Number.isSafeInteger(id)) {
+    throw invalidRequest(
+      "query parameter 'cursor' is not a cursor this service issued; take it from the Link header of the previous page",
+    );
+  }
+  return id;
+}

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import type { Database, Queryable } from '../db/index.js';
+import { findStoredKey, storeKey, tryLockKey, type KeyScope, type StoredAnswer } from '../db/idempotencyKeys.js';
+import { ApiError } from '../errors.js';
+
+/** JSON with object keys sorted at every level: equal parsed bodies give equal text. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([name, item]) => `${JSON.stringify(name)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** What identifies a request body: its parsed value, so key order and spacing do not count. */
+export function fingerprintOf(body: unknown): string {
+  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+}
+
+const inUse = () =>
+  new ApiError(
+    409,
+    'idempotency_key_in_use',
+    'A request with this Idempotency-Key is still being processed; retry after it has been answered.',
+  );
+
+const reused = () =>
+  new ApiError(
+    422,
+    'idempotency_key_reused',
+    'This Idempotency-Key was first used with a different request body; send a new key for a different request.',
+  );
+
+export interface IdempotentOutcome {
+  answer: StoredAnswer;
+  /** True when the answer is the stored one of an earlier request. */
+  replayed: boolean;
+}
+
+/**
+ * Runs `work` at most once per (API key, Idempotency-Key) within ttlSeconds:
+ * the answer is stored in the transaction that does the work, so either both
+ * are committed or neither. A request with the key in flight elsewhere is a
+ * 409, the same key with another body a 422; a failure stores nothing.
+ */
+export async function runIdempotently(
+  db: Database,
+  scope: KeyScope,
+  request: { body: unknown; ttlSeconds: number },
+  work: (tx: Queryable) => Promise<StoredAnswer>,
+): Promise<IdempotentOutcome> {
+  const fingerprint = fingerprintOf(request.body);
+  return db.transaction(async (tx) => {
+    if (!(await tryLockKey(tx, scope))) throw inUse();
+    // Read after taking the lock: a request that held it has committed or rolled back by now.
+    const stored = await findStoredKey(tx, scope, request.ttlSeconds);
+    if (stored && !stored.expired) {
+      if (stored.fingerprint !== fingerprint) throw reused();
+      return { answer: stored, replayed: true };
+    }
+    const answer = await work(tx);
+    await storeKey(tx, scope, fingerprint, answer);
+    return { answer, replayed: false };
+  });
+}

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * A strong entity tag of what a 200 says: the serialized body and, when the
+ * handler set one, its Link header (a page whose body is unchanged but that
+ * gained a next page has changed). 132 bits of SHA-256, base64url.
+ */
+export function entityTagOf(payload: string, link: unknown): string {
+  const hash = createHash('sha256').update(payload);
+  if (typeof link === 'string') hash.update(`\n${link}`);
+  return `"${hash.digest('base64url').slice(0, 22)}"`;
+}
+
+/**
+ * If-None-Match (RFC 9110, 13.1.2): `*`, or a list of tags compared weakly
+ * (W/ ignored). Commas inside a tag cannot occur in the tags this service makes.
+ */
+export function noneMatch(header: string | undefined, tag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((candidate) => {
+    const value = candidate.trim();
+    return value === '*' || (value.startsWith('W/') ? value.slice(2) : value) === tag;
+  });
+}
+
+/**
+ * An onSend route hook for operations that declare ETag and 304 in
+ * openapi.yaml: it tags every 200 and answers 304 without a body when the
+ * request's If-None-Match matches. It runs after response validation, which
+ * has checked the 200 body it hashes.
+ */
+export function conditionalGetHook(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (error: null, payload: unknown) => void,
+): void {
+  if (reply.statusCode !== 200 || typeof payload !== 'string') {
+    done(null, payload);
+    return;
+  }
+  const tag = entityTagOf(payload, reply.getHeader('link'));
+  reply.header('etag', tag);
+  if (!noneMatch(request.headers['if-none-match'], tag)) {
+    done(null, payload);
+    return;
+  }
+  reply.code(304);
+  reply.removeHeader('content-type');
+  reply.removeHeader('content-length');
+  done(null, null);
+}

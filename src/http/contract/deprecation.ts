@@ -1,0 +1,114 @@
+import type { OperationObject } from '../../openapi/document.js';
+
+interface Replacement {
+  operationId?: string;
+  href: string;
+}
+
+function fail(operationId: string, problem: string): never {
+  throw new Error(`openapi.yaml: operation ${operationId} ${problem}`);
+}
+
+function instant(operationId: string, extension: string, value: unknown): Date {
+  const date = typeof value === 'string' ? new Date(value) : new Date(Number.NaN);
+  if (Number.isNaN(date.getTime()))
+    fail(operationId, `has ${extension} ${JSON.stringify(value)}, which is not an RFC 3339 date-time`);
+  return date;
+}
+
+function linkTarget(operationId: string, extension: string, value: unknown): string {
+  // A Link target may not contain '>' or whitespace, and must be a path on
+  // this server so that the header never points clients elsewhere by mistake.
+  if (typeof value !== 'string' || !/^\/[^\s<>]*$/.test(value))
+    fail(operationId, `has ${extension} ${JSON.stringify(value)}; expected a path starting with /`);
+  return value;
+}
+
+const deprecationHeaders = ['Deprecation', 'Sunset', 'Link'] as const;
+
+/** The success responses of a deprecated operation must declare the headers it is going to get. */
+function assertHeadersDeclared(operation: OperationObject, names: readonly string[]): void {
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    if (!status.startsWith('2') || response.$ref) continue;
+    const declared = Object.keys(response.headers ?? {});
+    const missing = names.filter((name) => !declared.includes(name));
+    if (missing.length > 0)
+      fail(operation.operationId, `is deprecated but its ${status} response does not declare ${missing.join(', ')}`);
+  }
+}
+
+/**
+ * The Deprecation (RFC 9745), Sunset (RFC 8594) and Link headers an
+ * operation's responses carry, read from the operation in openapi.yaml:
+ * `deprecated: true` with `x-deprecated-at`, and optionally `x-sunset`,
+ * `x-replacement.href` and `x-deprecation-docs`. Undefined for an operation
+ * that is not deprecated. A malformed declaration throws at start, not per request.
+ */
+export function deprecationHeadersOf(operation: OperationObject): Record<string, string> | undefined {
+  const id = operation.operationId;
+  const extensions = ['x-deprecated-at', 'x-sunset', 'x-replacement', 'x-deprecation-docs'] as const;
+  if (!operation.deprecated) {
+    const stray = extensions.filter((name) => operation[name] !== undefined);
+    if (stray.length > 0) fail(id, `has ${stray.join(', ')} but not deprecated: true`);
+    return undefined;
+  }
+  const headers: Record<string, string> = {
+    deprecation: `@${Math.floor(instant(id, 'x-deprecated-at', operation['x-deprecated-at']).getTime() / 1000)}`,
+  };
+  if (operation['x-sunset'] !== undefined)
+    headers['sunset'] = instant(id, 'x-sunset', operation['x-sunset']).toUTCString();
+  const links: string[] = [];
+  const replacement = operation['x-replacement'] as Replacement | undefined;
+  if (replacement !== undefined)
+    links.push(`<${linkTarget(id, 'x-replacement.href', replacement.href)}>; rel="successor-version"`);
+  const docs = operation['x-deprecation-docs'];
+  if (docs !== undefined) links.push(`<${linkTarget(id, 'x-deprecation-docs', docs)}>; rel="deprecation"`);
+  if (links.length > 0) headers['link'] = links.join(', ');
+  assertHeadersDeclared(
+    operation,
+    deprecationHeaders.filter((name) => headers[name.toLowerCase()] !== undefined),
+  );
+  return headers;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The operation's Deprecation, Sunset and Link headers, set on arrival (setSecurityHeaders). */
+    deprecationHeaders?: Record<string, string>;
+  }
+}
+
+/**
+ * A handler's own headers with the deprecation's Link after the handler's
+ * (pagination) one: both are valid in one header. The others were set on
+ * arrival and stay.
+ */
+export function withDeprecationLink(
+  headers: Record<string, string>,
+  deprecation: Record<string, string> | undefined,
+): Record<string, string> {
+  const link = deprecation?.['link'];
+  const own = Object.keys(headers).find((name) => name.toLowerCase() === 'link');
+  if (link === undefined || own === undefined) return headers;
+  return { ...headers, [own]: `${headers[own] ?? ''}, ${link}` };
+}
+
+const pathParameter = /\{([A-Za-z0-9_]+)\}/g;
+
+/**
+ * `{petId}` in a link target (x-replacement.href) stands for the request's
+ * path parameter of that name, so the successor link names the same animal.
+ */
+function expandTemplate(value: string, params: unknown): string {
+  const values = (params ?? {}) as Record<string, unknown>;
+  return value.replace(pathParameter, (_match, name: string) => {
+    const parameter = values[name];
+    return typeof parameter === 'string' || typeof parameter === 'number' ? encodeURIComponent(parameter) : '';
+  });
+}
+
+/** The deprecation headers for one request: templates in the Link filled from its path parameters. */
+export function deprecationHeadersFor(headers: Record<string, string>, params: unknown): Record<string, string> {
+  const link = headers['link'];
+  return link?.includes('{') ? { ...headers, link: expandTemplate(link, params) } : headers;
+}

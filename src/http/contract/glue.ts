@@ -1,0 +1,142 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod, RouteOptions } from 'fastify';
+import type { Handler, HandlerInput, HandlerMap, OperationId } from '../../handlers/types.js';
+import { invalidRequest } from '../../errors.js';
+import {
+  listOperations,
+  parametersOf,
+  securityOf,
+  type OpenApiDocument,
+  type OperationObject,
+  type ParameterObject,
+  type RouteEntry,
+} from '../../openapi/document.js';
+import { conditionalGetHook } from './conditional.js';
+import { deprecationHeadersFor, deprecationHeadersOf, withDeprecationLink } from './deprecation.js';
+
+function toRouteHandler<K extends OperationId>(
+  handler: Handler<K>,
+  deprecation: Record<string, string> | undefined,
+  headerNames: readonly string[],
+): RouteHandlerMethod {
+  return async function route(request: FastifyRequest, reply: FastifyReply) {
+    // The declared header parameters under their names in the spec; Node has lower-cased them.
+    const headers: Record<string, string> = {};
+    for (const name of headerNames) {
+      const value = request.headers[name.toLowerCase()];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const caller = request.apiKeyId === undefined ? undefined : { apiKeyId: request.apiKeyId };
+    // Validation has run: the parts have the shapes the generated types say.
+    const input = {
+      params: request.params,
+      query: request.query,
+      headers,
+      body: request.body,
+      caller,
+    } as HandlerInput<K>;
+    const result = await handler(input);
+    reply.code(Number(result.status));
+    if (result.headers)
+      reply.headers(
+        withDeprecationLink(result.headers, deprecation && deprecationHeadersFor(deprecation, request.params)),
+      );
+    return result.body;
+  };
+}
+
+// Fastify picks the body schema by Content-Type, so a request with no body
+// and no Content-Type would skip body validation altogether.
+async function requireBody(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined)
+    throw invalidRequest('The request body is required: send a JSON object with Content-Type: application/json.');
+}
+
+/**
+ * A query parameter's `x-excludes` in openapi.yaml names the parameters it
+ * cannot be sent with (listPets' id: limit and cursor). Checked on the query
+ * as sent, before defaults fill it in.
+ */
+function exclusionsCheck(parameters: ParameterObject[]) {
+  const rules = parameters.flatMap((parameter) => {
+    const excluded = parameter['x-excludes'];
+    return parameter.in === 'query' && Array.isArray(excluded)
+      ? [{ name: parameter.name, excluded: excluded.map(String) }]
+      : [];
+  });
+  if (rules.length === 0) return undefined;
+  return async function refuseExcludedCombinations(request: FastifyRequest): Promise<void> {
+    const query = request.query as Record<string, unknown>;
+    for (const { name, excluded } of rules) {
+      if (query[name] === undefined) continue;
+      const other = excluded.find((candidate) => query[candidate] !== undefined);
+      if (other !== undefined) throw invalidRequest(`query parameter '${name}' cannot be combined with '${other}'.`);
+    }
+  };
+}
+
+/** Operations whose 200 declares an ETag and that declare a 304 get conditional GETs. */
+function hasConditionalGet(operation: OperationObject): boolean {
+  const responses = operation.responses ?? {};
+  return responses['304'] !== undefined && responses['200']?.headers?.['ETag'] !== undefined;
+}
+
+/** What the glue merges into the route it builds from the spec (method, url and schemas are its own). */
+type RouteParts = Pick<RouteOptions, 'handler' | 'config' | 'preValidation' | 'onSend'>;
+
+/**
+ * fastify-openapi-glue's operationResolver: for each operation of the spec,
+ * its handler, the route config the auth hook reads (the security schemes
+ * the operation requires), the deprecation headers and conditional GETs,
+ * all taken from the spec.
+ */
+export function operationResolver(spec: OpenApiDocument, handlers: HandlerMap) {
+  const operations = new Map(listOperations(spec).map((entry) => [entry.operation.operationId, entry.operation]));
+  // Computed up front so that a malformed deprecation fails at start.
+  const deprecations = new Map([...operations].map(([id, operation]) => [id, deprecationHeadersOf(operation)]));
+  return (operationId: string): RouteOptions => {
+    const operation = operations.get(operationId);
+    if (!operation || !(operationId in handlers)) {
+      throw new Error(`openapi.yaml has operation ${operationId} but src/handlers has no handler for it`);
+    }
+    const securitySchemes = [
+      ...new Set(securityOf(spec, operation).flatMap((requirement) => Object.keys(requirement))),
+    ];
+    const parameters = parametersOf(spec, operation);
+    const headerNames = parameters.filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name);
+    const excludedCombinations = exclusionsCheck(parameters);
+    const preValidation = [
+      ...(operation.requestBody?.required ? [requireBody] : []),
+      ...(excludedCombinations ? [excludedCombinations] : []),
+    ];
+    const deprecation = deprecations.get(operationId);
+    const parts: RouteParts = {
+      handler: toRouteHandler(handlers[operationId as OperationId] as Handler<OperationId>, deprecation, headerNames),
+      // The deprecation headers are set on arrival, with the security headers
+      // (no onSend hook per response): every answer of the route carries
+      // them, errors included.
+      config: { operationId, securitySchemes, ...(deprecation ? { deprecationHeaders: deprecation } : {}) },
+      ...(preValidation.length > 0 ? { preValidation } : {}),
+      // Hashing the body needs it serialized: only the operations with conditional GETs pay for it.
+      ...(hasConditionalGet(operation) ? { onSend: conditionalGetHook } : {}),
+    };
+    // The glue's typings ask for a whole RouteOptions although it supplies
+    // method, url and schema itself: the one cast at this boundary.
+    return parts as RouteOptions;
+  };
+}
+
+/**
+ * Registers the API's routes on a scope: method, url and schemas from the
+ * route table `npm run generate` computed with fastify-openapi-glue (see
+ * routeTable.ts), everything else from the resolver. Doing the glue's work at
+ * build time saves every start its spec validation and $ref resolution.
+ */
+export function registerOperations(
+  api: FastifyInstance,
+  routes: RouteEntry[],
+  resolve: (operationId: string) => RouteOptions,
+): void {
+  for (const route of routes) {
+    api.route({ ...resolve(route.operationId), method: route.method, url: route.url, schema: route.schema });
+  }
+}

@@ -1,0 +1,132 @@
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { AcceptedKey, KeyChecker } from '../../auth/keyChecker.js';
+import { ApiError } from '../../errors.js';
+import type { AuthFailureReason } from '../../observability/metrics.js';
+
+const realm = 'Bearer realm="pets"';
+// RFC 6750 b64token after a case-insensitive "Bearer" and one or more spaces.
+const bearer = /^bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
+
+function unauthorized(message: string, tokenSent: boolean): ApiError {
+  const challenge = tokenSent ? `${realm}, error="invalid_token"` : realm;
+  return new ApiError(401, 'unauthorized', message, { 'www-authenticate': challenge });
+}
+
+/**
+ * Node keeps the first of several Authorization headers and drops the rest,
+ * so which key counts would depend on header order; the raw headers tell.
+ */
+function authorizationHeaderCount(rawHeaders: string[]): number {
+  let count = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]?.toLowerCase() === 'authorization') count += 1;
+  }
+  return count;
+}
+
+/** RFC 6750 3.1: a request that repeats the credentials is invalid_request, 400. */
+function duplicateCredentials(count: number): ApiError {
+  return new ApiError(400, 'invalid_request', `Send one Authorization header; this request has ${count}.`, {
+    'www-authenticate': `${realm}, error="invalid_request"`,
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKeyId: number | undefined;
+    /** SHA-256 of the accepted key: identifies the caller (rate limits) without holding the key. */
+    apiKeyHash: string | undefined;
+    /** Why the request is not authenticated, when its route needs it; thrown by requireAuthentication. */
+    authFailure: ApiError | undefined;
+    /** A well-formed key identifyCaller could not accept from memory; verifyKey looks it up. */
+    uncheckedKey: string | undefined;
+    /** The unchecked key was accepted before (its cache time ran out): look it up even for an address over its limit. */
+    uncheckedKeyWasGood: boolean;
+  }
+  interface FastifyContextConfig {
+    /** Security schemes the operation requires, from openapi.yaml; empty for public routes. */
+    securitySchemes?: string[];
+    operationId?: string;
+  }
+}
+
+/**
+ * The first onRequest hook of authentication, synchronous: it reads the
+ * Authorization header and accepts a key the checker remembers, without
+ * hashing or a query. It runs before the body is read or validated, so a
+ * request without a valid key gets 401 whatever else is wrong with it. It
+ * only records the outcome; a key it cannot accept from memory is left for
+ * verifyKey, after the rate limiter has refused addresses over their limit,
+ * and requireAuthentication answers the failure after the attempt is counted.
+ */
+type CountFailure = (reason: AuthFailureReason) => void;
+const countNothing: CountFailure = () => undefined;
+
+export function identifyCaller(checker: KeyChecker, countFailure: CountFailure = countNothing) {
+  return function identifyCallerHook(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+  ): void {
+    const schemes = request.routeOptions.config.securitySchemes;
+    if (!schemes || schemes.length === 0) {
+      done();
+      return;
+    }
+    const header = request.headers.authorization;
+    const headerCount = header === undefined ? 0 : authorizationHeaderCount(request.raw.rawHeaders);
+    if (headerCount > 1) {
+      request.authFailure = duplicateCredentials(headerCount);
+      countFailure('duplicate');
+    } else if (header === undefined || header === '') {
+      request.authFailure = unauthorized("Missing API key; send it as 'Authorization: Bearer <API_KEY>'.", false);
+      countFailure('missing');
+    } else {
+      const token = bearer.exec(header)?.[1];
+      if (token === undefined) {
+        request.authFailure = unauthorized(
+          "Malformed Authorization header; expected 'Bearer <API_KEY>'.",
+          /^bearer\b/i.test(header),
+        );
+        countFailure('malformed');
+      } else {
+        const remembered = checker.remembered(token);
+        if (typeof remembered === 'object') accept(request, remembered);
+        else {
+          request.uncheckedKey = token;
+          request.uncheckedKeyWasGood = remembered === 'recently-good';
+        }
+      }
+    }
+    done();
+  };
+}
+
+function accept(request: FastifyRequest, accepted: AcceptedKey): void {
+  request.apiKeyId = accepted.keyId;
+  request.apiKeyHash = accepted.keyHash;
+}
+
+/** The onRequest hook that hashes and looks up a key identifyCaller left unchecked. */
+export function verifyKey(checker: KeyChecker, countFailure: CountFailure = countNothing) {
+  return async function verifyKeyHook(request: FastifyRequest): Promise<void> {
+    const key = request.uncheckedKey;
+    if (key === undefined) return;
+    request.uncheckedKey = undefined;
+    const accepted = await checker.lookUp(key);
+    if (accepted) accept(request, accepted);
+    else {
+      request.authFailure = unauthorized('Invalid or revoked API key.', true);
+      countFailure('invalid');
+    }
+  };
+}
+
+/** The onRequest hook that answers 401 for a request authenticate() did not accept. */
+export function requireAuthentication(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
+  done(request.authFailure);
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import { purgeExpiredKeys } from '../../db/idempotencyKeys.js';
+import { DatabaseUnavailableError, unavailabilityOf, type Database } from '../../db/index.js';
+
+/** A 24th of the retention window, between a minute and an hour. */
+export function purgeIntervalMs(ttlSeconds: number): number {
+  return Math.min(Math.max(ttlSeconds / 24, 60), 3600) * 1000;
+}
+
+/**
+ * Deletes Idempotency-Keys past the retention window: once when the app is
+ * ready, then on a timer. Expired keys are never replayed even before they
+ * are deleted (the lookup checks their age), so the timer only bounds the
+ * table's size. Every instance runs it; the deletes are idempotent.
+ */
+export function registerIdempotencyPurge(app: FastifyInstance, db: Database, ttlSeconds: number): void {
+  let timer: NodeJS.Timeout | undefined;
+  const purge = async () => {
+    try {
+      const deleted = await purgeExpiredKeys(db, ttlSeconds);
+      if (deleted > 0) app.log.info({ deleted }, 'expired idempotency keys deleted');
+    } catch (error) {
+      // During a database outage: the reason, no stack (the outage is logged on its own).
+      const fields = error instanceof DatabaseUnavailableError ? { reason: unavailabilityOf(error) } : { err: error };
+      app.log.warn(fields, 'idempotency key purge failed; it runs again later');
+    }
+  };
+  app.addHook('onReady', async () => {
+    await purge();
+    timer = setInterval(() => void purge(), purgeIntervalMs(ttlSeconds));
+    timer.unref();
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+  });
+}

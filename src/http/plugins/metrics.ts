@@ -1,0 +1,36 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { DurationSeries, ServiceMetrics } from '../../observability/metrics.js';
+
+/** The operation label of requests that matched no route: one value, never the raw path. */
+export const unknownOperation = 'unknown';
+
+/**
+ * One histogram observation per API request (and per unmatched request),
+ * in onResponse. The series of each (operation, method, status) is looked
+ * up once and kept, so a request costs a map lookup and an observe.
+ * Probes and docs (routes without an operationId) are not recorded.
+ */
+export function registerRequestMetrics(app: FastifyInstance, metrics: ServiceMetrics): void {
+  if (metrics.registry === undefined) return;
+  const series = new Map<string, DurationSeries>();
+  function seriesOf(operation: string, method: string, statusCode: number): DurationSeries {
+    const key = `${operation} ${method} ${statusCode}`;
+    let found = series.get(key);
+    if (found === undefined) {
+      found = metrics.durationSeries(operation, method, statusCode);
+      series.set(key, found);
+    }
+    return found;
+  }
+  app.addHook(
+    'onResponse',
+    function recordDuration(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+      const operation =
+        request.routeOptions.config.operationId ??
+        (request.routeOptions.url === undefined ? unknownOperation : undefined);
+      if (operation !== undefined)
+        seriesOf(operation, request.method, reply.statusCode).observe(reply.elapsedTime / 1000);
+      done();
+    },
+  );
+}

@@ -1,0 +1,136 @@
+import rateLimit, { normalizeIP, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from '../../config.js';
+import { ApiError } from '../../errors.js';
+import { createBreakerStore } from './rateLimitStore.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** countAddressBeforeLookUp counted this request against its address already. */
+    addressCounted: boolean;
+  }
+}
+
+export type RateLimitConfig = Pick<
+  Config,
+  'RATE_LIMIT_MAX' | 'RATE_LIMIT_WINDOW_SECONDS' | 'REDIS_URL' | 'RATE_LIMIT_REDIS_TIMEOUT_MS'
+>;
+
+// One name for the single policy; the IETF RateLimit fields refer to it.
+const policyName = '"default"';
+
+/**
+ * The bucket a request counts against: its API key once authenticate()
+ * accepted one (by hash, so the store never holds a key), else the client
+ * address. A request with a wrong key counts against its address, which is
+ * what slows key guessing down.
+ */
+function bucketOf(request: FastifyRequest): string {
+  return request.apiKeyHash ? `key:${request.apiKeyHash}` : `ip:${normalizeIP(request.ip)}`;
+}
+
+// ioredis is loaded only when REDIS_URL is set: without it, a start would
+// load and keep its ~300 KB of code for nothing.
+async function openRedis(app: FastifyInstance, url: string, timeoutMs: number): Promise<Redis> {
+  const { Redis } = await import('ioredis');
+  // The breaker store bounds each call; ioredis itself must not hold a
+  // command for long either (commandTimeout), nor retry it more than once.
+  const redis = new Redis(url, { connectTimeout: 2000, commandTimeout: timeoutMs, maxRetriesPerRequest: 1 });
+  // Connection errors are reported by the breaker store (once per outage).
+  redis.on('error', () => undefined);
+  app.addHook('onClose', async () => {
+    redis.disconnect();
+  });
+  return redis;
+}
+
+/** The store class @fastify/rate-limit instantiates: Redis behind a circuit breaker. */
+async function breakerStoreClass(
+  app: FastifyInstance,
+  url: string,
+  timeoutMs: number,
+): Promise<FastifyRateLimitStoreCtor> {
+  const store = createBreakerStore({
+    redis: await openRedis(app, url, timeoutMs),
+    nameSpace: 'pets-rate-limit:',
+    timeoutMs,
+    log: app.log,
+  });
+  return class BreakerStore {
+    incr = store.incr;
+    child = store.child;
+  };
+}
+
+interface LimitedOutcome {
+  remaining: number;
+  ttlInSeconds: number;
+}
+
+/**
+ * Registers @fastify/rate-limit as a counter store only (global: false) and
+ * returns the onRequest hooks that apply it, so that the app decides where
+ * in the hook order limiting happens and which headers describe it. Routes
+ * with `config.rateLimit: false` (health probes) are not limited.
+ */
+export async function rateLimiter(
+  app: FastifyInstance,
+  config: RateLimitConfig,
+  countRejection: () => void = () => undefined,
+) {
+  await app.register(rateLimit, {
+    global: false,
+    max: config.RATE_LIMIT_MAX,
+    timeWindow: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
+    keyGenerator: bucketOf,
+    skipOnError: true,
+    ...(config.REDIS_URL
+      ? { store: await breakerStoreClass(app, config.REDIS_URL, config.RATE_LIMIT_REDIS_TIMEOUT_MS) }
+      : {}),
+  });
+  const count = app.createRateLimit();
+  const policy = `${policyName};q=${config.RATE_LIMIT_MAX};w=${config.RATE_LIMIT_WINDOW_SECONDS}`;
+
+  function fields(outcome: LimitedOutcome): Record<string, string> {
+    return { 'ratelimit-policy': policy, ratelimit: `${policyName};r=${outcome.remaining};t=${outcome.ttlInSeconds}` };
+  }
+
+  function tooManyRequests(outcome: LimitedOutcome): ApiError {
+    countRejection();
+    const wait = Math.max(outcome.ttlInSeconds, 1);
+    return new ApiError(429, 'rate_limited', `Rate limit exceeded; retry in ${wait} seconds.`, {
+      ...fields(outcome),
+      'retry-after': String(wait),
+    });
+  }
+
+  /**
+   * Before a key that is not remembered is hashed and looked up, the request
+   * counts against the client's address: past the limit it is answered 429
+   * at once, so guessing keys (one wrong key or many, however concurrent)
+   * costs neither hashing nor a query. A key accepted before (its cache time
+   * ran out) is looked up without this, so a client sharing an address with
+   * a guesser keeps working.
+   */
+  async function countAddressBeforeLookUp(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (request.uncheckedKey === undefined || request.uncheckedKeyWasGood) return;
+    const outcome = await count(request);
+    request.addressCounted = true;
+    if (outcome.isAllowed) return;
+    if (outcome.isExceeded) throw tooManyRequests(outcome);
+    reply.headers(fields(outcome));
+  }
+
+  /** Counts the request against its key, or its address without a valid key; 429 past the limit. */
+  async function limitRate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (request.routeOptions.config.rateLimit === false) return;
+    if (request.addressCounted && request.apiKeyHash === undefined) return;
+    const outcome = await count(request);
+    if (outcome.isAllowed) return;
+    if (outcome.isExceeded) throw tooManyRequests(outcome);
+    reply.headers(fields(outcome));
+  }
+
+  return { countAddressBeforeLookUp, limitRate };
+}

@@ -1,0 +1,39 @@
+import cluster from 'node:cluster';
+import { AggregatorRegistry, type Registry } from 'prom-client';
+import { startMetricsServer, type MetricsServer } from './metricsServer.js';
+
+/**
+ * Makes a process's metrics scrapable: a cluster worker answers its
+ * primary's requests (the primary serves the sum over workers, see
+ * cluster.ts); any other process listens on host:port itself.
+ */
+export async function exposeMetrics(
+  registry: Registry,
+  host: string,
+  port: number,
+  onError: (error: unknown) => void,
+): Promise<MetricsServer | undefined> {
+  if (cluster.isWorker) {
+    AggregatorRegistry.setRegistries([registry]);
+    // Constructing one installs the worker's listener for the primary's requests.
+    new AggregatorRegistry();
+    return undefined;
+  }
+  return startMetricsServer(
+    host,
+    port,
+    { contentType: registry.contentType, render: () => registry.metrics() },
+    onError,
+  );
+}
+
+/** In the cluster primary: one scrape answers the metrics of every worker, summed. */
+export function serveClusterMetrics(host: string, port: number, onError: (error: unknown) => void) {
+  const aggregator = new AggregatorRegistry();
+  return startMetricsServer(
+    host,
+    port,
+    { contentType: aggregator.contentType, render: () => aggregator.clusterMetrics() },
+    onError,
+  );
+}

@@ -1,0 +1,154 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PoolStatus } from '../db/index.js';
+
+/** Why a request was not authenticated (the label of the authentication failures counter). */
+export type AuthFailureReason = 'missing' | 'malformed' | 'invalid' | 'duplicate';
+
+/** What the request-duration histogram records for one (operation, method, status). */
+export interface DurationSeries {
+  observe(seconds: number): void;
+}
+
+/**
+ * The service's metrics, as calls the rest of the code makes. Every method
+ * is a plain function (no `this`), so it can be handed on alone, e.g.
+ * `deps.metrics.idempotentReplay` to a handler.
+ */
+export interface ServiceMetrics {
+  /** The registry to scrape; undefined for the no-op metrics. */
+  readonly registry: Registry | undefined;
+  /** The histogram series of one label set; callers keep it instead of asking per request. */
+  durationSeries: (operation: string, method: string, statusCode: number) => DurationSeries;
+  rateLimited: () => void;
+  authenticationFailed: (reason: AuthFailureReason) => void;
+  idempotentReplay: () => void;
+  serverError: (statusCode: number, code: string) => void;
+  loadShed: (reason: string) => void;
+  /** Reads the pool at scrape time (nothing per request). */
+  watchPool: (stats: () => PoolStatus | undefined) => void;
+  /** Asks whether the service is ready at scrape time. */
+  watchReadiness: (isReady: () => Promise<boolean>) => void;
+}
+
+// Requests here take about a millisecond; the upper buckets catch a slow database.
+const durationBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+const ignore = (): void => undefined;
+const noSeries: DurationSeries = { observe: ignore };
+
+/** Metrics that record nothing: the app without a metrics listener. */
+export const noMetrics: ServiceMetrics = {
+  registry: undefined,
+  durationSeries: () => noSeries,
+  rateLimited: ignore,
+  authenticationFailed: ignore,
+  idempotentReplay: ignore,
+  serverError: ignore,
+  loadShed: ignore,
+  watchPool: ignore,
+  watchReadiness: ignore,
+};
+
+/** A registry of its own per app (tests build many), with the process's default metrics. */
+export function createMetrics(): ServiceMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry });
+
+  const duration = new Histogram({
+    name: 'http_server_request_duration_seconds',
+    help: 'Time from receiving a request to sending its response, by operationId (unknown for unmatched routes), method and status code.',
+    labelNames: ['operation', 'method', 'status_code'] as const,
+    buckets: durationBuckets,
+    registers,
+  });
+  const rateLimited = new Counter({
+    name: 'pets_rate_limit_rejections_total',
+    help: 'Requests answered 429 because their API key or address exceeded the rate limit.',
+    registers,
+  });
+  const authFailures = new Counter({
+    name: 'pets_authentication_failures_total',
+    help: 'Requests refused for their credentials, by reason (missing, malformed, invalid, duplicate).',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  const replays = new Counter({
+    name: 'pets_idempotent_replays_total',
+    help: 'createPet requests answered with the stored response of an earlier request with the same Idempotency-Key.',
+    registers,
+  });
+  const serverErrors = new Counter({
+    name: 'pets_server_errors_total',
+    help: 'Responses with a 5xx status, by status code and Error object code.',
+    labelNames: ['status_code', 'code'] as const,
+    registers,
+  });
+  const shed = new Counter({
+    name: 'pets_load_shed_requests_total',
+    help: 'API requests answered 503 by load shedding, by the threshold passed (eventLoopDelay, eventLoopUtilization, heapUsedBytes).',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+
+  let poolStatus: () => PoolStatus | undefined = () => undefined;
+  const poolGauge = (name: string, help: string, read: (stats: PoolStatus) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        const stats = poolStatus();
+        this.set(stats ? read(stats) : 0);
+      },
+    });
+  poolGauge(
+    'pets_db_pool_connections',
+    'Open PostgreSQL connections in the pool, busy or idle (0 on the embedded database).',
+    (s) => s.total,
+  );
+  poolGauge('pets_db_pool_idle_connections', 'Idle PostgreSQL connections in the pool.', (s) => s.idle);
+  poolGauge(
+    'pets_db_pool_waiting_requests',
+    'Queries waiting for a PostgreSQL connection from the pool.',
+    (s) => s.waiting,
+  );
+  poolGauge('pets_db_pool_max_connections', 'The most connections the pool opens (DATABASE_POOL_SIZE).', (s) => s.max);
+
+  let isReady: () => Promise<boolean> = () => Promise.resolve(true);
+  new Gauge({
+    name: 'pets_ready',
+    help: 'Whether /readyz answers 200 (1) or 503 (0); summed over the workers of a cluster.',
+    registers,
+    async collect() {
+      this.set((await isReady().catch(() => false)) ? 1 : 0);
+    },
+  });
+
+  return {
+    registry,
+    durationSeries: (operation, method, statusCode) =>
+      duration.labels({ operation, method, status_code: String(statusCode) }),
+    rateLimited: () => {
+      rateLimited.inc();
+    },
+    authenticationFailed: (reason) => {
+      authFailures.labels({ reason }).inc();
+    },
+    idempotentReplay: () => {
+      replays.inc();
+    },
+    serverError: (statusCode, code) => {
+      serverErrors.labels({ status_code: String(statusCode), code }).inc();
+    },
+    loadShed: (reason) => {
+      shed.labels({ reason }).inc();
+    },
+    watchPool: (stats) => {
+      poolStatus = stats;
+    },
+    watchReadiness: (check) => {
+      isReady = check;
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import { basePathOf } from './basePath.js';
+
+export { basePathOf } from './basePath.js';
+
+export interface SecurityRequirement {
+  [scheme: string]: string[];
+}
+
+export interface ParameterObject {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  schema?: Record<string, unknown>;
+  [extension: `x-${string}`]: unknown;
+}
+
+export interface OperationObject {
+  operationId: string;
+  parameters?: (ParameterObject | { $ref: string })[];
+  deprecated?: boolean;
+  security?: SecurityRequirement[];
+  requestBody?: { required?: boolean };
+  responses?: Record<string, { $ref?: string; headers?: Record<string, unknown> }>;
+  [extension: `x-${string}`]: unknown;
+}
+
+export interface ServerObject {
+  url: string;
+  description?: string;
+  'x-internal'?: boolean;
+}
+
+export interface OpenApiDocument {
+  openapi: string;
+  info: { version: string; title: string };
+  servers: ServerObject[];
+  security?: SecurityRequirement[];
+  paths: Record<string, Record<string, OperationObject>>;
+  components: {
+    securitySchemes: Record<string, { type: string; scheme?: string }>;
+    parameters?: Record<string, ParameterObject>;
+  };
+}
+
+export const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** One API route as fastify-openapi-glue derives it from the spec: schemas dereferenced, url with the base path. */
+export interface RouteEntry {
+  method: string;
+  url: string;
+  operationId: string;
+  schema: Record<string, unknown>;
+}
+
+// Written by `npm run generate` next to src/generated/api.ts and copied
+// beside the compiled code by `npm run build`: the same place relative to
+// this module whether it runs from src/ or dist/.
+function generated(name: string, reviver?: (key: string, value: unknown) => unknown): unknown {
+  return JSON.parse(readFileSync(new URL(`../generated/${name}`, import.meta.url), 'utf8'), reviver);
+}
+
+/**
+ * A JSON.parse reviver that makes equal objects one object. A schema the spec
+ * shares by $ref (Error, Pet) is one object in the glue's output but many in
+ * its JSON; ajv caches what it compiled by object, so without this every
+ * response would compile its own copy of the Error schema.
+ */
+function sharingEqualObjects(): (key: string, value: unknown) => unknown {
+  const seen = new Map<string, unknown>();
+  return (_key, value) => {
+    if (value === null || typeof value !== 'object') return value;
+    const text = JSON.stringify(value);
+    const first = seen.get(text);
+    if (first !== undefined) return first;
+    seen.set(text, value);
+    return value;
+  };
+}
+
+let loaded: OpenApiDocument | undefined;
+
+/**
+ * openapi.yaml, the single source of truth, read once per process: from its
+ * JSON form in src/generated (parsing the YAML took about 100 ms of every
+ * start; a test proves the two are the same document).
+ */
+export function loadOpenApiDocument(): OpenApiDocument {
+  loaded ??= generated('openapi.json') as OpenApiDocument;
+  return loaded;
+}
+
+/** The API's routes as fastify-openapi-glue derives them from the spec, computed by `npm run generate`. */
+export function loadRouteTable(): RouteEntry[] {
+  return generated('routes.json', sharingEqualObjects()) as RouteEntry[];
+}
+
+/** The base path of the API (/v1), from openapi.yaml's servers. */
+export const apiBasePath = basePathOf(loadOpenApiDocument());
+
+export interface OperationEntry {
+  method: string;
+  path: string;
+  operation: OperationObject;
+}
+
+export function listOperations(spec: OpenApiDocument): OperationEntry[] {
+  const entries: OperationEntry[] = [];
+  for (const [path, item] of Object.entries(spec.paths)) {
+    for (const method of httpMethods) {
+      const operation = item[method];
+      if (operation) entries.push({ method: method.toUpperCase(), path, operation });
+    }
+  }
+  return entries;
+}
+
+/** The security requirements that apply to an operation (its own, else the document's). */
+export function securityOf(spec: OpenApiDocument, operation: OperationObject): SecurityRequirement[] {
+  return operation.security ?? spec.security ?? [];
+}
+
+const parameterRef = /^#\/components\/parameters\/([^/]+)$/;
+
+/** An operation's parameters, with references to components/parameters resolved. */
+export function parametersOf(spec: OpenApiDocument, operation: OperationObject): ParameterObject[] {
+  return (operation.parameters ?? []).map((parameter) => {
+    if (!('$ref' in parameter)) return parameter;
+    const name = parameterRef.exec(parameter.$ref)?.[1];
+    const resolved = name === undefined ? undefined : spec.components.parameters?.[name];
+    if (!resolved)
+      throw new Error(
+        `openapi.yaml: operation ${operation.operationId} has parameter ${parameter.$ref}, which does not resolve`,
+      );
+    return resolved;
+  });
+}

@@ -1,0 +1,129 @@
+import t from 'tap';
+import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
+import { insertApiKey } from '../../src/db/apiKeys.js';
+import { purgeExpiredKeys } from '../../src/db/idempotencyKeys.js';
+import { forEachBackend, startTestApp, testConfig, type TestApp } from '../helpers/app.js';
+
+function post(ctx: TestApp, body: unknown, key?: string, auth = ctx.auth) {
+  return ctx.app.inject({
+    method: 'POST',
+    url: '/v1/pets',
+    headers: { ...auth, 'content-type': 'application/json', ...(key === undefined ? {} : { 'idempotency-key': key }) },
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+async function countNamed(ctx: TestApp, name: string): Promise<number> {
+  const { rows } = await ctx.db.query<{ count: string }>(
+    { text: 'SELECT count(*) AS count FROM pets WHERE name = $1' },
+    [name],
+  );
+  return Number(rows[0]?.count);
+}
+
+await forEachBackend(t, async (t, backend) => {
+  const ctx = await startTestApp(t, backend);
+
+  await t.test('a retry with the same key and body replays the first answer; one pet', async (t) => {
+    const first = await post(ctx, { name: 'Once', categoryId: 1 }, 'key-replay');
+    t.equal(first.statusCode, 201);
+    t.equal(first.headers['idempotent-replayed'], undefined, 'the first answer is no replay');
+    // The same body as parsed JSON: other key order and spacing.
+    const retry = await post(ctx, '{ "categoryId": 1,  "name": "Once" }', 'key-replay');
+    t.equal(retry.statusCode, 201);
+    t.equal(retry.body, first.body, 'the same body');
+    t.equal(retry.headers['location'], first.headers['location'], 'the same Location');
+    t.equal(retry.headers['idempotent-replayed'], 'true');
+    t.equal(await countNamed(ctx, 'Once'), 1, 'created once');
+  });
+
+  await t.test('the same key with another body is a 422 Error object, and creates nothing', async (t) => {
+    await post(ctx, { name: 'First body', categoryId: 1 }, 'key-mismatch');
+    const other = await post(ctx, { name: 'Second body', categoryId: 1 }, 'key-mismatch');
+    t.equal(other.statusCode, 422);
+    t.same(Object.keys(other.json()).sort(), ['code', 'message', 'status']);
+    t.match(other.json(), { code: 'idempotency_key_reused', status: 422 });
+    t.equal(await countNamed(ctx, 'Second body'), 0);
+  });
+
+  await t.test('keys belong to the API key that sent them', async (t) => {
+    const otherKey = generateApiKey();
+    await insertApiKey(ctx.db, toStoredKey('other client', otherKey));
+    const mine = await post(ctx, { name: 'Scoped', categoryId: 1 }, 'key-shared');
+    const theirs = await post(ctx, { name: 'Scoped', categoryId: 1 }, 'key-shared', {
+      authorization: `Bearer ${otherKey}`,
+    });
+    t.equal(theirs.statusCode, 201);
+    t.equal(theirs.headers['idempotent-replayed'], undefined, 'no replay across API keys');
+    t.not(theirs.json<{ id: number }>().id, mine.json<{ id: number }>().id);
+    t.equal(await countNamed(ctx, 'Scoped'), 2);
+  });
+
+  await t.test('a failed request stores nothing: its retry is processed afresh', async (t) => {
+    const invalid = await post(ctx, { name: 'Failed', categoryId: 0 }, 'key-failed');
+    t.equal(invalid.statusCode, 400);
+    const valid = await post(ctx, { name: 'Failed', categoryId: 1 }, 'key-failed');
+    t.equal(valid.statusCode, 201, 'not a 422: the 400 was not stored');
+    t.equal(valid.headers['idempotent-replayed'], undefined);
+  });
+
+  await t.test('Idempotency-Key is 1 to 255 printable ASCII characters', async (t) => {
+    t.equal((await post(ctx, { name: 'Long', categoryId: 1 }, 'k'.repeat(255))).statusCode, 201);
+    t.equal((await post(ctx, { name: 'Quoted', categoryId: 1 }, '"8e03978e-40d5"')).statusCode, 201);
+    for (const [key, why] of [
+      ['k'.repeat(256), '256 characters'],
+      ['', 'empty'],
+    ] as const) {
+      const res = await post(ctx, { name: 'Refused', categoryId: 1 }, key);
+      t.equal(res.statusCode, 400, why);
+      t.match(res.json(), { code: 'invalid_request', message: /Idempotency-Key/i });
+    }
+    t.equal(await countNamed(ctx, 'Refused'), 0);
+  });
+
+  await t.test('without a key, every request creates a pet', async (t) => {
+    await post(ctx, { name: 'Keyless', categoryId: 1 });
+    await post(ctx, { name: 'Keyless', categoryId: 1 });
+    t.equal(await countNamed(ctx, 'Keyless'), 2);
+  });
+
+  await t.test('past the retention window a key is forgotten, and the purge deletes it', async (t) => {
+    const first = await post(ctx, { name: 'Expiring', categoryId: 1 }, 'key-expiring');
+    await ctx.db.query({ text: "UPDATE idempotency_keys SET created_at = now() - interval '2 days' WHERE key = $1" }, [
+      'key-expiring',
+    ]);
+    const later = await post(ctx, { name: 'Expiring', categoryId: 1 }, 'key-expiring');
+    t.equal(later.statusCode, 201);
+    t.equal(later.headers['idempotent-replayed'], undefined, 'not replayed after the window');
+    t.not(later.json<{ id: number }>().id, first.json<{ id: number }>().id);
+    await ctx.db.query({ text: "UPDATE idempotency_keys SET created_at = now() - interval '2 days' WHERE key = $1" }, [
+      'key-expiring',
+    ]);
+    t.equal(await purgeExpiredKeys(ctx.db, testConfig.IDEMPOTENCY_TTL_SECONDS, 1), 1, 'one expired key deleted');
+    const { rows } = await ctx.db.query<{ count: string }>({
+      text: "SELECT count(*) AS count FROM idempotency_keys WHERE key = 'key-expiring'",
+    });
+    t.equal(Number(rows[0]?.count), 0);
+  });
+
+  await t.test('20 concurrent identical requests create one pet; each gets its 201 or a 409', async (t) => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => post(ctx, { name: 'Concurrent', categoryId: 1 }, 'key-concurrent')),
+    );
+    const created = answers.filter((res) => res.statusCode === 201);
+    const inFlight = answers.filter((res) => res.statusCode === 409);
+    t.equal(
+      created.length + inFlight.length,
+      20,
+      `only 201 or 409 (got ${answers.map((r) => r.statusCode).join(',')})`,
+    );
+    t.ok(created.length >= 1);
+    t.equal(new Set(created.map((res) => res.body)).size, 1, 'every 201 is the same pet');
+    for (const res of inFlight) {
+      t.same(Object.keys(res.json()).sort(), ['code', 'message', 'status']);
+      t.match(res.json(), { code: 'idempotency_key_in_use', status: 409 });
+    }
+    t.equal(await countNamed(ctx, 'Concurrent'), 1, 'one pet');
+    t.comment(`${backend}: ${created.length} × 201, ${inFlight.length} × 409`);
+  });
+});

@@ -1,0 +1,55 @@
+import t from 'tap';
+import { DeferredCompilation } from '../src/http/contract/deferredCompile.js';
+import { responseValidationAjv } from '../src/http/contract/responseAjv.js';
+
+const settled = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+t.test('a deferred compile runs on first use, once', async (t) => {
+  const deferred = new DeferredCompilation();
+  let runs = 0;
+  const get = deferred.defer(() => ++runs);
+  t.equal(runs, 0, 'nothing compiled at definition');
+  t.equal(deferred.pending, 1);
+  t.equal(get(), 1);
+  t.equal(get(), 1, 'the first result is kept');
+  t.equal(runs, 1);
+  t.equal(deferred.pending, 0);
+});
+
+t.test('warmAll compiles everything pending and reports each failure', async (t) => {
+  const deferred = new DeferredCompilation();
+  const compiled: string[] = [];
+  deferred.defer(() => compiled.push('a'));
+  deferred.defer(() => {
+    throw new Error('bad schema');
+  });
+  deferred.defer(() => compiled.push('c'));
+  const errors: unknown[] = [];
+  deferred.warmAll((error) => errors.push(error));
+  t.same(compiled, [], 'not in the same turn: requests get served in between');
+  await settled();
+  t.same(compiled, ['a', 'c']);
+  t.equal(errors.length, 1);
+  t.match(String(errors[0]), /bad schema/);
+  t.equal(deferred.pending, 0);
+});
+
+t.test('response validation: first error on the hot path, the whole list on failure', async (t) => {
+  const deferred = new DeferredCompilation();
+  const ajv = responseValidationAjv(deferred, { coerceTypes: false, useDefaults: false, removeAdditional: false });
+  const validate = ajv.compile({
+    type: 'object',
+    required: ['id', 'name'],
+    properties: { id: { type: 'integer' }, name: { type: 'string' } },
+  });
+  t.equal(deferred.pending, 1, 'compiled on first use');
+  t.equal(validate({ id: 1, name: 'Rex' }), true);
+  t.equal(deferred.pending, 0);
+  t.equal(validate({ id: 'one', name: 2 }), false);
+  t.same(
+    validate.errors?.map((error) => error.instancePath),
+    ['/id', '/name'],
+    'every error of the failing response is reported',
+  );
+  t.equal(validate({ id: 2, name: 'Fido' }), true, 'valid again after a failure');
+});

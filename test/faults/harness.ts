@@ -1,0 +1,104 @@
+import type { Test } from 'tap';
+import { startPostgres, type PostgresServer } from '../../lib/instances/index.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+
+export const apiKey = 'faults-suite-key-0123456789';
+export const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+
+/** A private PostgreSQL cluster with an empty database "pets"; removed when the test ends. */
+export async function privatePostgres(t: Test): Promise<{ pg: PostgresServer; url: string }> {
+  const pg = await startPostgres();
+  t.teardown(() => pg.remove());
+  await pg.query('CREATE DATABASE pets');
+  return { pg, url: pg.url('pets') };
+}
+
+/** The service in this process (startServer, as production runs it), shut down when the test ends. */
+export async function serve(
+  t: Test,
+  env: Record<string, string>,
+  options: Parameters<typeof startServer>[2] = {},
+): Promise<RunningServer & { api: string }> {
+  const server = await startServer(
+    {
+      LOG_LEVEL: 'silent',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      BOOTSTRAP_API_KEY: apiKey,
+      RATE_LIMIT_MAX: '1000000',
+      DRAIN_DELAY_MS: '0',
+      ...env,
+    },
+    { write: () => true } as unknown as NodeJS.WritableStream,
+    options,
+  );
+  let closed = false;
+  t.teardown(async () => {
+    if (!closed) await server.shutdown('test end');
+  });
+  return {
+    ...server,
+    api: `${server.address}/v1`,
+    shutdown: async (signal) => {
+      closed = true;
+      return server.shutdown(signal);
+    },
+  };
+}
+
+export interface Answer {
+  status: number;
+  body: { id?: number; code?: string; message?: string; status?: number };
+}
+
+/** One request; a connection failure is status 0. */
+export async function call(url: string, init: RequestInit = {}, timeoutMs = 20_000): Promise<Answer> {
+  try {
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    const text = await response.text();
+    let body: Answer['body'] = {};
+    try {
+      body = JSON.parse(text) as Answer['body'];
+    } catch {
+      body = { message: text.slice(0, 200) };
+    }
+    return { status: response.status, body };
+  } catch {
+    return { status: 0, body: {} };
+  }
+}
+
+export function createPet(api: string, name: string): Promise<Answer> {
+  return call(`${api}/pets`, { method: 'POST', headers: auth, body: JSON.stringify({ name, categoryId: 1 }) });
+}
+
+/** Every pet, page by page (the cursor), so that duplicates across pages would show. */
+export async function listAll(api: string): Promise<Array<{ id: number; name: string }>> {
+  const all: Array<{ id: number; name: string }> = [];
+  let next: string | undefined = `${api}/pets?limit=100`;
+  for (let page = 0; next && page < 10_000; page += 1) {
+    const response = await fetch(next, { headers: auth });
+    if (response.status !== 200) throw new Error(`listing answered ${response.status}`);
+    all.push(...((await response.json()) as Array<{ id: number; name: string }>));
+    const link = response.headers.get('link');
+    const match = link ? /<([^>]+)>;\s*rel="next"/.exec(link) : null;
+    next = match?.[1] ? new URL(match[1], api).toString() : undefined;
+  }
+  return all;
+}
+
+/** Polls probe every 100 ms until it returns true, at most timeoutMs. */
+export async function waitFor(what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await probe().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what}: not within ${timeoutMs} ms`);
+}
+
+/** p-th percentile (0-100) of values. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}

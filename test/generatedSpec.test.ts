@@ -1,0 +1,20 @@
+import { readFileSync } from 'node:fs';
+import t from 'tap';
+import { parse } from 'yaml';
+import { computeRouteTable } from '../src/http/contract/routeTable.js';
+import type { OpenApiDocument } from '../src/openapi/document.js';
+import { generatedRoutesPath, generatedSpecPath, specPath } from '../src/openapi/files.js';
+
+// The server reads these instead of openapi.yaml; after editing the spec, `npm run generate` rewrites them.
+const spec = parse(readFileSync(specPath, 'utf8')) as OpenApiDocument;
+const stale = "out of step with openapi.yaml: run 'npm run generate' and commit src/generated";
+
+t.test('src/generated/openapi.json is openapi.yaml', async (t) => {
+  t.same(JSON.parse(readFileSync(generatedSpecPath, 'utf8')), spec, `openapi.json is ${stale}`);
+});
+
+t.test('src/generated/routes.json is the route table fastify-openapi-glue derives from openapi.yaml', async (t) => {
+  const fresh = JSON.parse(JSON.stringify(await computeRouteTable(spec))) as unknown;
+  t.same(JSON.parse(readFileSync(generatedRoutesPath, 'utf8')), fresh, `routes.json is ${stale}`);
+  t.ok((fresh as unknown[]).length >= 4, 'every operation has a route');
+});

@@ -1,0 +1,64 @@
+import t from 'tap';
+import { ApiError, type ErrorCode } from '../../src/errors.js';
+import { excerpt } from '../../src/http/contract/excerpt.js';
+import { assertErrorAnswer, interceptQueries, rawRequest, startHostileApp } from './harness.js';
+
+t.test('an echoed name, path or value is a short escaped excerpt', async (t) => {
+  t.equal(excerpt('short'), 'short');
+  t.equal(excerpt('a"b\\c\n\u0000'), 'a\\"b\\\\c\\n\\u0000', 'quotes, backslashes and controls are escaped');
+  const cut = excerpt('x'.repeat(5000));
+  t.ok(cut.length < 80, `5,000 characters become ${cut.length}`);
+  t.match(cut, /\(5000 characters\)$/, 'and say how long the input was');
+  t.equal(excerpt('😀'.repeat(50)).startsWith('😀'.repeat(40)), true, 'cut between code points, not inside one');
+});
+
+t.test('long client input never makes a long or unserializable message', async (t) => {
+  const h = await startHostileApp(t);
+  const auth = { Authorization: `Bearer ${h.key}` };
+  const json = { ...auth, 'Content-Type': 'application/json' };
+
+  await t.test('a 1,000-character unknown property name: 400, not 500', async (t) => {
+    const body = JSON.stringify({ name: 'a', categoryId: 1, ['x'.repeat(1000)]: 1 });
+    const response = await h.send(rawRequest('POST /v1/pets HTTP/1.1', json, body));
+    const error = await assertErrorAnswer(t, h, response, 400, 'invalid_request');
+    t.match(error['message'], /must not have property 'x{40}\.\.\. \(1000 characters\)'/);
+  });
+
+  await t.test('a property name with quotes and control characters is escaped', async (t) => {
+    const body = JSON.stringify({ name: 'a', categoryId: 1, "e'vil\n\u0007": 1 });
+    const response = await h.send(rawRequest('POST /v1/pets HTTP/1.1', json, body));
+    const error = await assertErrorAnswer(t, h, response, 400, 'invalid_request');
+    t.match(error['message'], "'e'vil\\n\\u0007'");
+  });
+
+  await t.test('a 5,000-character unknown path: a short 404', async (t) => {
+    const response = await h.send(rawRequest(`GET /v1/${'p'.repeat(5000)} HTTP/1.1`, auth));
+    const error = await assertErrorAnswer(t, h, response, 404, 'not_found');
+    t.ok(String(error['message']).length < 200);
+  });
+
+  await t.test('a 5,000-character path with the wrong method: a short 405', async (t) => {
+    const response = await h.send(rawRequest(`DELETE /v1/pets/${'x'.repeat(5000)} HTTP/1.1`, auth));
+    const error = await assertErrorAnswer(t, h, response, 405, 'method_not_allowed');
+    t.ok(String(error['message']).length < 200);
+    t.equal(response.headers['allow'], 'GET');
+  });
+});
+
+/** Statements about pets fail with an error whose body breaks the contract (a stand-in for a bug). */
+const brokenErrorBody = interceptQueries((statement, run) =>
+  /\bpets\b/.test(statement.text)
+    ? Promise.reject(new ApiError(404, 'not_a_documented_code' as ErrorCode, 'A bug made this error.'))
+    : run(),
+);
+
+t.test('an error body that fails to serialize is still a logged 500 Error object', async (t) => {
+  const h = await startHostileApp(t, {}, 'embedded', brokenErrorBody);
+  const response = await h.send(rawRequest('GET /v1/pets/1 HTTP/1.1', { Authorization: `Bearer ${h.key}` }));
+  const error = await assertErrorAnswer(t, h, response, 500, 'internal_error');
+  t.equal(error['message'], 'Internal server error.');
+  const failure = h
+    .logLines()
+    .find((line) => line['requestId'] === response.headers['x-request-id'] && line['msg'] === 'request failed');
+  t.equal(failure?.['level'], 50, 'logged as an error');
+});

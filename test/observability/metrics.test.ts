@@ -1,0 +1,78 @@
+import t from 'tap';
+import { DatabaseUnavailableError } from '../../src/db/index.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import { forEachBackend, startTestApp } from '../helpers/app.js';
+import { sample } from '../helpers/metrics.js';
+
+t.test('requests, auth failures, rate limiting, readiness and the pool are measured', (t) =>
+  forEachBackend(t, async (t, backend) => {
+    const metrics = createMetrics();
+    const { app, auth } = await startTestApp(t, backend, { RATE_LIMIT_MAX: 6 }, { metrics });
+    t.equal((await app.inject({ url: '/v1/pets', headers: auth })).statusCode, 200);
+    t.equal((await app.inject({ url: '/v1/pets/987654', headers: auth })).statusCode, 404);
+    t.equal((await app.inject({ url: '/no/such/path/42' })).statusCode, 404);
+    t.equal((await app.inject({ url: '/v1/pets' })).statusCode, 401);
+    t.equal((await app.inject({ url: '/v1/pets', headers: { authorization: 'Basic abc' } })).statusCode, 401);
+    t.equal(
+      (await app.inject({ url: '/v1/pets', headers: { authorization: 'Bearer not-a-known-key-000000' } })).statusCode,
+      401,
+    );
+    t.equal((await app.inject({ url: '/healthz' })).statusCode, 200);
+    // The limit is 6 per key: the 5th and 6th pass, the 7th is refused.
+    for (let i = 0; i < 4; i++) await app.inject({ url: '/v1/pets', headers: auth });
+    t.equal((await app.inject({ url: '/v1/pets', headers: auth })).statusCode, 429);
+
+    const scrape = await metrics.registry!.metrics();
+    const count = (labels: string) => sample(scrape, `http_server_request_duration_seconds_count{${labels}}`);
+    t.equal(count('operation="listPets",method="GET",status_code="200"'), 5);
+    t.equal(count('operation="getPet",method="GET",status_code="404"'), 1);
+    t.equal(count('operation="unknown",method="GET",status_code="404"'), 1, 'unmatched routes share one label');
+    t.equal(count('operation="listPets",method="GET",status_code="429"'), 1);
+    t.notMatch(scrape, /no\/such\/path/, 'the raw path of an unknown route is never a label');
+    t.notMatch(scrape, /healthz/, 'probes are not API requests');
+    t.equal(sample(scrape, 'pets_authentication_failures_total{reason="missing"}'), 1);
+    t.equal(sample(scrape, 'pets_authentication_failures_total{reason="malformed"}'), 1);
+    t.equal(sample(scrape, 'pets_authentication_failures_total{reason="invalid"}'), 1);
+    t.equal(sample(scrape, 'pets_rate_limit_rejections_total'), 1);
+    t.equal(sample(scrape, 'pets_ready'), 1);
+    t.equal(sample(scrape, 'pets_idempotent_replays_total'), 0);
+    t.ok((sample(scrape, 'nodejs_heap_size_used_bytes') ?? 0) > 0, 'default process metrics are there');
+    t.match(scrape, /nodejs_eventloop_lag_seconds /);
+    t.match(scrape, /nodejs_gc_duration_seconds/);
+    if (backend === 'postgres') {
+      t.equal(sample(scrape, 'pets_db_pool_max_connections'), 5);
+      t.ok((sample(scrape, 'pets_db_pool_connections') ?? 0) >= 1, 'the pool has opened a connection');
+      t.equal(sample(scrape, 'pets_db_pool_waiting_requests'), 0);
+    } else {
+      t.equal(sample(scrape, 'pets_db_pool_connections'), 0, 'no pool on the embedded database');
+    }
+  }),
+);
+
+t.test('the readiness gauge follows /readyz, and 5xx are counted by status and code', (t) =>
+  forEachBackend(t, async (t, backend) => {
+    const metrics = createMetrics();
+    // READINESS_MAX_AGE_MS 0: the gauge sees the database as it is now, not a shared earlier probe.
+    const { app, auth, db } = await startTestApp(t, backend, { READINESS_MAX_AGE_MS: 0 }, { metrics });
+    const query = db.query.bind(db);
+    let failing = false;
+    db.query = (statement, values) =>
+      failing ? Promise.reject(new DatabaseUnavailableError(new Error('down'))) : query(statement, values);
+    failing = true;
+    t.equal((await app.inject({ url: '/v1/pets', headers: auth })).statusCode, 503);
+    t.equal((await app.inject({ url: '/readyz' })).statusCode, 503);
+    const scrape = await metrics.registry!.metrics();
+    t.equal(sample(scrape, 'pets_server_errors_total{status_code="503",code="service_unavailable"}'), 2);
+    t.equal(sample(scrape, 'pets_ready'), 0);
+    failing = false;
+    t.equal(sample(await metrics.registry!.metrics(), 'pets_ready'), 1);
+  }),
+);
+
+t.test('the idempotent replays counter counts what the createPet path reports', async (t) => {
+  const metrics = createMetrics();
+  const countReplay = metrics.idempotentReplay;
+  countReplay();
+  countReplay();
+  t.equal(sample(await metrics.registry!.metrics(), 'pets_idempotent_replays_total'), 2);
+});

@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import t from 'tap';
+import { parse } from 'yaml';
+import { startServer } from '../../src/server.js';
+import { scratchDir } from '../helpers/databases.js';
+
+const silent = { write: () => true } as unknown as NodeJS.WritableStream;
+
+/** Metric names a PromQL expression uses: every identifier with one of the service's prefixes. */
+function metricNames(expression: string): string[] {
+  return expression.match(/\b(?:pets|http_server|nodejs|process)_[a-z0-9_]+/g) ?? [];
+}
+
+/** The metric families of a scrape, with the series names a histogram adds. */
+function scrapedNames(scrape: string): Set<string> {
+  const names = new Set<string>();
+  for (const [, name, type] of scrape.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
+    names.add(name!);
+    if (type === 'histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(name! + suffix);
+  }
+  return names;
+}
+
+function dashboardExpressions(): string[] {
+  const dashboard = JSON.parse(readFileSync('deploy/grafana/dashboard.json', 'utf8')) as {
+    title: string;
+    panels: Array<{ title: string; targets?: Array<{ expr: string }> }>;
+  };
+  return dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
+}
+
+function alertExpressions(): string[] {
+  const rules = parse(readFileSync('deploy/prometheus/alerts.yml', 'utf8')) as {
+    groups: Array<{ name: string; rules: Array<{ alert: string; expr: string; labels: object; annotations: object }> }>;
+  };
+  return rules.groups.flatMap((group) => group.rules.map((rule) => rule.expr));
+}
+
+t.test('metrics are served on their own listener, never on the API port', async (t) => {
+  const dir = scratchDir();
+  t.teardown(dir.remove);
+  const server = await startServer(
+    {
+      DATA_DIR: dir.path,
+      PORT: '0',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'silent',
+      BOOTSTRAP_API_KEY: 'metrics-test-key-0000000001',
+    },
+    silent,
+  );
+  t.teardown(() => server.shutdown('test'));
+  t.ok(server.metricsAddress, 'a metrics listener is started');
+  await fetch(`${server.address}/v1/pets`, { headers: { authorization: 'Bearer metrics-test-key-0000000001' } });
+
+  t.equal((await fetch(`${server.address}/metrics`)).status, 404, 'the API port does not serve metrics');
+  const response = await fetch(`${server.metricsAddress!}/metrics`);
+  t.equal(response.status, 200);
+  t.match(response.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
+  const scrape = await response.text();
+  t.match(
+    scrape,
+    /http_server_request_duration_seconds_count\{operation="listPets",method="GET",status_code="200"\} 1/,
+  );
+  t.equal((await fetch(`${server.metricsAddress!}/other`)).status, 404);
+  const loaded = Object.keys(createRequire(import.meta.url).cache);
+  t.ok(
+    loaded.some((file) => file.includes('/node_modules/prom-client/')),
+    'the module cache shows CommonJS packages',
+  );
+  t.notOk(
+    // (@opentelemetry/api, the no-op API, is prom-client's own dependency.)
+    loaded.some((file) => /\/(@opentelemetry\/(sdk-|instrumentation)|@fastify\/otel\/)/.test(file)),
+    'without OTEL_* variables, no OpenTelemetry module is loaded (start-up time)',
+  );
+
+  t.test('the Grafana dashboard and the alert rules use only metrics the service exports', async (t) => {
+    const names = scrapedNames(scrape);
+    const dashboard = dashboardExpressions();
+    const alerts = alertExpressions();
+    t.ok(dashboard.length >= 6, 'the dashboard has panels with queries');
+    t.ok(alerts.length >= 4, 'there are alert rules');
+    for (const expression of [...dashboard, ...alerts]) {
+      const used = metricNames(expression);
+      t.ok(used.length > 0, `uses a metric: ${expression}`);
+      for (const name of used) t.ok(names.has(name), `${name} is exported (${expression})`);
+    }
+  });
+});
+
+t.test('METRICS_PORT=off starts no metrics listener', async (t) => {
+  const dir = scratchDir();
+  t.teardown(dir.remove);
+  const server = await startServer(
+    {
+      DATA_DIR: dir.path,
+      PORT: '0',
+      METRICS_PORT: 'off',
+      LOG_LEVEL: 'silent',
+      BOOTSTRAP_API_KEY: 'metrics-test-key-0000000001',
+    },
+    silent,
+  );
+  t.teardown(() => server.shutdown('test'));
+  t.equal(server.metricsAddress, undefined);
+});

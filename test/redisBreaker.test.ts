@@ -1,0 +1,68 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Redis } from 'ioredis';
+import t from 'tap';
+import { createBreakerStore, type Count, type CounterStore } from '../src/http/plugins/rateLimitStore.js';
+
+/** A Redis stand-in whose eval hangs (a stalled server) until answering is switched on. */
+function fakeRedis() {
+  const state = { answering: false, calls: 0 };
+  const redis = {
+    eval: () => {
+      state.calls += 1;
+      return state.answering ? Promise.resolve([7, 1000]) : new Promise(() => undefined);
+    },
+  } as unknown as Redis;
+  return { redis, state };
+}
+
+function fakeLog() {
+  const lines: Array<{ level: string; msg: string }> = [];
+  const log = {
+    warn: (_fields: unknown, msg: string) => lines.push({ level: 'warn', msg }),
+    info: (_fields: unknown, msg: string) => lines.push({ level: 'info', msg }),
+  } as unknown as FastifyBaseLogger;
+  return { log, lines };
+}
+
+function count(store: CounterStore, key: string): Promise<Count> {
+  return new Promise((resolve, reject) => {
+    store.incr(
+      key,
+      (error, result) => {
+        if (error || !result) reject(error ?? new Error('no result'));
+        else resolve(result);
+      },
+      60_000,
+      100,
+    );
+  });
+}
+
+t.test('a stalled Redis: each call gives up after the timeout, then the breaker counts in-process', async (t) => {
+  const { redis, state } = fakeRedis();
+  const { log, lines } = fakeLog();
+  const store = createBreakerStore({ redis, nameSpace: 'test:', timeoutMs: 20, failuresToOpen: 3, openMs: 100, log });
+
+  const counted = [];
+  for (let request = 0; request < 3; request += 1) counted.push((await count(store, 'ip:a')).current);
+  t.same(counted, [1, 2, 3], 'a request whose Redis call timed out is counted in this process');
+  t.equal(state.calls, 3);
+  t.same(
+    lines.map((line) => line.level),
+    ['warn'],
+    'the breaker opening is logged once',
+  );
+
+  for (let request = 0; request < 20; request += 1) await count(store, 'ip:a');
+  t.equal(state.calls, 3, 'while open, Redis is not asked');
+  t.equal((await count(store, 'ip:a')).current, 24, 'and the count goes on in-process');
+
+  state.answering = true;
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  t.same(await count(store, 'ip:a'), { current: 7, ttl: 1000 }, 'after openMs one request asks Redis again');
+  t.equal(lines.length, 2);
+  t.match(lines[1], { level: 'info', msg: /answers again/ }, 'closing is logged once');
+  await count(store, 'ip:a');
+  t.equal(state.calls, 5, 'closed again: every request asks Redis');
+  t.equal(lines.length, 2);
+});

@@ -1,0 +1,114 @@
+import { createServer } from 'node:net';
+import { once } from 'node:events';
+import t from 'tap';
+import { startServer } from '../src/server.js';
+import { postgresUnavailableReason, scratchDir, testDatabaseUrl } from './helpers/databases.js';
+
+/** A port nothing listens on (bound once, then released). */
+async function closedPort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const port = (probe.address() as { port: number }).port;
+  probe.close();
+  await once(probe, 'close');
+  return port;
+}
+
+function collect() {
+  const lines: string[] = [];
+  return { lines, out: { write: (line: string) => lines.push(line) } as unknown as NodeJS.WritableStream };
+}
+
+const quiet = { LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1' };
+
+t.test(
+  'database down at start: listens, /healthz 200 and /readyz 503 while retrying, then one clear error',
+  async (t) => {
+    const port = await closedPort();
+    const probes: Array<Promise<[number, number]>> = [];
+    const started = startServer(
+      { ...quiet, DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/app`, DATABASE_STARTUP_TIMEOUT_MS: '1500' },
+      collect().out,
+      {
+        onListening(address) {
+          probes.push(
+            Promise.all([
+              fetch(`${address}/healthz`).then((response) => response.status),
+              fetch(`${address}/readyz`).then(async (response) => {
+                const body = (await response.json()) as { code: string };
+                t.equal(body.code, 'service_unavailable', '/readyz answers the Error object');
+                return response.status;
+              }),
+            ]),
+          );
+        },
+      },
+    );
+    const error = await started.then(
+      () => undefined,
+      (failure: unknown) => failure as Error,
+    );
+    t.same(await Promise.all(probes), [[200, 503]], 'healthy and not ready while waiting for the database');
+    t.equal(error?.name, 'StartupError');
+    t.match(
+      error?.message,
+      new RegExp(`not ready within 1\\.5 s \\(DATABASE_STARTUP_TIMEOUT_MS\\).*ECONNREFUSED 127\\.0\\.0\\.1:${port}`),
+    );
+    t.notMatch(error?.message, /\n/, 'one line');
+  },
+);
+
+const noPostgres = await postgresUnavailableReason();
+
+t.test('a database that does not exist: says how to create it', { skip: noPostgres ?? false }, async (t) => {
+  const url = new URL(testDatabaseUrl);
+  url.pathname = '/pets_missing_database';
+  const error = await startServer(
+    { ...quiet, DATABASE_URL: url.toString(), DATABASE_STARTUP_TIMEOUT_MS: '300' },
+    collect().out,
+  ).then(
+    () => undefined,
+    (failure: unknown) => failure as Error,
+  );
+  t.match(
+    error?.message,
+    /database "pets_missing_database" does not exist: create it \(createdb pets_missing_database/,
+  );
+});
+
+t.test('a port already in use names PORT', async (t) => {
+  const holder = createServer().listen(0, '127.0.0.1');
+  await once(holder, 'listening');
+  t.teardown(() => holder.close());
+  const port = (holder.address() as { port: number }).port;
+  const error = await startServer(
+    { ...quiet, DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/app`, PORT: String(port) },
+    collect().out,
+  ).then(
+    () => undefined,
+    (failure: unknown) => failure as Error,
+  );
+  t.equal(error?.name, 'StartupError');
+  t.equal(
+    error?.message,
+    `PORT ${port} is already in use on 127.0.0.1: stop the process using it or set PORT to a free port.`,
+  );
+});
+
+t.test('an embedded database on a full disk is refused in one line', async (t) => {
+  const dir = scratchDir();
+  t.teardown(dir.remove);
+  const error = await startServer(
+    { ...quiet, DATA_DIR: dir.path, DATA_DIR_MIN_FREE_MB: '1048576' },
+    collect().out,
+  ).then(
+    () => undefined,
+    (failure: unknown) => failure as Error,
+  );
+  t.equal(error?.name, 'StartupError');
+  t.match(
+    error?.message,
+    /^The embedded database cannot start: the disk of .* is full: [\d.]+ MB free, the embedded database needs at least 1048576 MB/,
+  );
+  t.notMatch(error?.message, /\n/);
+});

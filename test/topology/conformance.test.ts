@@ -1,0 +1,169 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import t from 'tap';
+import { isAlive, repoRoot, startTimeOf, waitUntil } from '../../lib/instances/index.js';
+import { ContractClient } from '../conformance/client.js';
+import { invalidCases, opaqueCases, validCases, type Case, type GeneratorContext } from '../conformance/requests.js';
+import { loadContract } from '../conformance/spec.js';
+import { topologyTestOptions, walkPets, type Pet } from './harness.js';
+
+/**
+ * The topology as an operator starts it (`npm run topology:up`, here with
+ * TOPOLOGY_DIR in a temporary folder), the conformance suite's generated
+ * requests sent through HAProxy, PgBouncer in transaction mode and the
+ * replica, then `topology:status` and `topology:down`.
+ *   TOPOLOGY_CONFORMANCE_RUNS   runs per property (default 150)
+ */
+
+const runs = Number(process.env['TOPOLOGY_CONFORMANCE_RUNS'] || 150);
+const seed = Date.now() ^ (Math.random() * 0x100000000);
+const bodyLimit = 65536;
+
+function runScript(script: string, folder: string): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join('scripts', 'topology', script)], {
+    cwd: repoRoot,
+    env: { ...process.env, TOPOLOGY_DIR: folder },
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+t.test(
+  'npm run topology:up, then the conformance suite through the balancer, status and down',
+  topologyTestOptions(['DATABASE_STATEMENTS']),
+  async (t) => {
+    const folder = mkdtempSync(join(tmpdir(), 'pets-topology-up-'));
+    t.teardown(() => {
+      // Whatever happened, nothing it started may outlive the test.
+      runScript('down.ts', folder);
+      rmSync(folder, { recursive: true, force: true });
+    });
+
+    const up = runScript('up.ts', folder);
+    t.equal(up.status, 0, 'topology:up exits 0');
+    if (up.status !== 0) {
+      t.fail(`topology:up failed:\n${up.stdout}\n${up.stderr}`);
+      return;
+    }
+    const lines = up.stdout.trimEnd().split('\n');
+    const baseUrl = /^BASE_URL=(http:\/\/127\.0\.0\.1:\d+\/v1)$/.exec(lines.at(-2) ?? '')?.[1];
+    const apiKey = /^API_KEY=(\S{20,})$/.exec(lines.at(-1) ?? '')?.[1];
+    t.ok(baseUrl, `the line before last is BASE_URL=http://127.0.0.1:<port>/v1 (got ${lines.at(-2)})`);
+    t.ok(apiKey, 'the last line is API_KEY=<key>');
+    if (!baseUrl || !apiKey) return;
+    const origin = new URL(baseUrl).origin;
+    const { operations } = loadContract();
+
+    await t.test('generated requests conform to openapi.yaml through HAProxy', async (t) => {
+      const client = new ContractClient(origin, new URL(baseUrl).pathname, operations);
+      const context: GeneratorContext = { key: apiKey, bodyLimit, opaqueParameters: new Set(['cursor']) };
+      const check = async ({ request, expect }: Case) => {
+        const response = await client.send(request);
+        if (response.problems.length > 0)
+          throw new Error(
+            `${request.intent}: ${response.status} ${response.text.slice(0, 300)}\n${response.problems.join('\n')}`,
+          );
+        if (!expect.includes(response.status))
+          throw new Error(
+            `${request.intent}: expected ${expect.join(' or ')}, got ${response.status} ${response.text.slice(0, 300)}`,
+          );
+      };
+      for (const operation of operations) {
+        const properties: Array<[string, fc.Arbitrary<Case> | undefined, number]> = [
+          ['valid', validCases(operation, context), runs],
+          ['invalid', invalidCases(operation, context), runs],
+          ['unissued opaque values', opaqueCases(operation, context), Math.round(runs / 10)],
+        ];
+        for (const [kind, arbitrary, numRuns] of properties) {
+          if (!arbitrary) continue;
+          const details = await fc.check(fc.asyncProperty(arbitrary, check), { numRuns, seed });
+          t.notOk(
+            details.failed,
+            `${operation.operationId} ${kind}: ${details.numRuns} runs`,
+            details.failed
+              ? {
+                  seed: details.seed,
+                  counterexample: JSON.stringify(details.counterexample),
+                  error: String(details.errorInstance),
+                }
+              : {},
+          );
+        }
+      }
+      t.comment(
+        `${client.sent} requests through the balancer (seed ${seed}); pairs seen: ${[...client.observed].sort().join(', ')}`,
+      );
+    });
+
+    await t.test('what is created can be read back at once, and pages list each pet once in id order', async (t) => {
+      const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+      const created: Pet[] = [];
+      const unreadable: string[] = [];
+      for (let index = 0; index < 30; index += 1) {
+        const response = await fetch(`${baseUrl}/pets`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ name: `walk-${index}`, categoryId: 1 + (index % 3) }),
+        });
+        if (response.status !== 201) throw new Error(`createPet answered ${response.status} ${await response.text()}`);
+        const pet = (await response.json()) as Pet;
+        created.push(pet);
+        const read = await fetch(`${baseUrl}/pets/${pet.id}`, { headers: auth });
+        if (read.status !== 200) unreadable.push(`${pet.id}: ${read.status}`);
+        await read.text();
+      }
+      t.same(
+        unreadable,
+        [],
+        'each of 30 new pets readable right after its creation (read-your-writes through the balancer)',
+      );
+      // A listing may come from the replica, which may lag by milliseconds:
+      // wait (bounded) until it shows every created pet, then check the pages.
+      const listed = await waitUntil({ what: 'the listing showing every created pet', timeoutMs: 10_000 }, async () => {
+        const pets = await walkPets(baseUrl, apiKey, 7);
+        return created.every((pet) => pets.some((listedPet) => listedPet.id === pet.id)) ? pets : undefined;
+      }).catch(() => walkPets(baseUrl, apiKey, 7));
+      const ids = listed.map((pet) => pet.id);
+      t.equal(new Set(ids).size, ids.length, 'no pet listed twice');
+      t.same(
+        ids,
+        [...ids].sort((a, b) => a - b),
+        'in id order',
+      );
+      const missing = created.filter((pet) => !ids.includes(pet.id)).map((pet) => pet.id);
+      t.same(missing, [], 'every created pet is listed');
+    });
+
+    const stateFile = join(folder, 'state.json');
+    const state = JSON.parse(readFileSync(stateFile, 'utf8')) as {
+      processes: Array<{ name: string; pid: number; startTime?: number }>;
+    };
+
+    await t.test('topology:status shows every process running', async (t) => {
+      const status = runScript('status.ts', folder);
+      t.equal(status.status, 0, 'exits 0 while everything runs');
+      for (const record of state.processes)
+        t.match(
+          status.stdout,
+          new RegExp(`^${record.name}\\s+${record.pid}\\s+\\d+\\s+running, accepting`, 'm'),
+          `${record.name} listed with its pid`,
+        );
+      t.match(status.stdout, /app1 .*balancer: UP/, 'with the balancer view');
+    });
+
+    await t.test('topology:down stops exactly what up started', async (t) => {
+      const down = runScript('down.ts', folder);
+      t.equal(down.status, 0, 'exits 0');
+      const stillThere = state.processes.filter(
+        (record) => isAlive(record.pid) && startTimeOf(record.pid) === record.startTime,
+      );
+      t.same(stillThere, [], 'none of its processes runs any more');
+      const again = runScript('status.ts', folder);
+      t.equal(again.status, 3, 'status then says nothing runs (exit 3)');
+    });
+  },
+);

@@ -1,0 +1,199 @@
+import { existsSync } from 'node:fs';
+import type { Test } from 'tap';
+import { loadConfig } from '../../src/config.js';
+import {
+  builtServer,
+  ensurePackages,
+  startTopology,
+  type Topology,
+  type TopologyOptions,
+} from '../../lib/instances/index.js';
+
+/**
+ * What the topology tests share: whether they can run here (and why not),
+ * a topology that goes when the test ends, a bounded load generator, and a
+ * walk over every page of the pet list.
+ */
+
+let why: string | undefined | null = null;
+const sessionPooling = process.env['TOPOLOGY_POOL_MODE'] === 'session';
+
+/** undefined when the topology can run here (installing its Debian packages as root if missing), else why not. */
+export function topologyUnavailableReason(): string | undefined {
+  if (why !== null) return why;
+  const missing = ensurePackages((line) => process.stderr.write(`# ${line}\n`));
+  why =
+    missing ??
+    (existsSync(builtServer)
+      ? undefined
+      : `${builtServer} is missing: npm run test:topology builds it first (npm run build)`);
+  return why;
+}
+
+/**
+ * The service settings the topology sets (and what each test needs), with a
+ * value of the agreed form; a test that needs one the service does not know
+ * yet is skipped with that reason.
+ */
+export const serviceSettings = {
+  DATABASE_STATEMENTS: 'unnamed',
+  DATABASE_DIRECT_URL: 'postgres://postgres@127.0.0.1:1/pets',
+  DATABASE_READ_URL: 'postgres://postgres@127.0.0.1:1/pets',
+  DRAIN_DELAY_MS: '4000',
+} as const;
+
+/** Why the service cannot take these settings (unknown to src/config.ts, or refused), or undefined. */
+export function missingSettingsReason(names: Array<keyof typeof serviceSettings>): string | undefined {
+  const env = {
+    DATABASE_URL: 'postgres://postgres@127.0.0.1:1/pets',
+    ...Object.fromEntries(names.map((name) => [name, serviceSettings[name]])),
+  };
+  try {
+    const config = loadConfig(env) as Record<string, unknown>;
+    const unknown = names.filter((name) => !(name in config));
+    return unknown.length > 0 ? `the service has no ${unknown.join(', ')} setting yet` : undefined;
+  } catch (error) {
+    return `the service refuses ${names.join(', ')}: ${(error as Error).message}`;
+  }
+}
+
+/**
+ * Test options that skip with the reason when the topology cannot run here,
+ * or when the service lacks a setting the test relies on.
+ */
+export function topologyTestOptions(needs: Array<keyof typeof serviceSettings> = []): { skip: string | false } {
+  // Session pooling (TOPOLOGY_POOL_MODE=session, to compare) works with named statements.
+  const needed = sessionPooling ? needs.filter((name) => name !== 'DATABASE_STATEMENTS') : needs;
+  const reason = topologyUnavailableReason() ?? missingSettingsReason(needed);
+  return { skip: reason ? `topology test skipped: ${reason}` : false };
+}
+
+/** The whole topology in a temporary folder, removed when the test ends. */
+export async function startTestTopology(t: Test, options: TopologyOptions = {}): Promise<Topology> {
+  const topology = await startTopology({
+    ...(sessionPooling ? { poolMode: 'session' as const } : {}),
+    ...options,
+    serviceEnv: { LOG_LEVEL: 'warn', ...options.serviceEnv },
+  });
+  t.teardown(() => topology.remove());
+  return topology;
+}
+
+export interface Pet {
+  id: number;
+  name: string;
+  categoryId: number;
+  status: string;
+}
+
+export interface LoadOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Concurrent clients. */
+  workers: number;
+  /** Share of requests that create a pet (the rest list or get). */
+  writeShare: number;
+  /** Runs until this resolves, or `maxRequests`, or `maxMs`, whichever comes first. */
+  until: Promise<unknown>;
+  maxRequests?: number;
+  maxMs?: number;
+  /** Prefix of the names of created pets, to tell this run's pets apart. */
+  namePrefix?: string;
+}
+
+export interface LoadResult {
+  requests: number;
+  /** Count per HTTP status ("network" for a request that got no HTTP answer). */
+  statuses: Record<string, number>;
+  /** Up to 20 descriptions of failed requests. */
+  failures: string[];
+  /** Pets whose creation was acknowledged (201). */
+  created: Pet[];
+}
+
+/** Bounded client load through the balancer: creates, lists and gets, each answer counted. */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const result: LoadResult = { requests: 0, statuses: {}, failures: [], created: [] };
+  const maxRequests = options.maxRequests ?? 100_000;
+  const deadline = Date.now() + (options.maxMs ?? 120_000);
+  let stop = false;
+  void options.until.then(() => (stop = true));
+  const auth = { authorization: `Bearer ${options.apiKey}` };
+  const count = (status: string, failure?: string) => {
+    result.statuses[status] = (result.statuses[status] ?? 0) + 1;
+    if (failure && result.failures.length < 20) result.failures.push(failure);
+  };
+
+  const worker = async (index: number) => {
+    for (let sequence = 0; !stop && result.requests < maxRequests && Date.now() < deadline; sequence += 1) {
+      result.requests += 1;
+      const choice = Math.random();
+      const known =
+        result.created.length > 0 ? result.created[Math.floor(Math.random() * result.created.length)] : undefined;
+      let method = 'GET';
+      let url = `${options.baseUrl}/pets?limit=20`;
+      let body: string | undefined;
+      if (choice < options.writeShare) {
+        method = 'POST';
+        url = `${options.baseUrl}/pets`;
+        body = JSON.stringify({
+          name: `${options.namePrefix ?? 'load'}-${index}-${sequence}`,
+          categoryId: 1 + (sequence % 5),
+        });
+      } else if (known && choice < options.writeShare + (1 - options.writeShare) / 2) {
+        url = `${options.baseUrl}/pets/${known.id}`;
+      }
+      try {
+        const response = await fetch(url, {
+          method,
+          headers: body ? { ...auth, 'content-type': 'application/json' } : auth,
+          ...(body ? { body } : {}),
+          signal: AbortSignal.timeout(15_000),
+        });
+        const text = await response.text();
+        const ok = response.status === (method === 'POST' ? 201 : 200);
+        count(
+          String(response.status),
+          ok ? undefined : `${method} ${url.replace(options.baseUrl, '')}: ${response.status} ${text.slice(0, 200)}`,
+        );
+        if (ok && method === 'POST') result.created.push(JSON.parse(text) as Pet);
+      } catch (error) {
+        const cause = (error as { cause?: { code?: string } }).cause?.code;
+        count(
+          'network',
+          `${method} ${url.replace(options.baseUrl, '')}: ${(error as Error).message}${cause ? ` (${cause})` : ''}`,
+        );
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.workers }, (_, index) => worker(index)));
+  return result;
+}
+
+/** Every pet, page by page through Link rel="next", in the order the pages gave them. */
+export async function walkPets(baseUrl: string, apiKey: string, limit: number): Promise<Pet[]> {
+  const origin = new URL(baseUrl).origin;
+  let url: string | undefined = `${baseUrl}/pets?limit=${limit}`;
+  const pets: Pet[] = [];
+  for (let page = 0; url; page += 1) {
+    if (page > 10_000) throw new Error('the Link chain does not end');
+    const response = await fetch(url, {
+      headers: { authorization: `Bearer ${apiKey}` },
+      signal: AbortSignal.timeout(15_000),
+    });
+    if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${await response.text()}`);
+    pets.push(...((await response.json()) as Pet[]));
+    const next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+    url = next ? new URL(next, origin).toString() : undefined;
+  }
+  return pets;
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** "201: 812, 200: 3050" */
+export function describeStatuses(statuses: Record<string, number>): string {
+  return Object.entries(statuses)
+    .map(([status, count]) => `${status}: ${count}`)
+    .join(', ');
+}

@@ -1,0 +1,74 @@
+import t from 'tap';
+import { waitForReplay, waitUntil } from '../../lib/instances/index.js';
+import { describeStatuses, runLoad, sleep, startTestTopology, topologyTestOptions, walkPets } from './harness.js';
+
+/**
+ * One instance killed with SIGKILL while clients write through the balancer:
+ * only requests that were in flight on it may fail, every pet whose creation
+ * was acknowledged is there afterwards, and paging lists each pet once.
+ */
+
+const workers = 8;
+
+t.test('kill -9 of one instance under write load', topologyTestOptions(['DATABASE_STATEMENTS']), async (t) => {
+  const topology = await startTestTopology(t);
+  const victim = topology.services[1]!;
+  const killing = (async () => {
+    await sleep(1_500);
+    await victim.kill();
+    // Long enough for the balancer to notice (inter 1s x fall 2) and for writes to go on without it.
+    await sleep(3_500);
+  })();
+  const load = await runLoad({
+    baseUrl: topology.baseUrl,
+    apiKey: topology.apiKey,
+    workers,
+    writeShare: 0.7,
+    until: killing,
+    maxMs: 60_000,
+    namePrefix: 'kill',
+  });
+  await killing;
+  t.comment(`${load.requests} requests, ${describeStatuses(load.statuses)}; ${load.created.length} pets acknowledged`);
+  if (load.failures.length > 0) t.comment(`failed: ${load.failures.join(' | ')}`);
+
+  const failed = load.requests - (load.statuses['200'] ?? 0) - (load.statuses['201'] ?? 0);
+  t.ok(load.created.length > 20, 'writes went on');
+  t.ok(
+    failed <= workers,
+    `only requests in flight on the killed instance may fail: ${failed} failed, at most ${workers} were in flight`,
+  );
+  t.ok(
+    load.failures.every((failure) => failure.startsWith('POST')),
+    'no GET failed (the balancer retries a GET the instance died on, and a refused connection for any request)',
+  );
+
+  const servers = await topology.haproxy.servers();
+  t.match(
+    servers.find((server) => server.name === victim.name)?.status ?? '',
+    /^DOWN/,
+    'the balancer marked the killed instance down',
+  );
+
+  // Reads may go to the replica: let it catch up before checking what is there.
+  await waitForReplay(topology.primary, topology.replica);
+  const listed = await walkPets(topology.baseUrl, topology.apiKey, 50);
+  const ids = listed.map((pet) => pet.id);
+  t.equal(new Set(ids).size, ids.length, `paging listed ${ids.length} pets, none twice`);
+  t.same(
+    ids,
+    [...ids].sort((a, b) => a - b),
+    'in id order',
+  );
+  const byId = new Map(listed.map((pet) => [pet.id, pet]));
+  const lost = load.created.filter((pet) => byId.get(pet.id)?.name !== pet.name);
+  t.same(lost, [], `all ${load.created.length} acknowledged pets are present, as acknowledged`);
+
+  await t.test('the killed instance comes back', async (t) => {
+    await victim.restart();
+    await waitUntil({ what: 'the balancer seeing every instance up', timeoutMs: 30_000 }, async () =>
+      (await topology.haproxy.servers()).every((server) => server.status === 'UP') ? true : undefined,
+    );
+    t.pass('all three instances UP again');
+  });
+});
