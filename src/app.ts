@@ -185,7 +185,12 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       loadRouteTable(),
       operationResolver(
         spec,
-        buildHandlers({ db: deps.db, basePath: apiBasePath, idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS }),
+        buildHandlers({
+          db: deps.db,
+          basePath: apiBasePath,
+          idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
+          onIdempotentReplay: metrics.idempotentReplay,
+        }),
       ),
     );
   });

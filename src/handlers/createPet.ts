@@ -2,7 +2,12 @@ import { insertPet, type PetRecord } from '../db/pets.js';
 import { runIdempotently } from './idempotency.js';
 import type { Handler, HandlerDeps, HandlerResult } from './types.js';
 
-export function createPet({ db, basePath, idempotencyTtlSeconds }: HandlerDeps): Handler<'createPet'> {
+export function createPet({
+  db,
+  basePath,
+  idempotencyTtlSeconds,
+  onIdempotentReplay,
+}: HandlerDeps): Handler<'createPet'> {
   const locationOf = (pet: PetRecord) => `${basePath}/pets/${pet.id}`;
   return async ({ body, headers, caller }): Promise<HandlerResult<'createPet'>> => {
     const newPet = { name: body.name, categoryId: body.categoryId, status: body.status ?? 'available' } as const;
@@ -21,6 +26,7 @@ export function createPet({ db, basePath, idempotencyTtlSeconds }: HandlerDeps):
         return { status: 201, body: JSON.stringify(pet), location: locationOf(pet) };
       },
     );
+    if (replayed) onIdempotentReplay();
     // Only 201 answers are ever stored; the body is the pet this service wrote.
     const pet = JSON.parse(answer.body) as PetRecord;
     return {

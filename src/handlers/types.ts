@@ -79,6 +79,8 @@ export interface HandlerDeps {
   basePath: string;
   /** How long an Idempotency-Key is remembered (createPet). */
   idempotencyTtlSeconds: number;
+  /** Called once per createPet answered from a stored Idempotency-Key answer (the replay counter). */
+  onIdempotentReplay: () => void;
 }
 
 export type HandlerMap = { [K in OperationId]: Handler<K> };

@@ -69,10 +69,25 @@ t.test('the readiness gauge follows /readyz, and 5xx are counted by status and c
   }),
 );
 
-t.test('the idempotent replays counter counts what the createPet path reports', async (t) => {
-  const metrics = createMetrics();
-  const countReplay = metrics.idempotentReplay;
-  countReplay();
-  countReplay();
-  t.equal(sample(await metrics.registry!.metrics(), 'pets_idempotent_replays_total'), 2);
-});
+t.test('a createPet answered from a stored Idempotency-Key answer counts one replay', (t) =>
+  forEachBackend(t, async (t, backend) => {
+    const metrics = createMetrics();
+    const { app, auth } = await startTestApp(t, backend, {}, { metrics });
+    const create = (key: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/v1/pets',
+        headers: { ...auth, 'idempotency-key': key },
+        payload: { name: 'Rex', categoryId: 1 },
+      });
+    t.equal((await create('order-1')).statusCode, 201);
+    const replay = await create('order-1');
+    t.equal(replay.headers['idempotent-replayed'], 'true');
+    t.equal((await create('order-2')).statusCode, 201);
+    t.equal(
+      sample(await metrics.registry!.metrics(), 'pets_idempotent_replays_total'),
+      1,
+      'first answers are not replays',
+    );
+  }),
+);
