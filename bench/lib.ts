@@ -181,6 +181,12 @@ export interface Scenario {
   body?: string;
   /** Picks a new path for every request (random ids). */
   pathFor?: () => string;
+  /** Headers sent with every request, besides Authorization and Content-Type. */
+  headers?: Record<string, string>;
+  /** Headers made anew for every request (a fresh Idempotency-Key). */
+  headersFor?: () => Record<string, string>;
+  /** The status every answer must have; default: any 2xx. */
+  expectStatus?: number;
 }
 
 export interface Sample {
@@ -198,14 +204,19 @@ export async function drive(
   scenario: Scenario,
   options: { seconds: number; connections: number; authorization: string },
 ): Promise<Sample> {
-  const headers: Record<string, string> = { authorization: options.authorization };
+  const headers: Record<string, string> = { authorization: options.authorization, ...scenario.headers };
   if (scenario.body !== undefined) headers['content-type'] = 'application/json';
+  const perRequest = (req: autocannon.Request): autocannon.Request => ({
+    ...req,
+    ...(scenario.pathFor ? { path: scenario.pathFor() } : {}),
+    ...(scenario.headersFor ? { headers: { ...headers, ...scenario.headersFor() } } : {}),
+  });
   const request: autocannon.Request = {
     method: scenario.method ?? 'GET',
     path: scenario.path,
     headers,
     ...(scenario.body !== undefined ? { body: scenario.body } : {}),
-    ...(scenario.pathFor ? { setupRequest: (req: autocannon.Request) => ({ ...req, path: scenario.pathFor!() }) } : {}),
+    ...(scenario.pathFor || scenario.headersFor ? { setupRequest: perRequest } : {}),
   };
   let rssMiB = 0;
   const sampler = setInterval(() => {
@@ -228,8 +239,16 @@ export async function drive(
     cpuUsPerRequest: requests > 0 ? (cpu * 1e6) / requests : Number.NaN,
     rssMiB,
     requests,
-    failures: result.non2xx + result.errors,
+    failures: result.errors + unexpectedAnswers(result, scenario.expectStatus),
   };
+}
+
+/** Answers without the expected status (any non-2xx when none is expected). */
+function unexpectedAnswers(result: autocannon.Result, expectStatus: number | undefined): number {
+  if (expectStatus === undefined) return result.non2xx;
+  const stats = result.statusCodeStats as Partial<Record<string, { count: number }>>;
+  const answered = Object.values(stats).reduce((sum, stat) => sum + (stat?.count ?? 0), 0);
+  return answered - (stats[String(expectStatus)]?.count ?? 0);
 }
 
 export function median(values: number[]): number {

@@ -8,6 +8,7 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { listStatements } from '../src/db/pets.js';
+import { entityTagOf } from '../src/http/contract/conditional.js';
 import {
   coreCount,
   databaseUrls,
@@ -282,12 +283,7 @@ async function compare(urls: { bench: string; admin: string }, pinning: string):
       );
     }
 
-    await variant(
-      'Metrics (METRICS_PORT on vs off)',
-      ours('ours, METRICS_PORT=off', urls.bench, { METRICS_PORT: 'off' }),
-      [getPet],
-      ['metrics on', 'metrics off'],
-    );
+    await requestVariants(oursServer, out, scenarios);
     const sink = await startOtlpSink();
     try {
       await variant(
@@ -362,6 +358,74 @@ async function compare(urls: { bench: string; admin: string }, pinning: string):
   } finally {
     await stopAll(main);
   }
+}
+
+/**
+ * Features a client switches on per request, measured on one server: the
+ * same scenario with and without the header, interleaved; and the ETag's
+ * hash, which every 200 of the GETs pays, timed in-process on a real body.
+ */
+async function requestVariants(server: Server, out: string[], scenarios: Scenario[]): Promise<void> {
+  const [, list100, , post] = scenarios as [Scenario, Scenario, Scenario, Scenario];
+  let keys = 0;
+  const withKey: Scenario = {
+    ...post,
+    name: `${post.name} with a new Idempotency-Key each`,
+    headersFor: () => ({ 'idempotency-key': `bench-${process.pid}-${(keys += 1)}` }),
+  };
+  const onePet: Scenario = { name: 'GET /v1/pets/1', path: '/v1/pets/1' };
+  const pairs: Array<[string, Scenario, Scenario, [string, string]]> = [
+    ['Idempotency-Key on createPet (none vs a new key per request)', post, withKey, ['no key', 'key']],
+  ];
+  for (const scenario of [list100, onePet]) {
+    const response = await fetch(`${server.url}${scenario.path}`, { headers: { authorization } });
+    const tag = response.headers.get('etag');
+    await response.arrayBuffer();
+    if (tag === null) throw new Error(`${scenario.name}: no ETag on a 200`);
+    const revalidate: Scenario = {
+      ...scenario,
+      name: `${scenario.name}, If-None-Match → 304`,
+      headers: { 'if-none-match': tag },
+      expectStatus: 304,
+    };
+    pairs.push([`Conditional GET: ${scenario.name} (200 vs 304)`, scenario, revalidate, ['200', '304']]);
+  }
+  for (const [title, plain, other, labels] of pairs) {
+    const [a, b] = (await interleaved([server, server], [plain, other], load, log)) as [Summary, Summary];
+    out.push(`\n### ${title}\n`);
+    out.push(
+      table(
+        [
+          'req/s ' + labels.join(' / '),
+          `throughput ${labels[1]}/${labels[0]}`,
+          `CPU µs/req ${labels.join(' / ')}`,
+          'difference',
+        ],
+        [
+          [
+            `${fmt(a.rps)} / ${fmt(b.rps)}`,
+            ratio(b.rps, a.rps),
+            `${fmt(a.cpuUsPerRequest)} / ${fmt(b.cpuUsPerRequest)}`,
+            `${fmt(b.cpuUsPerRequest - a.cpuUsPerRequest)} µs`,
+          ],
+        ],
+      ),
+    );
+  }
+  out.push(`\n${await entityTagCost(server, list100)}`);
+}
+
+/** What entityTagOf costs per call on the body of a scenario's 200 (SHA-256 of the serialized body). */
+async function entityTagCost(server: Server, scenario: Scenario): Promise<string> {
+  const response = await fetch(`${server.url}${scenario.path}`, { headers: { authorization } });
+  const body = await response.text();
+  const link = response.headers.get('link') ?? undefined;
+  const calls = 20_000;
+  for (let i = 0; i < 1000; i++) entityTagOf(body, link);
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) entityTagOf(body, link);
+  const microseconds = Number(process.hrtime.bigint() - started) / 1e3 / calls;
+  return `ETag on every 200 of the GETs: ${fmt(microseconds, 1)} µs per response for ${scenario.name} (${fmt(body.length)} bytes), timed in-process over ${fmt(calls)} calls.`;
 }
 
 /** An OTLP/HTTP endpoint that accepts and drops spans, so tracing costs what exporting costs. */
