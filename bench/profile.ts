@@ -50,6 +50,8 @@ const server = await startServer({
     BOOTSTRAP_API_KEY: key,
     LOG_LEVEL: 'info',
     RATE_LIMIT_MAX: '1000000',
+    // Stopped by SIGTERM: no drain delay, or it is killed before it writes its profile.
+    DRAIN_DELAY_MS: '0',
     ...(process.env['PROFILE_ENV'] ? (JSON.parse(process.env['PROFILE_ENV']) as Record<string, string>) : {}),
   },
   port: 3190,
