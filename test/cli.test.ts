@@ -116,7 +116,7 @@ t.test('migrate and the schema check on PostgreSQL', postgresSkip ? { skip: post
   const env = { DATABASE_URL: scratch.url };
 
   await t.rejects(
-    startServer({ ...env, PORT: '0', LOG_LEVEL: 'silent' }),
+    startServer({ ...env, PORT: '0', METRICS_PORT: 'off', LOG_LEVEL: 'silent' }),
     {
       name: 'StartupError',
       exitCode: 1,
@@ -184,7 +184,7 @@ t.test('a read-only primary is refused in one line', postgresSkip ? { skip: post
   await admin.close();
 
   // main() prints a StartupError's message alone and exits with its code.
-  await t.rejects(startServer({ ...env, PORT: '0', LOG_LEVEL: 'silent' }), {
+  await t.rejects(startServer({ ...env, PORT: '0', METRICS_PORT: 'off', LOG_LEVEL: 'silent' }), {
     name: 'StartupError',
     exitCode: 1,
     message:

@@ -216,6 +216,7 @@ t.test('through PgBouncer in transaction mode', { skip: noPostgres ?? noPgBounce
     const server = await startServer(
       {
         PORT: '0',
+        METRICS_PORT: 'off',
         LOG_LEVEL: 'silent',
         DATABASE_URL: freshBouncer.url,
         DATABASE_STATEMENTS: 'unnamed',

@@ -156,7 +156,10 @@ t.test('reads from a streaming replica', { skip: noPostgres ?? false }, async (t
 
   await t.test('the service refuses a replica as its primary', async (t) => {
     await t.rejects(
-      startServer({ PORT: '0', LOG_LEVEL: 'silent', DATABASE_URL: replica.url('pets') }, process.stdout),
+      startServer(
+        { PORT: '0', METRICS_PORT: 'off', LOG_LEVEL: 'silent', DATABASE_URL: replica.url('pets') },
+        process.stdout,
+      ),
       {
         name: 'StartupError',
         message:

@@ -11,7 +11,7 @@ import { finished, spawnEntry, textSink, waitForOutput } from './helpers/process
 t.test('npm start on the embedded default: a first key, real HTTP, a clean stop', async (t) => {
   const dir = await migratedDataDir();
   t.teardown(dir.remove);
-  const env = { DATA_DIR: dir.path, PORT: '0', LOG_LEVEL: 'silent' };
+  const env = { DATA_DIR: dir.path, PORT: '0', LOG_LEVEL: 'silent', METRICS_PORT: 'off' };
   const printed = textSink();
   const server = await startServer(env, printed.stream);
   t.teardown(() => server.app.close());
@@ -58,7 +58,7 @@ t.test('npm start on the embedded default: a first key, real HTTP, a clean stop'
 t.test('the process: a second server is refused, SIGTERM and SIGINT exit 0', async (t) => {
   const dir = await migratedDataDir();
   t.teardown(dir.remove);
-  const env = { DATA_DIR: dir.path, PORT: '0', BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0002' };
+  const env = { DATA_DIR: dir.path, PORT: '0', METRICS_PORT: 'off', BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0002' };
   const first = spawnEntry('src/server.ts', [], env);
   t.teardown(() => first.kill('SIGKILL'));
   const firstDone = finished(first);

@@ -23,6 +23,8 @@ function startServer(env: Record<string, string>) {
       PORT: '0',
       LOG_LEVEL: 'info',
       DRAIN_DELAY_MS: '0',
+      // Test files run in parallel: no shared default metrics port.
+      METRICS_PORT: 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

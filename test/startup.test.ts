@@ -19,7 +19,8 @@ function collect() {
   return { lines, out: { write: (line: string) => lines.push(line) } as unknown as NodeJS.WritableStream };
 }
 
-const quiet = { LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1' };
+// METRICS_PORT off: test files run in parallel, and the default 9464 is one port for all of them.
+const quiet = { LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', METRICS_PORT: 'off' };
 
 t.test(
   'database down at start: listens, /healthz 200 and /readyz 503 while retrying, then one clear error',
