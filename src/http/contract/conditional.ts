@@ -1,15 +1,15 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * A strong entity tag of what a 200 says: the serialized body and, when the
  * handler set one, its Link header (a page whose body is unchanged but that
- * gained a next page has changed). 132 bits of SHA-256, base64url.
+ * gained a next page has changed). 132 bits of SHA-256, base64url, from
+ * the one-shot crypto.hash (no Hash object per response).
  */
 export function entityTagOf(payload: string, link: unknown): string {
-  const hash = createHash('sha256').update(payload);
-  if (typeof link === 'string') hash.update(`\n${link}`);
-  return `"${hash.digest('base64url').slice(0, 22)}"`;
+  const tagged = typeof link === 'string' ? `${payload}\n${link}` : payload;
+  return `"${hash('sha256', tagged, 'base64url').slice(0, 22)}"`;
 }
 
 /**

@@ -93,22 +93,41 @@ export function withDeprecationLink(
   return { ...headers, [own]: `${headers[own] ?? ''}, ${link}` };
 }
 
-const pathParameter = /\{([A-Za-z0-9_]+)\}/g;
+const pathParameter = /\{([A-Za-z0-9_]+)\}/;
+type FillTemplate = (params: unknown) => string;
+const compiledTemplates = new Map<string, FillTemplate>();
 
 /**
  * `{petId}` in a link target (x-replacement.href) stands for the request's
  * path parameter of that name, so the successor link names the same animal.
+ * The template is split once (static text, name, static text, ...); a
+ * request only concatenates.
  */
-function expandTemplate(value: string, params: unknown): string {
-  const values = (params ?? {}) as Record<string, unknown>;
-  return value.replace(pathParameter, (_match, name: string) => {
-    const parameter = values[name];
-    return typeof parameter === 'string' || typeof parameter === 'number' ? encodeURIComponent(parameter) : '';
-  });
+function compileTemplate(template: string): FillTemplate {
+  const parts = template.split(new RegExp(pathParameter.source, 'g'));
+  return (params) => {
+    const values = (params ?? {}) as Record<string, unknown>;
+    let text = parts[0] ?? '';
+    for (let index = 1; index < parts.length; index += 2) {
+      const parameter = values[parts[index] ?? ''];
+      if (typeof parameter === 'string' || typeof parameter === 'number') text += encodeURIComponent(parameter);
+      text += parts[index + 1] ?? '';
+    }
+    return text;
+  };
+}
+
+function expandTemplate(template: string, params: unknown): string {
+  let fill = compiledTemplates.get(template);
+  if (fill === undefined) {
+    fill = compileTemplate(template);
+    compiledTemplates.set(template, fill);
+  }
+  return fill(params);
 }
 
 /** The deprecation headers for one request: templates in the Link filled from its path parameters. */
 export function deprecationHeadersFor(headers: Record<string, string>, params: unknown): Record<string, string> {
   const link = headers['link'];
-  return link?.includes('{') ? { ...headers, link: expandTemplate(link, params) } : headers;
+  return link !== undefined && pathParameter.test(link) ? { ...headers, link: expandTemplate(link, params) } : headers;
 }

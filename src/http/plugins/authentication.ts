@@ -107,18 +107,27 @@ function accept(request: FastifyRequest, accepted: AcceptedKey): void {
   request.apiKeyHash = accepted.keyHash;
 }
 
-/** The onRequest hook that hashes and looks up a key identifyCaller left unchecked. */
+/**
+ * The onRequest hook that hashes and looks up a key identifyCaller left
+ * unchecked. Callback style: most requests carry a remembered key and pass
+ * straight through, without a promise.
+ */
 export function verifyKey(checker: KeyChecker, countFailure: CountFailure = countNothing) {
-  return async function verifyKeyHook(request: FastifyRequest): Promise<void> {
+  return function verifyKeyHook(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const key = request.uncheckedKey;
-    if (key === undefined) return;
-    request.uncheckedKey = undefined;
-    const accepted = await checker.lookUp(key);
-    if (accepted) accept(request, accepted);
-    else {
-      request.authFailure = unauthorized('Invalid or revoked API key.', true);
-      countFailure('invalid');
+    if (key === undefined) {
+      done();
+      return;
     }
+    request.uncheckedKey = undefined;
+    checker.lookUp(key).then((accepted) => {
+      if (accepted) accept(request, accepted);
+      else {
+        request.authFailure = unauthorized('Invalid or revoked API key.', true);
+        countFailure('invalid');
+      }
+      done();
+    }, done);
   };
 }
 

@@ -1,5 +1,5 @@
 import rateLimit, { normalizeIP, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
@@ -68,6 +68,8 @@ interface LimitedOutcome {
   ttlInSeconds: number;
 }
 
+type LimitOutcome = { isAllowed: true } | (LimitedOutcome & { isAllowed: false; isExceeded: boolean });
+
 /**
  * Registers @fastify/rate-limit as a counter store only (global: false) and
  * returns the onRequest hooks that apply it, so that the app decides where
@@ -105,31 +107,45 @@ export async function rateLimiter(
     });
   }
 
+  /** Applies a count: nothing to say, RateLimit fields near the limit, or 429 past it. */
+  function answer(outcome: LimitOutcome, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    if (outcome.isAllowed) done();
+    else if (outcome.isExceeded) done(tooManyRequests(outcome));
+    else {
+      reply.headers(fields(outcome));
+      done();
+    }
+  }
+
   /**
    * Before a key that is not remembered is hashed and looked up, the request
    * counts against the client's address: past the limit it is answered 429
    * at once, so guessing keys (one wrong key or many, however concurrent)
    * costs neither hashing nor a query. A key accepted before (its cache time
    * ran out) is looked up without this, so a client sharing an address with
-   * a guesser keeps working.
+   * a guesser keeps working. Callback style, like limitRate: a request with
+   * a remembered key passes without a promise.
    */
-  async function countAddressBeforeLookUp(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (request.uncheckedKey === undefined || request.uncheckedKeyWasGood) return;
-    const outcome = await count(request);
-    request.addressCounted = true;
-    if (outcome.isAllowed) return;
-    if (outcome.isExceeded) throw tooManyRequests(outcome);
-    reply.headers(fields(outcome));
+  function countAddressBeforeLookUp(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    if (request.uncheckedKey === undefined || request.uncheckedKeyWasGood) {
+      done();
+      return;
+    }
+    count(request).then((outcome) => {
+      request.addressCounted = true;
+      answer(outcome, reply, done);
+    }, done);
   }
 
   /** Counts the request against its key, or its address without a valid key; 429 past the limit. */
-  async function limitRate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (request.routeOptions.config.rateLimit === false) return;
-    if (request.addressCounted && request.apiKeyHash === undefined) return;
-    const outcome = await count(request);
-    if (outcome.isAllowed) return;
-    if (outcome.isExceeded) throw tooManyRequests(outcome);
-    reply.headers(fields(outcome));
+  function limitRate(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    if (request.routeOptions.config.rateLimit === false || (request.addressCounted && !request.apiKeyHash)) {
+      done();
+      return;
+    }
+    count(request).then((outcome) => {
+      answer(outcome, reply, done);
+    }, done);
   }
 
   return { countAddressBeforeLookUp, limitRate };
