@@ -33,7 +33,7 @@ const { values: flags } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },
-    warmup: { type: 'string', default: '1' },
+    warmup: { type: 'string', default: '10' },
     connections: { type: 'string', default: '20' },
     pets: { type: 'string', default: '10000' },
     scale: { type: 'boolean', default: false },
@@ -47,7 +47,7 @@ if (flags.help) {
   process.stdout.write(`npm run bench -- [options]
   --seconds N       length of one measured round (default 5)
   --rounds N        interleaved rounds per server, medians reported (default 3)
-  --warmup N        seconds of unmeasured load per server before the rounds (default 1)
+  --warmup N        seconds of unmeasured load per server before the rounds (default 10: the JIT needs it)
   --connections N   concurrent connections (default 20)
   --pets N          pets seeded (default 10000)
   --skip-extras     only the ours-vs-baseline table
