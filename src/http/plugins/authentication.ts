@@ -110,9 +110,18 @@ function accept(request: FastifyRequest, accepted: AcceptedKey): void {
 /**
  * The onRequest hook that hashes and looks up a key identifyCaller left
  * unchecked. Callback style: most requests carry a remembered key and pass
- * straight through, without a promise.
+ * straight through, without a promise; the lookup's promise settles `done`
+ * either way, so a failure anywhere in it is an error answer, never a hang.
  */
 export function verifyKey(checker: KeyChecker, countFailure: CountFailure = countNothing) {
+  async function lookUp(request: FastifyRequest, key: string): Promise<void> {
+    const accepted = await checker.lookUp(key);
+    if (accepted) accept(request, accepted);
+    else {
+      request.authFailure = unauthorized('Invalid or revoked API key.', true);
+      countFailure('invalid');
+    }
+  }
   return function verifyKeyHook(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const key = request.uncheckedKey;
     if (key === undefined) {
@@ -120,12 +129,7 @@ export function verifyKey(checker: KeyChecker, countFailure: CountFailure = coun
       return;
     }
     request.uncheckedKey = undefined;
-    checker.lookUp(key).then((accepted) => {
-      if (accepted) accept(request, accepted);
-      else {
-        request.authFailure = unauthorized('Invalid or revoked API key.', true);
-        countFailure('invalid');
-      }
+    lookUp(request, key).then(() => {
       done();
     }, done);
   };

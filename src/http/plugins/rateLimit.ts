@@ -68,8 +68,6 @@ interface LimitedOutcome {
   ttlInSeconds: number;
 }
 
-type LimitOutcome = { isAllowed: true } | (LimitedOutcome & { isAllowed: false; isExceeded: boolean });
-
 /**
  * Registers @fastify/rate-limit as a counter store only (global: false) and
  * returns the onRequest hooks that apply it, so that the app decides where
@@ -107,14 +105,30 @@ export async function rateLimiter(
     });
   }
 
-  /** Applies a count: nothing to say, RateLimit fields near the limit, or 429 past it. */
-  function answer(outcome: LimitOutcome, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    if (outcome.isAllowed) done();
-    else if (outcome.isExceeded) done(tooManyRequests(outcome));
-    else {
-      reply.headers(fields(outcome));
-      done();
-    }
+  /**
+   * Counts the request and applies the outcome: nothing to say, RateLimit
+   * fields near the limit, or a 429 (thrown, so it settles the hook's `done`
+   * like any other failure of the count).
+   */
+  async function countAndApply(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const outcome = await count(request);
+    if (outcome.isAllowed) return;
+    if (outcome.isExceeded) throw tooManyRequests(outcome);
+    reply.headers(fields(outcome));
+  }
+
+  /** A callback hook that runs countAndApply only when `needed`: other requests pass without a promise. */
+  function countingHook(needed: (request: FastifyRequest) => boolean, before?: (request: FastifyRequest) => void) {
+    return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+      if (!needed(request)) {
+        done();
+        return;
+      }
+      before?.(request);
+      countAndApply(request, reply).then(() => {
+        done();
+      }, done);
+    };
   }
 
   /**
@@ -123,30 +137,20 @@ export async function rateLimiter(
    * at once, so guessing keys (one wrong key or many, however concurrent)
    * costs neither hashing nor a query. A key accepted before (its cache time
    * ran out) is looked up without this, so a client sharing an address with
-   * a guesser keeps working. Callback style, like limitRate: a request with
-   * a remembered key passes without a promise.
+   * a guesser keeps working.
    */
-  function countAddressBeforeLookUp(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    if (request.uncheckedKey === undefined || request.uncheckedKeyWasGood) {
-      done();
-      return;
-    }
-    count(request).then((outcome) => {
+  const countAddressBeforeLookUp = countingHook(
+    (request) => request.uncheckedKey !== undefined && !request.uncheckedKeyWasGood,
+    (request) => {
       request.addressCounted = true;
-      answer(outcome, reply, done);
-    }, done);
-  }
+    },
+  );
 
   /** Counts the request against its key, or its address without a valid key; 429 past the limit. */
-  function limitRate(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    if (request.routeOptions.config.rateLimit === false || (request.addressCounted && !request.apiKeyHash)) {
-      done();
-      return;
-    }
-    count(request).then((outcome) => {
-      answer(outcome, reply, done);
-    }, done);
-  }
+  const limitRate = countingHook(
+    (request) =>
+      request.routeOptions.config.rateLimit !== false && !(request.addressCounted && request.apiKeyHash === undefined),
+  );
 
   return { countAddressBeforeLookUp, limitRate };
 }
