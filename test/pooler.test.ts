@@ -33,6 +33,20 @@ async function open(t: Test, options: PostgresOptions): Promise<Database> {
 }
 
 /** The reasons of the 'database unavailable' lines logged so far. */
+/** Runs `work` while an open transaction keeps PgBouncer's only server connection. */
+async function whileServerConnectionHeld<T>(t: Test, url: string, work: () => Promise<T>): Promise<T> {
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  t.teardown(() => holder.end());
+  await holder.query('BEGIN');
+  await holder.query('SELECT 1');
+  try {
+    return await work();
+  } finally {
+    await holder.query('ROLLBACK');
+  }
+}
+
 function unavailableLines(app: LoggedApp): string[] {
   return app
     .logs()
@@ -149,14 +163,9 @@ t.test('through PgBouncer in transaction mode', { skip: noPostgres ?? noPgBounce
     const db = await open(t, { url, poolSize: 2, statements: 'unnamed', queryTimeoutMs: 300 });
     const logged = await startLoggedApp(t, db);
     t.equal((await logged.app.inject({ url: '/v1/pets', headers: logged.auth })).statusCode, 200, 'served');
-    // An open transaction keeps PgBouncer's only server connection.
-    const holder = new pg.Client({ connectionString: url });
-    await holder.connect();
-    t.teardown(() => holder.end());
-    await holder.query('BEGIN');
-    await holder.query('SELECT 1');
-    const res = await logged.app.inject({ url: '/v1/pets', headers: logged.auth });
-    await holder.query('ROLLBACK');
+    const res = await whileServerConnectionHeld(t, url, () =>
+      logged.app.inject({ url: '/v1/pets', headers: logged.auth }),
+    );
     t.equal(res.statusCode, 503);
     t.equal(res.json().code, 'service_unavailable');
     t.same(unavailableLines(logged), ['no answer within the query timeout']);
@@ -168,13 +177,9 @@ t.test('through PgBouncer in transaction mode', { skip: noPostgres ?? noPgBounce
     const db = await open(t, { url, poolSize: 2, statements: 'unnamed' });
     const logged = await startLoggedApp(t, db);
     t.equal((await logged.app.inject({ url: '/v1/pets', headers: logged.auth })).statusCode, 200, 'served');
-    const holder = new pg.Client({ connectionString: url });
-    await holder.connect();
-    t.teardown(() => holder.end());
-    await holder.query('BEGIN');
-    await holder.query('SELECT 1');
-    const res = await logged.app.inject({ url: '/v1/pets', headers: logged.auth });
-    await holder.query('ROLLBACK');
+    const res = await whileServerConnectionHeld(t, url, () =>
+      logged.app.inject({ url: '/v1/pets', headers: logged.auth }),
+    );
     t.equal(res.statusCode, 503);
     const lines = unavailableLines(logged);
     t.equal(lines.length, 1);
