@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Fails when src/generated (api.ts, openapi.json, routes.json) is not what openapi.yaml generates now.
+# Fails when src/generated (api.ts, openapi.json, routes.json) is not what openapi.yaml generates now,
+# or configValidator.js is not what src/configSchema.ts compiles to.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fresh=$(mktemp --suffix=.ts)
 freshSpec=$(mktemp --suffix=.json)
 freshRoutes=$(mktemp --suffix=.json)
-trap 'rm -f "$fresh" "$freshSpec" "$freshRoutes"' EXIT
+freshConfig=$(mktemp --suffix=.js)
+trap 'rm -f "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig"' EXIT
 npx --no-install openapi-typescript openapi.yaml -o "$fresh" >/dev/null 2>&1 || {
   echo "openapi-typescript failed on openapi.yaml" >&2
   npx --no-install openapi-typescript openapi.yaml -o "$fresh"
@@ -16,10 +18,11 @@ if ! diff -u src/generated/api.ts "$fresh" >&2; then
   exit 1
 fi
 npx --no-install tsx scripts/generate-spec.ts "$freshSpec" "$freshRoutes"
-for pair in "openapi.json:$freshSpec" "routes.json:$freshRoutes"; do
+npx --no-install tsx scripts/generate-config.ts "$freshConfig"
+for pair in "openapi.json:$freshSpec" "routes.json:$freshRoutes" "configValidator.js:$freshConfig"; do
   if ! diff -u "src/generated/${pair%%:*}" "${pair#*:}" >&2; then
-    echo "src/generated/${pair%%:*} is out of step with openapi.yaml: run 'npm run generate' and commit the result." >&2
+    echo "src/generated/${pair%%:*} is out of step with openapi.yaml or src/configSchema.ts: run 'npm run generate' and commit the result." >&2
     exit 1
   fi
 done
-echo "generated types, spec JSON and route table match openapi.yaml"
+echo "generated types, spec JSON and route table match openapi.yaml; the config validator matches its schema"

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { parse } from 'yaml';
+import { configValidatorSource } from '../scripts/configValidatorSource.js';
 import { computeRouteTable } from '../src/http/contract/routeTable.js';
 import type { OpenApiDocument } from '../src/openapi/document.js';
 import { generatedRoutesPath, generatedSpecPath, specPath } from '../src/openapi/files.js';
@@ -17,4 +18,9 @@ t.test('src/generated/routes.json is the route table fastify-openapi-glue derive
   const fresh = JSON.parse(JSON.stringify(await computeRouteTable(spec))) as unknown;
   t.same(JSON.parse(readFileSync(generatedRoutesPath, 'utf8')), fresh, `routes.json is ${stale}`);
   t.ok((fresh as unknown[]).length >= 4, 'every operation has a route');
+});
+
+t.test('src/generated/configValidator.js is what src/configSchema.ts compiles to', async (t) => {
+  const generated = readFileSync(new URL('../src/generated/configValidator.js', import.meta.url), 'utf8');
+  t.equal(generated, configValidatorSource(), "configValidator.js is stale: run 'npm run generate' and commit it");
 });

@@ -1,0 +1,72 @@
+// tsx bench/ab.ts <list20|list100|getPet|createPet> '<json array of env objects, or "baseline">' [seconds] [rounds]
+import { randomBytes } from 'node:crypto';
+import {
+  databaseUrls,
+  interleaved,
+  pinSelf,
+  recreateDatabase,
+  seedPets,
+  startServer,
+  fmt,
+  type Scenario,
+  type Server,
+} from './lib.js';
+
+const [which = 'getPet', variantsText = '[{}, "baseline"]', secondsText = '5', roundsText = '3'] =
+  process.argv.slice(2);
+const key = `bench_${randomBytes(24).toString('base64url')}`;
+const authorization = `Bearer ${key}`;
+pinSelf();
+const urls = databaseUrls();
+await recreateDatabase(urls);
+const maxId = await seedPets(urls.bench, 10000);
+const scenarios: Record<string, Scenario> = {
+  list20: { name: 'list20', path: '/v1/pets' },
+  list100: { name: 'list100', path: '/v1/pets?status=available&limit=100' },
+  getPet: { name: 'getPet', path: '/v1/pets/1', pathFor: () => `/v1/pets/${1 + Math.floor(Math.random() * maxId)}` },
+  createPet: {
+    name: 'createPet',
+    method: 'POST',
+    path: '/v1/pets',
+    body: JSON.stringify({ name: 'Bench', categoryId: 7, status: 'pending' }),
+  },
+};
+const variants = JSON.parse(variantsText) as (Record<string, string> | 'baseline')[];
+let port = 3300;
+const servers: Server[] = [];
+for (const variant of variants) {
+  const isBase = variant === 'baseline';
+  servers.push(
+    await startServer({
+      name: isBase ? 'baseline' : JSON.stringify(variant),
+      args: [isBase ? 'bench/baseline/server.mjs' : 'dist/server.js'],
+      env: isBase
+        ? { DATABASE_URL: urls.bench, BASELINE_API_KEY: key }
+        : {
+            DATABASE_URL: urls.bench,
+            BOOTSTRAP_API_KEY: key,
+            LOG_LEVEL: 'info',
+            RATE_LIMIT_MAX: '1000000',
+            DRAIN_DELAY_MS: '0',
+            METRICS_PORT: String(port + 1000),
+            ...variant,
+          },
+      port: port++,
+      cores: '1',
+      authorization,
+    }),
+  );
+  process.stderr.write(`${servers.at(-1)!.name}: cold start ${servers.at(-1)!.coldStartMs.toFixed(0)} ms\n`);
+}
+const results = await interleaved(
+  servers,
+  scenarios[which]!,
+  { rounds: Number(roundsText), seconds: Number(secondsText), warmupSeconds: 10, connections: 20, authorization },
+  (l) => process.stderr.write(l + '\n'),
+);
+for (const [i, r] of results.entries())
+  process.stdout.write(
+    `${servers[i]!.name}: ${fmt(r.rps)} req/s, ${fmt(r.cpuUsPerRequest, 1)} µs/req, rss ${fmt(r.rssMiB)}\n`,
+  );
+await Promise.all(servers.map((s) => s.stop()));
+process.exit(0);
