@@ -197,3 +197,50 @@ t.test('SIGTERM: /readyz says 503 at once, requests are served through the drain
   const [error] = (await once(refused, 'error')) as [NodeJS.ErrnoException];
   t.equal(error.code, 'ECONNREFUSED', 'the listener is closed');
 });
+
+t.test('request lines are written in batches, yet show within the flush interval and survive the exit', async (t) => {
+  const opened = await openBackend('embedded');
+  await opened.db.close();
+  t.teardown(() => opened.close().catch(() => undefined));
+  const key = generateApiKey();
+  const server = startServer({ ...opened.env, BOOTSTRAP_API_KEY: key });
+  t.teardown(() => {
+    if (server.child.exitCode === null) server.child.kill('SIGKILL');
+  });
+  const serving = await server.waitFor(/^serving http/);
+  const base = `http://127.0.0.1:${/:(\d+)\//.exec(serving.msg ?? '')?.[1]}`;
+  const get = (id: string) =>
+    fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${key}`, 'x-request-id': id } }).then((r) => r.text());
+  const requestLines = () => server.lines.filter((line) => line.msg === 'request completed');
+
+  // Far fewer bytes than a batch: only the periodic flush writes this line while the server idles.
+  await get('idle-1');
+  const shown = await Promise.race([
+    server.waitFor(/^request completed$/).then(() => true),
+    new Promise<boolean>((resolve) =>
+      setTimeout(() => {
+        resolve(false);
+      }, 3000),
+    ),
+  ]);
+  t.ok(shown, 'the line of a lone request is on stdout within seconds');
+
+  // Answered, then stopped at once: these lines are still buffered when the process exits.
+  const ids = ['exit-1', 'exit-2', 'exit-3', 'exit-4'];
+  await Promise.all(ids.map(get));
+  server.child.kill('SIGINT');
+  const [code] = await server.exited;
+  t.equal(code, 0);
+  t.same(
+    requestLines()
+      .map((line) => line['requestId'])
+      .filter((id) => ids.includes(String(id)))
+      .sort(),
+    ids,
+    'every answered request has its line after the exit',
+  );
+  t.ok(
+    server.lines.some((line) => line.msg === 'shut down'),
+    'and so does the last line of the shutdown',
+  );
+});

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest, FastifyServerOptions, HookHandlerDoneFunction } from 'fastify';
+import { destination } from 'pino';
 import type { Config } from '../../config.js';
 
 // Keys only ever travel in the Authorization header; these paths cover it
@@ -35,10 +36,35 @@ export function loggerOptions(
       transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } },
     };
   }
-  // pino's default: synchronous writes to stdout. Asynchronous ones measured
-  // dearer here (4.8 against 2.9 µs of CPU per line) and can lose the last
-  // lines of a crash.
-  return base;
+  return { ...base, stream: bufferedStdout() };
+}
+
+/** Lines are written to stdout once this many bytes are waiting (about 25 request lines)... */
+export const logBufferBytes = 4096;
+/** ...or this long after the first of them, whichever comes first. */
+export const logFlushIntervalMs = 250;
+
+type Destination = ReturnType<typeof destination>;
+let stdout: Destination | undefined;
+
+/**
+ * stdout, written in batches: one write system call per ~25 request lines
+ * instead of one per line (pino's default). Writes stay synchronous, so
+ * nothing waits in a second queue, and the buffer is written out on every
+ * exit Node runs its exit handlers for (shutdown, process.exit, an uncaught
+ * exception). A SIGKILL or an out-of-memory kill loses what is buffered: at
+ * most logBufferBytes, and at most logFlushIntervalMs of lines.
+ * Asynchronous writes measured dearer (4.8 against 2.9 µs of CPU per line).
+ * One per process, shared by every logger in it.
+ */
+function bufferedStdout(): Destination {
+  if (stdout) return stdout;
+  const stream = destination({ dest: 1, sync: true, minLength: logBufferBytes, periodicFlush: logFlushIntervalMs });
+  process.on('exit', () => {
+    stream.flushSync();
+  });
+  stdout = stream;
+  return stream;
 }
 
 /**
