@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createPool, queryableOf, runTransaction } from './pool.js';
+import { createPool, queryableOf, runTransaction, statementSettingsOf } from './pool.js';
 import { openReplicaSet } from './replicas.js';
 import type { Database, PostgresOptions } from './types.js';
 
@@ -30,19 +30,20 @@ async function cancelInFlight(url: string, checkedOut: Set<pg.PoolClient>): Prom
 
 /** The primary through a pool, and its read replicas when there are any. */
 export function openPostgres(options: PostgresOptions): Database {
-  const named = options.statements !== 'unnamed';
+  const statements = statementSettingsOf(options);
+  const named = statements.named;
   const pool = createPool(options.url, options);
   const checkedOut = new Set<pg.PoolClient>();
   pool.on('acquire', (client) => checkedOut.add(client));
   pool.on('release', (_error, client) => checkedOut.delete(client));
   pool.on('remove', (client) => checkedOut.delete(client));
-  const root = queryableOf(pool, named);
+  const root = queryableOf(pool, statements);
   const replicas =
     options.replicas && options.replicas.urls.length > 0 ? openReplicaSet(root, options.replicas, options) : undefined;
   return {
     kind: 'postgres',
     ...root,
-    transaction: (work) => runTransaction(pool, named, work),
+    transaction: (work) => runTransaction(pool, statements, work),
     replica: () => replicas?.pick(),
     readStatus: () => replicas?.status() ?? { reads: 'primary', replicas: [] },
     poolStatus: () => ({

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { createPool, describeUrl, queryableOf, type PoolSettings } from './pool.js';
+import { createPool, describeUrl, queryableOf, statementSettingsOf, type PoolSettings } from './pool.js';
 import { replayState, walPosition } from './replication.js';
 import type { Queryable, QueryResult, ReadStatus, ReplicaOptions, ReplicaState, Statement } from './types.js';
 import { unavailabilityReason } from './unavailable.js';
@@ -50,13 +50,13 @@ export function lagSeconds(samples: readonly PositionSample[], replayed: bigint,
  * and is run again on the primary, so a replica going away costs no request.
  */
 export function openReplicaSet(primary: Queryable, options: ReplicaOptions, settings: PoolSettings): ReplicaSet {
-  const named = settings.statements !== 'unnamed';
+  const statements = statementSettingsOf(settings);
   const replicas: Replica[] = options.urls.map((url) => {
     const pool = createPool(url, settings);
     return {
       label: describeUrl(url),
       pool,
-      queryable: queryableOf(pool, named),
+      queryable: queryableOf(pool, statements),
       usable: false,
       state: { replica: describeUrl(url), state: 'not checked yet' },
     };
