@@ -54,58 +54,76 @@ const queryTimeoutMessage = 'Query read timeout';
  */
 function send(
   client: pg.PoolClient,
-  config: pg.QueryConfig,
-  timeoutMs: number | undefined,
+  statement: Statement,
+  values: readonly unknown[],
+  settings: StatementSettings,
   onTimeout: () => void,
 ): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {
-    const timer = timeoutMs
+    const timer = settings.queryTimeoutMs
       ? setTimeout(() => {
           reject(new Error(queryTimeoutMessage));
           onTimeout();
-        }, timeoutMs)
+        }, settings.queryTimeoutMs)
       : undefined;
-    client.query(config, (error: Error | undefined, result: pg.QueryResult) => {
+    const answered = (error: Error | undefined, result: pg.QueryResult) => {
       clearTimeout(timer);
       if (error) reject(error);
       else resolve(result);
-    });
+    };
+    // pg copies a config object on every call; the text form skips that where no name is sent.
+    if (settings.named && statement.name !== undefined)
+      client.query({ name: statement.name, text: statement.text, values: values as unknown[] }, answered);
+    else client.query(statement.text, values as unknown[], answered);
   });
 }
 
-function configOf(statement: Statement, values: readonly unknown[], named: boolean): pg.QueryConfig {
-  return {
-    ...(named && statement.name ? { name: statement.name } : {}),
-    text: statement.text,
-    values: values as unknown[],
-  };
-}
-
 /** One statement on a connection of the pool, which is dropped if the answer is late. */
-async function queryOnPool(pool: pg.Pool, config: pg.QueryConfig, timeoutMs: number | undefined) {
-  const client = await pool.connect();
-  let late = false;
-  try {
-    return await send(client, config, timeoutMs, () => {
-      late = true;
-      client.release(new Error(queryTimeoutMessage));
+function sendOnPool(
+  pool: pg.Pool,
+  statement: Statement,
+  values: readonly unknown[],
+  settings: StatementSettings,
+): Promise<pg.QueryResult> {
+  return new Promise((resolve, reject) => {
+    pool.connect((connectError: Error | undefined, client: pg.PoolClient | undefined, done) => {
+      if (connectError || !client) {
+        reject(connectError ?? new Error('the pool gave no connection'));
+        return;
+      }
+      // Once: at the timeout a late connection is released with an error, which drops it.
+      let release = (error?: Error) => {
+        release = () => undefined;
+        done(error);
+      };
+      send(client, statement, values, settings, () => {
+        release(new Error(queryTimeoutMessage));
+      }).then(
+        (result) => {
+          release();
+          resolve(result);
+        },
+        (error: unknown) => {
+          release();
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
     });
-  } finally {
-    if (!late) client.release();
-  }
+  });
 }
 
 /** Runs statements on a pool or on a client checked out for a transaction. */
 export function queryableOf(source: pg.Pool | pg.PoolClient, settings: StatementSettings): Queryable {
   const run =
     source instanceof pg.Pool
-      ? (config: pg.QueryConfig) => queryOnPool(source, config, settings.queryTimeoutMs)
+      ? (statement: Statement, values: readonly unknown[]) => sendOnPool(source, statement, values, settings)
       : // In a transaction, runTransaction drops the connection after a timeout.
-        (config: pg.QueryConfig) => send(source, config, settings.queryTimeoutMs, () => undefined);
+        (statement: Statement, values: readonly unknown[]) =>
+          send(source, statement, values, settings, () => undefined);
   return {
     async query<Row>(statement: Statement, values: readonly unknown[] = []): Promise<QueryResult<Row>> {
       try {
-        const result = await run(configOf(statement, values, settings.named));
+        const result = await run(statement, values);
         return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
       } catch (error) {
         return translate(error);
@@ -113,7 +131,8 @@ export function queryableOf(source: pg.Pool | pg.PoolClient, settings: Statement
     },
     async execScript(sql: string): Promise<void> {
       try {
-        await run({ text: sql });
+        // No values: the simple protocol, which runs several statements.
+        await run({ text: sql }, []);
       } catch (error) {
         translate(error);
       }
