@@ -215,6 +215,9 @@ async function compare(urls: { bench: string; admin: string }, pinning: string):
         rows,
       ),
     );
+    out.push(
+      `\nCold start of these two servers (spawn to the first 200, one start each; the full run has medians of 3): ours ${fmt(main[0]!.coldStartMs)} ms, baseline ${fmt(main[1]!.coldStartMs)} ms.`,
+    );
     log(`\n${out.join('\n')}\n`);
     if (flags['skip-extras']) return out.join('\n');
 

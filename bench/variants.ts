@@ -1,4 +1,8 @@
-// tsx bench/ab.ts <list20|list100|getPet|createPet> '<json array of env objects, or "baseline">' [seconds] [rounds]
+// npm run bench:variants -- <list20|list100|getPet|createPet> '<JSON array>' [seconds] [rounds]: servers of
+// ours with the given settings (each element an object of environment variables) and "baseline" for
+// bench/baseline/server.mjs, all pinned to core 1, 10 s warm-up each, then interleaved rounds; prints each
+// server's cold start, req/s, server CPU µs per request and peak RSS. For quick A/B checks of one change:
+// e.g. '[{}, {"LOG_LEVEL":"warn"}, "baseline"]'. npm run bench is the reference run.
 import { randomBytes } from 'node:crypto';
 import {
   databaseUrls,
