@@ -61,7 +61,11 @@ function bufferedStdout(): Destination {
   if (stdout) return stdout;
   const stream = destination({ dest: 1, sync: true, minLength: logBufferBytes, periodicFlush: logFlushIntervalMs });
   process.on('exit', () => {
-    stream.flushSync();
+    try {
+      stream.flushSync();
+    } catch {
+      // stdout is closed (its reader went away): the lines have nowhere to go.
+    }
   });
   stdout = stream;
   return stream;
