@@ -78,6 +78,15 @@ function send(
   });
 }
 
+/**
+ * A checked-out client whose connection drops fails its statement and also
+ * emits 'error', which without a listener would end the process; the pool
+ * listens only while the client is idle. (pg-pool's own query() does the same.)
+ */
+function ignoreDroppedConnection(): void {
+  // The failed statement reports it.
+}
+
 /** One statement on a connection of the pool, which is dropped if the answer is late. */
 function sendOnPool(
   pool: pg.Pool,
@@ -91,9 +100,11 @@ function sendOnPool(
         reject(connectError ?? new Error('the pool gave no connection'));
         return;
       }
+      client.on('error', ignoreDroppedConnection);
       // Once: at the timeout a late connection is released with an error, which drops it.
       let release = (error?: Error) => {
         release = () => undefined;
+        client.removeListener('error', ignoreDroppedConnection);
         done(error);
       };
       send(client, statement, values, settings, () => {
@@ -152,6 +163,7 @@ export async function runTransaction<T>(
   } catch (error) {
     return translate(error);
   }
+  client.on('error', ignoreDroppedConnection);
   let broken = false;
   const tx = queryableOf(client, settings);
   try {
@@ -171,6 +183,7 @@ export async function runTransaction<T>(
     return translate(error);
   } finally {
     // A connection that failed mid-transaction is not given back to the pool.
+    client.removeListener('error', ignoreDroppedConnection);
     client.release(broken);
   }
 }
