@@ -114,3 +114,17 @@ t.test('a failure while recording a failed lookup is a 500 Error object, never a
   t.equal(response.statusCode, 500);
   t.match(response.json(), { code: 'internal_error', status: 500 });
 });
+
+t.test('a failure while counting a 429 is a 500 Error object, never a hung request', async (t) => {
+  const metrics = {
+    ...createMetrics(),
+    rateLimited: () => {
+      throw new Error('metrics broke');
+    },
+  };
+  const { app, auth } = await startTestApp(t, 'embedded', { RATE_LIMIT_MAX: 1 }, { metrics });
+  t.equal((await app.inject({ url: '/v1/pets', headers: auth })).statusCode, 200, 'within the limit');
+  const response = await app.inject({ url: '/v1/pets', headers: auth });
+  t.equal(response.statusCode, 500);
+  t.match(response.json(), { code: 'internal_error', status: 500 });
+});

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
+import { localRateLimit, type LimitOutcome } from './localRateLimit.js';
 import { createBreakerStore } from './rateLimitStore.js';
 
 declare module 'fastify' {
@@ -63,33 +64,36 @@ async function breakerStoreClass(
   };
 }
 
-interface LimitedOutcome {
-  remaining: number;
-  ttlInSeconds: number;
-}
+type LimitedOutcome = Pick<LimitOutcome, 'remaining' | 'ttlInSeconds'>;
 
-/**
- * Registers @fastify/rate-limit as a counter store only (global: false) and
- * returns the onRequest hooks that apply it, so that the app decides where
- * in the hook order limiting happens and which headers describe it. Routes
- * with `config.rateLimit: false` (health probes) are not limited.
- */
-export async function rateLimiter(
-  app: FastifyInstance,
-  config: RateLimitConfig,
-  countRejection: () => void = () => undefined,
-) {
+/** With REDIS_URL: @fastify/rate-limit, as a counter store only (global: false), on Redis behind a breaker. */
+async function sharedCounter(app: FastifyInstance, config: RateLimitConfig & { REDIS_URL: string }) {
   await app.register(rateLimit, {
     global: false,
     max: config.RATE_LIMIT_MAX,
     timeWindow: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
     keyGenerator: bucketOf,
     skipOnError: true,
-    ...(config.REDIS_URL
-      ? { store: await breakerStoreClass(app, config.REDIS_URL, config.RATE_LIMIT_REDIS_TIMEOUT_MS) }
-      : {}),
+    store: await breakerStoreClass(app, config.REDIS_URL, config.RATE_LIMIT_REDIS_TIMEOUT_MS),
   });
-  const count = app.createRateLimit();
+  return app.createRateLimit();
+}
+
+/**
+ * Returns the onRequest hooks that count requests, so that the app decides
+ * where in the hook order limiting happens and which headers describe it.
+ * Without REDIS_URL the count is this process's, answered synchronously
+ * (localRateLimit); with it, Redis's. Routes with `config.rateLimit: false`
+ * (health probes) are not limited.
+ */
+export async function rateLimiter(
+  app: FastifyInstance,
+  config: RateLimitConfig,
+  countRejection: () => void = () => undefined,
+) {
+  const { REDIS_URL: redisUrl } = config;
+  const shared = redisUrl === undefined ? undefined : await sharedCounter(app, { ...config, REDIS_URL: redisUrl });
+  const countHere = localRateLimit(config.RATE_LIMIT_MAX, config.RATE_LIMIT_WINDOW_SECONDS * 1000);
   const policy = `${policyName};q=${config.RATE_LIMIT_MAX};w=${config.RATE_LIMIT_WINDOW_SECONDS}`;
 
   function fields(outcome: LimitedOutcome): Record<string, string> {
@@ -105,19 +109,23 @@ export async function rateLimiter(
     });
   }
 
-  /**
-   * Counts the request and applies the outcome: nothing to say, RateLimit
-   * fields near the limit, or a 429 (thrown, so it settles the hook's `done`
-   * like any other failure of the count).
-   */
-  async function countAndApply(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const outcome = await count(request);
-    if (outcome.isAllowed) return;
+  /** Applies an outcome: the RateLimit fields, or a 429 (thrown). */
+  function apply(outcome: LimitOutcome, reply: FastifyReply): void {
     if (outcome.isExceeded) throw tooManyRequests(outcome);
     reply.headers(fields(outcome));
   }
 
-  /** A callback hook that runs countAndApply only when `needed`: other requests pass without a promise. */
+  /** Counts the request in Redis (through the plugin) and applies the outcome. */
+  async function countShared(count: NonNullable<typeof shared>, request: FastifyRequest, reply: FastifyReply) {
+    const outcome = await count(request);
+    if (!outcome.isAllowed) apply(outcome, reply);
+  }
+
+  /**
+   * A callback hook that counts the request when `needed`: synchronously in
+   * this process, or with one promise when Redis counts. A failure of either
+   * (a 429, or a metric that throws) settles `done`, never a hang.
+   */
   function countingHook(needed: (request: FastifyRequest) => boolean, before?: (request: FastifyRequest) => void) {
     return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
       if (!needed(request)) {
@@ -125,9 +133,19 @@ export async function rateLimiter(
         return;
       }
       before?.(request);
-      countAndApply(request, reply).then(() => {
-        done();
-      }, done);
+      if (shared) {
+        countShared(shared, request, reply).then(() => {
+          done();
+        }, done);
+        return;
+      }
+      try {
+        apply(countHere(bucketOf(request)), reply);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      done();
     };
   }
 
