@@ -189,6 +189,21 @@ export interface Scenario {
   expectStatus?: number;
 }
 
+/** The four loads of bench/profile.ts and bench/variants.ts, by short name; getPet reads random ids up to maxId. */
+export function namedScenarios(maxId: number): Record<'list20' | 'list100' | 'getPet' | 'createPet', Scenario> {
+  return {
+    list20: { name: 'list20', path: '/v1/pets' },
+    list100: { name: 'list100', path: '/v1/pets?status=available&limit=100' },
+    getPet: { name: 'getPet', path: '/v1/pets/1', pathFor: () => `/v1/pets/${1 + Math.floor(Math.random() * maxId)}` },
+    createPet: {
+      name: 'createPet',
+      method: 'POST',
+      path: '/v1/pets',
+      body: JSON.stringify({ name: 'Bench', categoryId: 7, status: 'pending' }),
+    },
+  };
+}
+
 export interface Sample {
   rps: number;
   p50: number;

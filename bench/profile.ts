@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import {
   cpuSeconds,
   databaseUrls,
+  namedScenarios,
   drive,
   pinSelf,
   recreateDatabase,
@@ -27,17 +28,7 @@ if (skipSeed !== 'noseed') {
   await recreateDatabase(urls);
   maxId = await seedPets(urls.bench, 10000);
 }
-const scenarios: Record<string, Scenario> = {
-  list20: { name: 'list20', path: '/v1/pets' },
-  list100: { name: 'list100', path: '/v1/pets?status=available&limit=100' },
-  getPet: { name: 'getPet', path: '/v1/pets/1', pathFor: () => `/v1/pets/${1 + Math.floor(Math.random() * maxId)}` },
-  createPet: {
-    name: 'createPet',
-    method: 'POST',
-    path: '/v1/pets',
-    body: JSON.stringify({ name: 'Bench', categoryId: 7, status: 'pending' }),
-  },
-};
+const scenarios: Record<string, Scenario> = namedScenarios(maxId);
 const scenario = scenarios[which];
 if (!scenario) throw new Error(`scenario: one of ${Object.keys(scenarios).join(', ')}`);
 const dir = fileURLToPath(new URL('bench/results/profiles/', repoRoot));

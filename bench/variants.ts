@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   databaseUrls,
+  namedScenarios,
   interleaved,
   pinSelf,
   recreateDatabase,
@@ -24,17 +25,7 @@ pinSelf();
 const urls = databaseUrls();
 await recreateDatabase(urls);
 const maxId = await seedPets(urls.bench, 10000);
-const scenarios: Record<string, Scenario> = {
-  list20: { name: 'list20', path: '/v1/pets' },
-  list100: { name: 'list100', path: '/v1/pets?status=available&limit=100' },
-  getPet: { name: 'getPet', path: '/v1/pets/1', pathFor: () => `/v1/pets/${1 + Math.floor(Math.random() * maxId)}` },
-  createPet: {
-    name: 'createPet',
-    method: 'POST',
-    path: '/v1/pets',
-    body: JSON.stringify({ name: 'Bench', categoryId: 7, status: 'pending' }),
-  },
-};
+const scenarios: Record<string, Scenario> = namedScenarios(maxId);
 const variants = JSON.parse(variantsText) as (Record<string, string> | 'baseline')[];
 let port = 3300;
 const servers: Server[] = [];
