@@ -1,5 +1,5 @@
 // The configuration's schema: its names, types, defaults and descriptions.
-// Nothing loads this file when the service runs: \`npm run generate\` compiles
+// Nothing loads this file when the service runs: `npm run generate` compiles
 // it into src/generated/configValidator.js (ajv standalone code), and
 // src/config.ts derives the Config type from it with a type-only import, so
 // a start pays neither for typebox nor for compiling the schema.

@@ -40,9 +40,9 @@ export function loggerOptions(
 }
 
 /** Lines are written to stdout once this many bytes are waiting (about 25 request lines)... */
-export const logBufferBytes = 4096;
+const logBufferBytes = 4096;
 /** ...or this long after the first of them, whichever comes first. */
-export const logFlushIntervalMs = 250;
+const logFlushIntervalMs = 250;
 
 type Destination = ReturnType<typeof destination>;
 let stdout: Destination | undefined;

@@ -93,7 +93,6 @@ export async function rateLimiter(
 ) {
   const { REDIS_URL: redisUrl } = config;
   const shared = redisUrl === undefined ? undefined : await sharedCounter(app, { ...config, REDIS_URL: redisUrl });
-  const countHere = localRateLimit(config.RATE_LIMIT_MAX, config.RATE_LIMIT_WINDOW_SECONDS * 1000);
   const policy = `${policyName};q=${config.RATE_LIMIT_MAX};w=${config.RATE_LIMIT_WINDOW_SECONDS}`;
 
   function fields(outcome: LimitedOutcome): Record<string, string> {
@@ -115,11 +114,37 @@ export async function rateLimiter(
     reply.headers(fields(outcome));
   }
 
-  /** Counts the request in Redis (through the plugin) and applies the outcome. */
-  async function countShared(count: NonNullable<typeof shared>, request: FastifyRequest, reply: FastifyReply) {
-    const outcome = await count(request);
-    if (!outcome.isAllowed) apply(outcome, reply);
+  type Count = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
+
+  /** In Redis, through the plugin: one promise per request. */
+  function countInRedis(countShared: NonNullable<typeof shared>): Count {
+    return (request, reply, done) => {
+      // A 429 thrown by apply, like a failed count, settles done with the error.
+      countShared(request)
+        .then((outcome) => {
+          if (!outcome.isAllowed) apply(outcome, reply);
+        })
+        .then(() => {
+          done();
+        }, done);
+    };
   }
+
+  /** In this process, answered at once. */
+  function countInProcess(): Count {
+    const countHere = localRateLimit(config.RATE_LIMIT_MAX, config.RATE_LIMIT_WINDOW_SECONDS * 1000);
+    return (request, reply, done) => {
+      try {
+        apply(countHere(bucketOf(request)), reply);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      done();
+    };
+  }
+
+  const count = shared ? countInRedis(shared) : countInProcess();
 
   /**
    * A callback hook that counts the request when `needed`: synchronously in
@@ -133,19 +158,7 @@ export async function rateLimiter(
         return;
       }
       before?.(request);
-      if (shared) {
-        countShared(shared, request, reply).then(() => {
-          done();
-        }, done);
-        return;
-      }
-      try {
-        apply(countHere(bucketOf(request)), reply);
-      } catch (error) {
-        done(error as Error);
-        return;
-      }
-      done();
+      count(request, reply, done);
     };
   }
 
