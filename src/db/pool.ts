@@ -36,6 +36,9 @@ export function statementSettingsOf(settings: PoolSettings): StatementSettings {
   return { named: settings.statements !== 'unnamed', queryTimeoutMs: settings.queryTimeoutMs };
 }
 
+/** pg reads a Query's name when it sends it; its typings do not declare the field. */
+type NamedQuery = pg.Query & { name?: string | undefined };
+
 // The message pg's own query_timeout uses; unavailable.ts maps it to its reason.
 const queryTimeoutMessage = 'Query read timeout';
 
@@ -71,10 +74,11 @@ function send(
       if (error) reject(error);
       else resolve(result);
     };
-    // pg copies a config object on every call; the text form skips that where no name is sent.
-    if (settings.named && statement.name !== undefined)
-      client.query({ name: statement.name, text: statement.text, values: values as unknown[] }, answered);
-    else client.query(statement.text, values as unknown[], answered);
+    // A Query built from the text and named afterwards: given a config
+    // object, pg copies it property by property on every call.
+    const query = new pg.Query(statement.text, values as unknown[], answered) as NamedQuery;
+    if (settings.named) query.name = statement.name;
+    client.query(query);
   });
 }
 
