@@ -2,7 +2,9 @@
 // ours with the given settings (each element an object of environment variables) and "baseline" for
 // bench/baseline/server.mjs, all pinned to core 1, 10 s warm-up each, then interleaved rounds; prints each
 // server's cold start, req/s, server CPU µs per request and peak RSS. For quick A/B checks of one change:
-// e.g. '[{}, {"LOG_LEVEL":"warn"}, "baseline"]'. npm run bench is the reference run.
+// e.g. '[{}, {"LOG_LEVEL":"warn"}, "baseline"]'. A variant's ENTRY runs another build than dist/server.js,
+// to compare two builds: cp -r dist dist-before (beside node_modules, which it imports), change, then
+// '[{"ENTRY":"dist-before/server.js"}, {}]'. npm run bench is the reference run.
 import { randomBytes } from 'node:crypto';
 import {
   databaseUrls,
@@ -34,7 +36,7 @@ for (const variant of variants) {
   servers.push(
     await startServer({
       name: isBase ? 'baseline' : JSON.stringify(variant),
-      args: [isBase ? 'bench/baseline/server.mjs' : 'dist/server.js'],
+      args: [isBase ? 'bench/baseline/server.mjs' : (variant['ENTRY'] ?? 'dist/server.js')],
       env: isBase
         ? { DATABASE_URL: urls.bench, BASELINE_API_KEY: key }
         : {
