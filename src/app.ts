@@ -37,6 +37,7 @@ import { echoRequestId, requestIdOf } from './http/plugins/requestId.js';
 import { setSecurityHeaders } from './http/plugins/securityHeaders.js';
 import { startupGate } from './http/plugins/startupGate.js';
 import { trustProxy } from './http/plugins/trustProxy.js';
+import { pipeline, type Step } from './http/pipeline.js';
 import { noMetrics, type ServiceMetrics } from './observability/metrics.js';
 import { apiBasePath, loadOpenApiDocument, loadRouteTable, type OpenApiDocument } from './openapi/document.js';
 
@@ -130,19 +131,21 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(notFoundHandler(spec));
 
-  // The order of the onRequest hooks is the request pipeline: name the
-  // request, refuse new work once closing or overloaded, answer CORS preflights (they
-  // carry no key), accept a remembered key (no hashing, no query), count a
-  // key not remembered against the address before it is hashed and looked up
-  // (429 there costs no query), look it up, count the request against its key
-  // or address, then refuse it if unauthenticated - after counting, so that
-  // guessing keys hits the limit.
-  app.addHook('onRequest', echoRequestId);
-  app.addHook('onRequest', setSecurityHeaders);
-  app.addHook('onRequest', requireHostHeader);
+  // The onRequest hooks, in order, are the request pipeline. On arrival:
+  // name the request, set the headers every answer carries, refuse new work
+  // once closing or before the database is ready. Then refuse it when
+  // overloaded, and answer CORS preflights (they carry no key). Then
+  // admission: accept a remembered key (no hashing, no query), count a key
+  // not remembered against the address before it is hashed and looked up
+  // (429 there costs no query), look it up, count the request against its
+  // key or address, then refuse it if unauthenticated - after counting, so
+  // that guessing keys hits the limit.
+  app.decorateRequest('routeFacts', undefined);
   const drain = registerDraining(app);
+  const onArrival: Step[] = [echoRequestId, setSecurityHeaders, requireHostHeader, drain.onArrival];
+  if (deps.isReady) onArrival.push(startupGate(deps.isReady));
+  app.addHook('onRequest', pipeline(...onArrival));
   const isOverloaded = await registerLoadShedding(app, config, metrics.loadShed);
-  if (deps.isReady) app.addHook('onRequest', startupGate(deps.isReady));
   await registerCors(app, spec, parseOrigins(config.CORS_ORIGINS));
   app.decorateRequest('apiKeyId', undefined);
   app.decorateRequest('apiKeyHash', undefined);
@@ -152,11 +155,16 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.decorateRequest('addressCounted', false);
   const keys = createKeyChecker({ db: deps.db, cacheSeconds: config.API_KEY_CACHE_SECONDS });
   const limiter = await rateLimiter(app, config, metrics.rateLimited);
-  app.addHook('onRequest', identifyCaller(keys, metrics.authenticationFailed));
-  app.addHook('onRequest', limiter.countAddressBeforeLookUp);
-  app.addHook('onRequest', verifyKey(keys, metrics.authenticationFailed));
-  app.addHook('onRequest', limiter.limitRate);
-  app.addHook('onRequest', requireAuthentication);
+  app.addHook(
+    'onRequest',
+    pipeline(
+      identifyCaller(keys, metrics.authenticationFailed),
+      limiter.countAddressBeforeLookUp,
+      verifyKey(keys, metrics.authenticationFailed),
+      limiter.limitRate,
+      requireAuthentication,
+    ),
+  );
   app.addHook('onResponse', logRequest);
   registerRequestMetrics(app, metrics);
 

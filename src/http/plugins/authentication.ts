@@ -1,7 +1,8 @@
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { AcceptedKey, KeyChecker } from '../../auth/keyChecker.js';
 import { ApiError } from '../../errors.js';
 import type { AuthFailureReason } from '../../observability/metrics.js';
+import { routeOf } from '../pipeline.js';
 
 const realm = 'Bearer realm="pets"';
 // RFC 6750 b64token after a case-insensitive "Bearer" and one or more spaces.
@@ -51,7 +52,7 @@ declare module 'fastify' {
 }
 
 /**
- * The first onRequest hook of authentication, synchronous: it reads the
+ * The first step of authentication, synchronous: it reads the
  * Authorization header and accepts a key the checker remembers, without
  * hashing or a query. It runs before the body is read or validated, so a
  * request without a valid key gets 401 whatever else is wrong with it. It
@@ -63,16 +64,9 @@ type CountFailure = (reason: AuthFailureReason) => void;
 const countNothing: CountFailure = () => undefined;
 
 export function identifyCaller(checker: KeyChecker, countFailure: CountFailure = countNothing) {
-  return function identifyCallerHook(
-    request: FastifyRequest,
-    _reply: FastifyReply,
-    done: HookHandlerDoneFunction,
-  ): void {
-    const schemes = request.routeOptions.config.securitySchemes;
-    if (!schemes || schemes.length === 0) {
-      done();
-      return;
-    }
+  return function identifyCallerStep(request: FastifyRequest): void {
+    const schemes = routeOf(request).config.securitySchemes;
+    if (!schemes || schemes.length === 0) return;
     const header = request.headers.authorization;
     const headerCount = header === undefined ? 0 : authorizationHeaderCount(request.raw.rawHeaders);
     if (headerCount > 1) {
@@ -98,7 +92,6 @@ export function identifyCaller(checker: KeyChecker, countFailure: CountFailure =
         }
       }
     }
-    done();
   };
 }
 
@@ -108,9 +101,9 @@ function accept(request: FastifyRequest, accepted: AcceptedKey): void {
 }
 
 /**
- * The onRequest hook that hashes and looks up a key identifyCaller left
- * unchecked. Callback style: most requests carry a remembered key and pass
- * straight through, without a promise; the lookup's promise settles `done`
+ * The step that hashes and looks up a key identifyCaller left unchecked.
+ * Most requests carry a remembered key and pass straight through, without a
+ * promise; the lookup's promise, when there is one, settles the pipeline
  * either way, so a failure anywhere in it is an error answer, never a hang.
  */
 export function verifyKey(checker: KeyChecker, countFailure: CountFailure = countNothing) {
@@ -122,24 +115,15 @@ export function verifyKey(checker: KeyChecker, countFailure: CountFailure = coun
       countFailure('invalid');
     }
   }
-  return function verifyKeyHook(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  return function verifyKeyStep(request: FastifyRequest): Promise<void> | undefined {
     const key = request.uncheckedKey;
-    if (key === undefined) {
-      done();
-      return;
-    }
+    if (key === undefined) return undefined;
     request.uncheckedKey = undefined;
-    lookUp(request, key).then(() => {
-      done();
-    }, done);
+    return lookUp(request, key);
   };
 }
 
-/** The onRequest hook that answers 401 for a request authenticate() did not accept. */
-export function requireAuthentication(
-  request: FastifyRequest,
-  _reply: FastifyReply,
-  done: HookHandlerDoneFunction,
-): void {
-  done(request.authFailure);
+/** The step that answers 401 for a request authentication did not accept. */
+export function requireAuthentication(request: FastifyRequest): void {
+  if (request.authFailure) throw request.authFailure;
 }

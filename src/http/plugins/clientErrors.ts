@@ -115,14 +115,11 @@ export function nodeServerOptions(headersTimeoutMs: number) {
 /**
  * Node answers an HTTP/1.1 request without Host with a bare 400 of its own
  * (no body, no request id, no log line) unless requireHostHeader is off; it
- * is off, and this onRequest hook gives that request the Error object
+ * is off, and this step on arrival gives that request the Error object
  * instead (RFC 9112 3.2: such a request is a 400).
  */
-export function requireHostHeader(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+export function requireHostHeader(request: FastifyRequest): void {
   const needsHost = request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1;
-  done(
-    needsHost && !request.headers.host
-      ? new ApiError(400, 'invalid_request', 'An HTTP/1.1 request must carry a Host header.')
-      : undefined,
-  );
+  if (needsHost && !request.headers.host)
+    throw new ApiError(400, 'invalid_request', 'An HTTP/1.1 request must carry a Host header.');
 }

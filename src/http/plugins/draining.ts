@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../../errors.js';
 
 declare module 'fastify' {
@@ -17,6 +17,8 @@ export interface DrainState {
   draining(): boolean;
   /** The app is closing: new requests are refused. */
   closing(): boolean;
+  /** The step on arrival that applies both: a 503 while closing, Connection: close while draining. */
+  onArrival: (request: unknown, reply: FastifyReply) => void;
 }
 
 /**
@@ -25,7 +27,9 @@ export interface DrainState {
  * Connection: close, so keep-alive clients open a new connection - through
  * the balancer, to another instance - instead of finding this one gone.
  * Closing (from app.close()): a request that still arrives gets the 503
- * Error object, and the listener is closed.
+ * Error object, and the listener is closed. Both are decided on arrival: a
+ * request already in progress when the drain begins keeps its connection,
+ * and the next request on it is told to close it.
  */
 export function registerDraining(app: FastifyInstance): DrainState {
   let draining = false;
@@ -37,18 +41,13 @@ export function registerDraining(app: FastifyInstance): DrainState {
     draining = true;
     closing = true;
   });
-  app.addHook('onRequest', (_request, _reply, done) => {
-    done(
-      closing
-        ? new ApiError(503, 'service_unavailable', 'The service is shutting down; retry the request.', {
-            'retry-after': '1',
-          })
-        : undefined,
-    );
-  });
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (draining) reply.header('connection', 'close');
-    done(null, payload);
-  });
-  return { draining: () => draining, closing: () => closing };
+  function onArrival(_request: unknown, reply: FastifyReply): void {
+    if (!draining) return;
+    reply.header('connection', 'close');
+    if (closing)
+      throw new ApiError(503, 'service_unavailable', 'The service is shutting down; retry the request.', {
+        'retry-after': '1',
+      });
+  }
+  return { draining: () => draining, closing: () => closing, onArrival };
 }

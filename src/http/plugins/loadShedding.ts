@@ -2,6 +2,7 @@ import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
+import { routeOf } from '../pipeline.js';
 
 export type LoadSheddingConfig = Pick<
   Config,
@@ -53,7 +54,7 @@ export async function registerLoadShedding(
     sampleInterval: config.LOAD_SHEDDING_SAMPLE_INTERVAL_MS,
     retryAfter,
     pressureHandler(request: FastifyRequest, _reply, type) {
-      if (!warm || request.routeOptions.config.operationId === undefined) return;
+      if (!warm || routeOf(request).config.operationId === undefined) return;
       countShed(type);
       return Promise.reject(overloaded);
     },

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, FastifyServerOptions, HookHandlerDoneFunction } from 'fastify';
 import { destination } from 'pino';
 import type { Config } from '../../config.js';
+import { routeOf } from '../pipeline.js';
 
 // Keys only ever travel in the Authorization header; these paths cover it
 // wherever a serializer or a careless log call might put the headers, and
@@ -80,7 +81,7 @@ export function logRequest(request: FastifyRequest, reply: FastifyReply, done: H
   request.log.info(
     {
       method: request.method,
-      route: request.routeOptions.url ?? null,
+      route: routeOf(request).url ?? null,
       path: request.url.split('?', 1)[0],
       status: reply.statusCode,
       durationMs: Math.round(reply.elapsedTime * 100) / 100,

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { DurationSeries, ServiceMetrics } from '../../observability/metrics.js';
+import { routeOf } from '../pipeline.js';
 
 /** The operation label of requests that matched no route: one value, never the raw path. */
 export const unknownOperation = 'unknown';
@@ -25,9 +26,8 @@ export function registerRequestMetrics(app: FastifyInstance, metrics: ServiceMet
   app.addHook(
     'onResponse',
     function recordDuration(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
-      const operation =
-        request.routeOptions.config.operationId ??
-        (request.routeOptions.url === undefined ? unknownOperation : undefined);
+      const route = routeOf(request);
+      const operation = route.config.operationId ?? (route.url === undefined ? unknownOperation : undefined);
       if (operation !== undefined)
         seriesOf(operation, request.method, reply.statusCode).observe(reply.elapsedTime / 1000);
       done();

@@ -1,8 +1,9 @@
 import rateLimit, { normalizeIP, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
+import { routeOf, type Step } from '../pipeline.js';
 import { localRateLimit, type LimitOutcome } from './localRateLimit.js';
 import { createBreakerStore } from './rateLimitStore.js';
 
@@ -80,7 +81,7 @@ async function sharedCounter(app: FastifyInstance, config: RateLimitConfig & { R
 }
 
 /**
- * Returns the onRequest hooks that count requests, so that the app decides
+ * Returns the pipeline steps that count requests, so that the app decides
  * where in the hook order limiting happens and which headers describe it.
  * Without REDIS_URL the count is this process's, answered synchronously
  * (localRateLimit); with it, Redis's. Routes with `config.rateLimit: false`
@@ -114,51 +115,37 @@ export async function rateLimiter(
     reply.headers(fields(outcome));
   }
 
-  type Count = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
-
-  /** In Redis, through the plugin: one promise per request. */
-  function countInRedis(countShared: NonNullable<typeof shared>): Count {
-    return (request, reply, done) => {
-      // A 429 thrown by apply, like a failed count, settles done with the error.
-      countShared(request)
-        .then((outcome) => {
-          if (!outcome.isAllowed) apply(outcome, reply);
-        })
-        .then(() => {
-          done();
-        }, done);
-    };
+  /** In Redis, through the plugin: one promise per request; a 429 thrown by apply rejects it. */
+  function countInRedis(countShared: NonNullable<typeof shared>): Step {
+    return (request, reply) =>
+      countShared(request).then((outcome) => {
+        if (!outcome.isAllowed) apply(outcome, reply);
+      });
   }
 
-  /** In this process, answered at once. */
-  function countInProcess(): Count {
+  /** In this process, answered at once: a 429 is thrown. */
+  function countInProcess(): Step {
     const countHere = localRateLimit(config.RATE_LIMIT_MAX, config.RATE_LIMIT_WINDOW_SECONDS * 1000);
-    return (request, reply, done) => {
-      try {
-        apply(countHere(bucketOf(request)), reply);
-      } catch (error) {
-        done(error as Error);
-        return;
-      }
-      done();
+    return (request, reply) => {
+      apply(countHere(bucketOf(request)), reply);
     };
   }
 
   const count = shared ? countInRedis(shared) : countInProcess();
 
   /**
-   * A callback hook that counts the request when `needed`: synchronously in
-   * this process, or with one promise when Redis counts. A failure of either
-   * (a 429, or a metric that throws) settles `done`, never a hang.
+   * A step that counts the request when `needed`: synchronously in this
+   * process, or with one promise when Redis counts. A failure of either (a
+   * 429, or a metric that throws) is the pipeline's error answer, never a hang.
    */
-  function countingHook(needed: (request: FastifyRequest) => boolean, before?: (request: FastifyRequest) => void) {
-    return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-      if (!needed(request)) {
-        done();
-        return;
-      }
+  function countingStep(
+    needed: (request: FastifyRequest) => boolean,
+    before?: (request: FastifyRequest) => void,
+  ): Step {
+    return (request, reply) => {
+      if (!needed(request)) return undefined;
       before?.(request);
-      count(request, reply, done);
+      return count(request, reply);
     };
   }
 
@@ -170,7 +157,7 @@ export async function rateLimiter(
    * ran out) is looked up without this, so a client sharing an address with
    * a guesser keeps working.
    */
-  const countAddressBeforeLookUp = countingHook(
+  const countAddressBeforeLookUp = countingStep(
     (request) => request.uncheckedKey !== undefined && !request.uncheckedKeyWasGood,
     (request) => {
       request.addressCounted = true;
@@ -178,9 +165,9 @@ export async function rateLimiter(
   );
 
   /** Counts the request against its key, or its address without a valid key; 429 past the limit. */
-  const limitRate = countingHook(
+  const limitRate = countingStep(
     (request) =>
-      request.routeOptions.config.rateLimit !== false && !(request.addressCounted && request.apiKeyHash === undefined),
+      routeOf(request).config.rateLimit !== false && !(request.addressCounted && request.apiKeyHash === undefined),
   );
 
   return { countAddressBeforeLookUp, limitRate };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RawRequestDefaultExpression } from 'fastify';
+import type { FastifyReply, FastifyRequest, RawRequestDefaultExpression } from 'fastify';
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -11,10 +11,9 @@ export function requestIdOf(request: RawRequestDefaultExpression): string {
 
 /**
  * Sets X-Request-Id on arrival rather than in onSend: error replies keep
- * headers already set, and a synchronous onRequest hook is cheaper than an
- * async onSend one.
+ * headers already set, and a synchronous step on arrival is cheaper than an
+ * async onSend hook.
  */
-export function echoRequestId(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+export function echoRequestId(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
-  done();
 }

@@ -1,5 +1,6 @@
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
+import { routeOf } from '../pipeline.js';
 
 /**
  * While the server listens but its database is not ready yet (start-up
@@ -7,13 +8,10 @@ import { ApiError } from '../../errors.js';
  * process is alive, and not ready.
  */
 export function startupGate(isReady: () => boolean) {
-  return function refuseUntilReady(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    done(
-      isReady() || request.routeOptions.url === '/healthz'
-        ? undefined
-        : new ApiError(503, 'service_unavailable', 'The service is starting: waiting for the database.', {
-            'retry-after': '1',
-          }),
-    );
+  return function refuseUntilReady(request: FastifyRequest): void {
+    if (isReady() || routeOf(request).url === '/healthz') return;
+    throw new ApiError(503, 'service_unavailable', 'The service is starting: waiting for the database.', {
+      'retry-after': '1',
+    });
   };
 }

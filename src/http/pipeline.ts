@@ -1,0 +1,64 @@
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+
+/**
+ * One step of an onRequest pipeline. It returns nothing to let the request
+ * go on, throws (an ApiError) to answer it, or returns a promise when it has
+ * to wait (a key lookup, a count in Redis).
+ */
+export type Step = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
+
+function runFrom(
+  steps: readonly Step[],
+  first: number,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
+  for (let index = first; index < steps.length; index++) {
+    const step = steps[index] as Step;
+    let pending: void | Promise<void>;
+    try {
+      pending = step(request, reply);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (pending !== undefined) {
+      pending.then(() => {
+        runFrom(steps, index + 1, request, reply, done);
+      }, done);
+      return;
+    }
+  }
+  done();
+}
+
+/**
+ * Steps run in order as one onRequest hook. fastify pays a hook call, a
+ * `next` and a reply check per hook; most steps are synchronous checks of
+ * a microsecond or less, so one hook for several costs less than one hook
+ * each. A step that waits costs one promise, the others none.
+ */
+export function pipeline(...steps: Step[]) {
+  return function runPipeline(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    runFrom(steps, 0, request, reply, done);
+  };
+}
+
+type RouteFacts = FastifyRequest['routeOptions'];
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** request.routeOptions, kept on first use (routeOf). */
+    routeFacts: RouteFacts | undefined;
+  }
+}
+
+/**
+ * The matched route's options (template, config). fastify builds a new object of
+ * twelve fields on every read of request.routeOptions; several hooks read it
+ * per request, so the first read is kept.
+ */
+export function routeOf(request: FastifyRequest): RouteFacts {
+  return (request.routeFacts ??= request.routeOptions);
+}
