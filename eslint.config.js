@@ -31,7 +31,19 @@ const layerRules = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'dist-before/', 'data/', '.run/', 'src/generated/', 'bench/baseline/', 'coverage/', '.tap/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'dist-before/',
+      'data/',
+      '.run/',
+      'src/generated/',
+      'bench/baseline/',
+      'coverage/',
+      '.tap/',
+    ],
+  },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {
