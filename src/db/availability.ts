@@ -25,33 +25,33 @@ export function reasonOf(error: Error): string {
 export function trackAvailability(db: Database, listener: OutageListener): Database {
   let since: number | undefined;
   let failedCalls = 0;
-  const observe = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      const result = await work();
-      if (since !== undefined) {
-        const duration = Date.now() - since;
-        const failed = failedCalls;
-        since = undefined;
-        failedCalls = 0;
-        listener.ended(duration, failed);
-      }
-      return result;
-    } catch (error) {
-      if (error instanceof DatabaseUnavailableError) {
-        failedCalls += 1;
-        if (since === undefined) {
-          since = Date.now();
-          listener.started(reasonOf(error));
-        }
-      }
-      throw error;
+  function succeeded<T>(result: T): T {
+    if (since !== undefined) {
+      const duration = Date.now() - since;
+      const failed = failedCalls;
+      since = undefined;
+      failedCalls = 0;
+      listener.ended(duration, failed);
     }
-  };
+    return result;
+  }
+  function failed(error: unknown): never {
+    if (error instanceof DatabaseUnavailableError) {
+      failedCalls += 1;
+      if (since === undefined) {
+        since = Date.now();
+        listener.started(reasonOf(error));
+      }
+    }
+    throw error;
+  }
+  // Two shared callbacks per call, no async function frame: this wraps every statement.
+  const observe = <T>(pending: Promise<T>): Promise<T> => pending.then(succeeded, failed);
   const tracked: Queryable = {
-    query: (statement, values) => observe(() => db.query(statement, values)),
-    execScript: (sql) => observe(() => db.execScript(sql)),
+    query: (statement, values) => observe(db.query(statement, values)),
+    execScript: (sql) => observe(db.execScript(sql)),
   };
   return Object.assign(Object.create(db) as Database, tracked, {
-    transaction: <T>(work: (tx: Queryable) => Promise<T>) => observe(() => db.transaction(work)),
+    transaction: <T>(work: (tx: Queryable) => Promise<T>) => observe(db.transaction(work)),
   });
 }

@@ -42,8 +42,18 @@ type NamedQuery = pg.Query & { name?: string | undefined };
 // The message pg's own query_timeout uses; unavailable.ts maps it to its reason.
 const queryTimeoutMessage = 'Query read timeout';
 
+/** pg's callback: the result, or the error without one. */
+type Answered = (error: Error | undefined, result?: pg.QueryResult) => void;
+
+function settle(resolve: (result: pg.QueryResult) => void, reject: (error: Error) => void): Answered {
+  return (error, result) => {
+    if (result === undefined) reject(error ?? new Error('the statement ended without an answer'));
+    else resolve(result);
+  };
+}
+
 /**
- * Sends a statement and settles with its answer, or with a timeout error
+ * Sends a statement and calls back with its answer, or with a timeout error
  * after timeoutMs; onTimeout then drops the connection, whose late answer is
  * ignored. A pooler accepts the login at once and then queues the statement
  * until it has a server connection: only a bound on the answer ends that wait.
@@ -55,31 +65,49 @@ const queryTimeoutMessage = 'Query read timeout';
  * scavenges of 3.4 instead of 0.5 ms, a full collection a second, 15 % less
  * throughput; docs/performance.md).
  */
-function send(
+function dispatch(
   client: pg.PoolClient,
   statement: Statement,
   values: readonly unknown[],
   settings: StatementSettings,
   onTimeout: () => void,
+  answered: Answered,
+): void {
+  let settled = false;
+  const timer = settings.queryTimeoutMs
+    ? setTimeout(() => {
+        settled = true;
+        // First: the connection is dealt with before the caller hears of the timeout.
+        onTimeout();
+        answered(new Error(queryTimeoutMessage));
+      }, settings.queryTimeoutMs)
+    : undefined;
+  // A Query built from the text and named afterwards: given a config
+  // object, pg copies it property by property on every call.
+  const query = new pg.Query(statement.text, values as unknown[], (error, result) => {
+    if (settled) return;
+    clearTimeout(timer);
+    answered(error, result);
+  }) as NamedQuery;
+  if (settings.named) query.name = statement.name;
+  client.query(query);
+}
+
+/** dispatch, as a promise: for a transaction's client. */
+function send(
+  client: pg.PoolClient,
+  statement: Statement,
+  values: readonly unknown[],
+  settings: StatementSettings,
 ): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {
-    const timer = settings.queryTimeoutMs
-      ? setTimeout(() => {
-          reject(new Error(queryTimeoutMessage));
-          onTimeout();
-        }, settings.queryTimeoutMs)
-      : undefined;
-    const answered = (error: Error | undefined, result: pg.QueryResult) => {
-      clearTimeout(timer);
-      if (error) reject(error);
-      else resolve(result);
-    };
-    // A Query built from the text and named afterwards: given a config
-    // object, pg copies it property by property on every call.
-    const query = new pg.Query(statement.text, values as unknown[], answered) as NamedQuery;
-    if (settings.named) query.name = statement.name;
-    client.query(query);
+    // In a transaction, runTransaction drops the connection after a timeout.
+    dispatch(client, statement, values, settings, ignoreLateAnswer, settle(resolve, reject));
   });
+}
+
+function ignoreLateAnswer(): void {
+  // The statement has failed with the timeout; its connection is dealt with by its owner.
 }
 
 /**
@@ -91,7 +119,10 @@ function ignoreDroppedConnection(): void {
   // The failed statement reports it.
 }
 
-/** One statement on a connection of the pool, which is dropped if the answer is late. */
+/**
+ * One statement on a connection of the pool, which is dropped if the answer
+ * is late. Callbacks throughout: one promise per statement.
+ */
 function sendOnPool(
   pool: pg.Pool,
   statement: Statement,
@@ -111,20 +142,24 @@ function sendOnPool(
         client.removeListener('error', ignoreDroppedConnection);
         done(error);
       };
-      send(client, statement, values, settings, () => {
+      const onTimeout = () => {
         release(new Error(queryTimeoutMessage));
-      }).then(
-        (result) => {
-          release();
-          resolve(result);
-        },
-        (error: unknown) => {
-          release();
-          reject(error instanceof Error ? error : new Error(String(error)));
-        },
-      );
+      };
+      const answered = settle(resolve, reject);
+      dispatch(client, statement, values, settings, onTimeout, (error, result) => {
+        release();
+        answered(error, result);
+      });
     });
   });
+}
+
+function toQueryResult<Row>(result: pg.QueryResult): QueryResult<Row> {
+  return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+}
+
+function ignoreResult(): void {
+  // A script's statements return nothing the caller reads.
 }
 
 /** Runs statements on a pool or on a client checked out for a transaction. */
@@ -132,26 +167,12 @@ export function queryableOf(source: pg.Pool | pg.PoolClient, settings: Statement
   const run =
     source instanceof pg.Pool
       ? (statement: Statement, values: readonly unknown[]) => sendOnPool(source, statement, values, settings)
-      : // In a transaction, runTransaction drops the connection after a timeout.
-        (statement: Statement, values: readonly unknown[]) =>
-          send(source, statement, values, settings, () => undefined);
+      : (statement: Statement, values: readonly unknown[]) => send(source, statement, values, settings);
   return {
-    async query<Row>(statement: Statement, values: readonly unknown[] = []): Promise<QueryResult<Row>> {
-      try {
-        const result = await run(statement, values);
-        return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
-      } catch (error) {
-        return translate(error);
-      }
-    },
-    async execScript(sql: string): Promise<void> {
-      try {
-        // No values: the simple protocol, which runs several statements.
-        await run({ text: sql }, []);
-      } catch (error) {
-        translate(error);
-      }
-    },
+    query: <Row>(statement: Statement, values: readonly unknown[] = []) =>
+      run(statement, values).then(toQueryResult<Row>, translate),
+    // No values: the simple protocol, which runs several statements.
+    execScript: (sql: string) => run({ text: sql }, []).then(ignoreResult, translate),
   };
 }
 
