@@ -31,13 +31,13 @@ import { readinessCheck, registerHealthRoutes } from './http/plugins/health.js';
 import { registerLoadShedding, type LoadSheddingConfig } from './http/plugins/loadShedding.js';
 import { registerIdempotencyPurge } from './http/plugins/idempotencyPurge.js';
 import { loggerOptions, logRequest, type LogStream } from './http/plugins/logging.js';
-import { registerRequestMetrics } from './http/plugins/metrics.js';
+import { requestMetricsStep } from './http/plugins/metrics.js';
 import { rateLimiter } from './http/plugins/rateLimit.js';
 import { echoRequestId, requestIdOf } from './http/plugins/requestId.js';
 import { setSecurityHeaders } from './http/plugins/securityHeaders.js';
 import { startupGate } from './http/plugins/startupGate.js';
 import { trustProxy } from './http/plugins/trustProxy.js';
-import { pipeline, type Step } from './http/pipeline.js';
+import { afterResponse, pipeline, type AfterStep, type Step } from './http/pipeline.js';
 import { noMetrics, type ServiceMetrics } from './observability/metrics.js';
 import { apiBasePath, loadOpenApiDocument, loadRouteTable, type OpenApiDocument } from './openapi/document.js';
 
@@ -165,8 +165,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       requireAuthentication,
     ),
   );
-  app.addHook('onResponse', logRequest);
-  registerRequestMetrics(app, metrics);
+  const recordDuration = requestMetricsStep(metrics);
+  const afterSteps: AfterStep[] = recordDuration ? [logRequest, recordDuration] : [logRequest];
+  app.addHook('onResponse', afterResponse(...afterSteps));
 
   const checkReadiness = readinessCheck(deps.db, drain, isOverloaded, config.READINESS_MAX_AGE_MS);
   registerHealthRoutes(app, deps.db, checkReadiness);

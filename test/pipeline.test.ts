@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import t from 'tap';
-import { pipeline, routeOf, type Step } from '../src/http/pipeline.js';
+import { afterResponse, pipeline, routeOf, type Step } from '../src/http/pipeline.js';
 
 /** A fastify app whose one onRequest hook runs these steps before GET /things/:id answers 200. */
 async function appWith(steps: Step[]) {
@@ -74,4 +74,30 @@ t.test('routeOf reads the route once per request and keeps it', async (t) => {
   t.equal((seen[0] as { url: string }).url, '/things/:id');
   t.equal(seen[0], seen[1], 'the same object within a request');
   t.not(seen[1], seen[2], 'a new one for the next request');
+});
+
+t.test('after the response, every step runs even when one throws; the failure is logged', async (t) => {
+  const lines: { level: number; msg: string; err?: { message: string } }[] = [];
+  const app = Fastify({
+    logger: { level: 'info', stream: { write: (line: string) => lines.push(JSON.parse(line) as never) } },
+  });
+  const ran: string[] = [];
+  app.addHook(
+    'onResponse',
+    afterResponse(
+      () => {
+        ran.push('first');
+        throw new Error('metric broke');
+      },
+      (_request, reply) => {
+        ran.push(`second saw ${reply.statusCode}`);
+      },
+    ),
+  );
+  app.get('/', async () => ({ ok: true }));
+  t.equal((await app.inject('/')).statusCode, 200);
+  t.same(ran, ['first', 'second saw 200']);
+  const failure = lines.find((line) => line.msg === 'an onResponse step failed');
+  t.equal(failure?.level, 50, 'logged as an error');
+  t.equal(failure?.err?.message, 'metric broke');
 });

@@ -45,6 +45,26 @@ export function pipeline(...steps: Step[]) {
   };
 }
 
+/** A step after the response is sent (log line, metrics): synchronous, never an answer. */
+export type AfterStep = (request: FastifyRequest, reply: FastifyReply) => void;
+
+/**
+ * Steps run in order as one onResponse hook. Each runs even when one before
+ * it throws; the failure is logged, as fastify logs a failing onResponse hook.
+ */
+export function afterResponse(...steps: AfterStep[]) {
+  return function runAfterResponse(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    for (const step of steps) {
+      try {
+        step(request, reply);
+      } catch (error) {
+        request.log.error({ err: error }, 'an onResponse step failed');
+      }
+    }
+    done();
+  };
+}
+
 type RouteFacts = FastifyRequest['routeOptions'];
 
 declare module 'fastify' {

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, FastifyServerOptions, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { destination } from 'pino';
 import type { Config } from '../../config.js';
 import { routeOf } from '../pipeline.js';
@@ -77,7 +77,7 @@ function bufferedStdout(): Destination {
  * the route template so that lines group by operation. The path is logged
  * without its query string: clients sometimes put secrets there by mistake.
  */
-export function logRequest(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+export function logRequest(request: FastifyRequest, reply: FastifyReply): void {
   request.log.info(
     {
       method: request.method,
@@ -88,5 +88,4 @@ export function logRequest(request: FastifyRequest, reply: FastifyReply, done: H
     },
     'request completed',
   );
-  done();
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DurationSeries, ServiceMetrics } from '../../observability/metrics.js';
 import { routeOf } from '../pipeline.js';
 
@@ -7,12 +7,15 @@ export const unknownOperation = 'unknown';
 
 /**
  * One histogram observation per API request (and per unmatched request),
- * in onResponse. The series of each (operation, method, status) is looked
- * up once and kept, so a request costs a map lookup and an observe.
- * Probes and docs (routes without an operationId) are not recorded.
+ * after the response (an onResponse step). The series of each (operation,
+ * method, status) is looked up once and kept, so a request costs a map
+ * lookup and an observe. Probes and docs (routes without an operationId)
+ * are not recorded. Undefined when nothing records metrics.
  */
-export function registerRequestMetrics(app: FastifyInstance, metrics: ServiceMetrics): void {
-  if (metrics.registry === undefined) return;
+export function requestMetricsStep(
+  metrics: ServiceMetrics,
+): ((request: FastifyRequest, reply: FastifyReply) => void) | undefined {
+  if (metrics.registry === undefined) return undefined;
   const series = new Map<string, DurationSeries>();
   function seriesOf(operation: string, method: string, statusCode: number): DurationSeries {
     const key = `${operation} ${method} ${statusCode}`;
@@ -23,14 +26,10 @@ export function registerRequestMetrics(app: FastifyInstance, metrics: ServiceMet
     }
     return found;
   }
-  app.addHook(
-    'onResponse',
-    function recordDuration(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
-      const route = routeOf(request);
-      const operation = route.config.operationId ?? (route.url === undefined ? unknownOperation : undefined);
-      if (operation !== undefined)
-        seriesOf(operation, request.method, reply.statusCode).observe(reply.elapsedTime / 1000);
-      done();
-    },
-  );
+  return function recordDuration(request: FastifyRequest, reply: FastifyReply): void {
+    const route = routeOf(request);
+    const operation = route.config.operationId ?? (route.url === undefined ? unknownOperation : undefined);
+    if (operation !== undefined)
+      seriesOf(operation, request.method, reply.statusCode).observe(reply.elapsedTime / 1000);
+  };
 }
