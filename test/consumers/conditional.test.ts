@@ -67,6 +67,21 @@ await forEachBackend(t, async (t, backend) => {
     t.ok(relisted.json<{ id: number }[]>().some((item) => item.id === grown.id));
   });
 
+  await t.test('a page with a next link and non-ASCII names: the whole body, its length in bytes', async (t) => {
+    const own = await startTestApp(t, backend);
+    const named = await create(own, 'Ünïcødé 🐕 名前');
+    await create(own, 'Next');
+    const res = await get(own, '/v1/pets?limit=1');
+    t.ok(res.headers['link'], 'a next link, hashed with the body');
+    t.equal(Number(res.headers['content-length']), Buffer.byteLength(res.body), 'Content-Length counts bytes');
+    t.same(
+      res.json<{ id: number; name: string }[]>().map((pet) => [pet.id, pet.name]),
+      [[named.id, 'Ünïcødé 🐕 名前']],
+    );
+    const again = await get(own, '/v1/pets?limit=1', { 'if-none-match': String(res.headers['etag']) });
+    t.equal(again.statusCode, 304, 'the same page, the same tag');
+  });
+
   await t.test('a 304 counts against the rate limit like a 200', async (t) => {
     const url = `/v1/pets/${pet.id}`;
     const tag = String((await get(ctx, url)).headers['etag']);
