@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { batchedObservations } from './batchedObservations.js';
 import type { PoolStatus } from '../db/index.js';
 
 /** Why a request was not authenticated (the label of the authentication failures counter). */
@@ -55,12 +56,17 @@ export function createMetrics(): ServiceMetrics {
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
 
+  const pendingDurations = batchedObservations();
   const duration = new Histogram({
     name: 'http_server_request_duration_seconds',
     help: 'Time from receiving a request to sending its response, by operationId (unknown for unmatched routes), method and status code.',
     labelNames: ['operation', 'method', 'status_code'] as const,
     buckets: durationBuckets,
     registers,
+    // Before every scrape: the observations still waiting in the batch.
+    collect() {
+      pendingDurations.flush();
+    },
   });
   const rateLimited = new Counter({
     name: 'pets_rate_limit_rejections_total',
@@ -127,8 +133,14 @@ export function createMetrics(): ServiceMetrics {
 
   return {
     registry,
-    durationSeries: (operation, method, statusCode) =>
-      duration.labels({ operation, method, status_code: String(statusCode) }),
+    durationSeries: (operation, method, statusCode) => {
+      const series = duration.labels({ operation, method, status_code: String(statusCode) });
+      return {
+        observe: (seconds) => {
+          pendingDurations.record(series, seconds);
+        },
+      };
+    },
     rateLimited: () => {
       rateLimited.inc();
     },
