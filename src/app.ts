@@ -30,7 +30,8 @@ import { registerDraining } from './http/plugins/draining.js';
 import { readinessCheck, registerHealthRoutes } from './http/plugins/health.js';
 import { registerLoadShedding, type LoadSheddingConfig } from './http/plugins/loadShedding.js';
 import { registerIdempotencyPurge } from './http/plugins/idempotencyPurge.js';
-import { loggerOptions, logRequest, type LogStream } from './http/plugins/logging.js';
+import { loggerOptions, writesToBufferedStdout, type LogStream } from './http/plugins/logging.js';
+import { requestLines } from './http/plugins/requestLines.js';
 import { requestMetricsStep } from './http/plugins/metrics.js';
 import { rateLimiter } from './http/plugins/rateLimit.js';
 import { echoRequestId, requestIdOf } from './http/plugins/requestId.js';
@@ -88,7 +89,7 @@ function assertBearerOnly(spec: OpenApiDocument): void {
 function createFastify(config: AppConfig, deps: AppDeps, deferred: DeferredCompilation): FastifyInstance {
   const app = Fastify({
     logger: deps.logger ?? loggerOptions(config, deps.logStream),
-    // One line per request comes from logRequest instead of fastify's two.
+    // One line per request comes from requestLines instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestTimeout: config.REQUEST_TIMEOUT_MS,
@@ -165,8 +166,14 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       requireAuthentication,
     ),
   );
+  // Batched only where the lines go to the buffered stdout (see requestLines).
+  const lines = requestLines(deps.logger === undefined && writesToBufferedStdout(config, deps.logStream));
+  app.addHook('onClose', (_app, done) => {
+    lines.close();
+    done();
+  });
   const recordDuration = requestMetricsStep(metrics);
-  const afterSteps: AfterStep[] = recordDuration ? [logRequest, recordDuration] : [logRequest];
+  const afterSteps: AfterStep[] = recordDuration ? [lines.record, recordDuration] : [lines.record];
   app.addHook('onResponse', afterResponse(...afterSteps));
 
   const checkReadiness = readinessCheck(deps.db, drain, isOverloaded, config.READINESS_MAX_AGE_MS);
