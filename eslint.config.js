@@ -36,6 +36,7 @@ export default tseslint.config(
       'node_modules/',
       'dist/',
       'dist-before/',
+      'dist-timed/',
       'data/',
       '.run/',
       'src/generated/',

@@ -99,6 +99,8 @@ export interface Server {
   url: string;
   coldStartMs: number;
   stop(): Promise<void>;
+  /** The last 4,000 characters the server wrote to stderr. */
+  stderr(): string;
 }
 
 export interface ServerSpec {
@@ -157,6 +159,7 @@ export async function startServer(spec: ServerSpec): Promise<Server> {
     pid: child.pid!,
     url,
     coldStartMs,
+    stderr: () => errors,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) {
