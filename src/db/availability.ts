@@ -28,10 +28,10 @@ export function trackAvailability(db: Database, listener: OutageListener): Datab
   function succeeded<T>(result: T): T {
     if (since !== undefined) {
       const duration = Date.now() - since;
-      const failed = failedCalls;
+      const failedDuringOutage = failedCalls;
       since = undefined;
       failedCalls = 0;
-      listener.ended(duration, failed);
+      listener.ended(duration, failedDuringOutage);
     }
     return result;
   }
@@ -45,7 +45,8 @@ export function trackAvailability(db: Database, listener: OutageListener): Datab
     }
     throw error;
   }
-  // Two shared callbacks per call, no async function frame: this wraps every statement.
+  // Two shared callbacks per call, no async function frame: this wraps every
+  // statement. The Database methods it wraps reject rather than throw.
   const observe = <T>(pending: Promise<T>): Promise<T> => pending.then(succeeded, failed);
   const tracked: Queryable = {
     query: (statement, values) => observe(db.query(statement, values)),
