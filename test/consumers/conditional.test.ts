@@ -67,6 +67,22 @@ await forEachBackend(t, async (t, backend) => {
     t.ok(relisted.json<{ id: number }[]>().some((item) => item.id === grown.id));
   });
 
+  await t.test('a long page (its Link mixed into its digest) that gains a next link gets a new tag', async (t) => {
+    const own = await startTestApp(t, backend);
+    for (let i = 0; i < 20; i++) await create(own, `${'Long name '.repeat(9)}${i}`);
+    const before = await get(own, '/v1/pets?limit=20');
+    t.ok(before.body.length >= 1024, 'long enough to be hashed apart from its Link');
+    t.equal(before.headers['link'], undefined);
+    await create(own, 'The twenty-first');
+    const after = await get(own, '/v1/pets?limit=20', { 'if-none-match': String(before.headers['etag']) });
+    t.equal(after.statusCode, 200, 'the same body, now with a next page: not 304');
+    t.equal(after.body, before.body);
+    t.ok(after.headers['link'], 'the next link');
+    t.not(after.headers['etag'], before.headers['etag']);
+    const again = await get(own, '/v1/pets?limit=20', { 'if-none-match': String(after.headers['etag']) });
+    t.equal(again.statusCode, 304, 'and that tag matches the page with its link');
+  });
+
   await t.test('a page with a next link and non-ASCII names: the whole body, its length in bytes', async (t) => {
     const own = await startTestApp(t, backend);
     const named = await create(own, 'Ünïcødé 🐕 名前');

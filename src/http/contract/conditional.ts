@@ -1,21 +1,27 @@
 import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+// Below this many UTF-16 units a body is joined to its Link and hashed once:
+// copying a short string costs less than a second hash call.
+const joinBelow = 1024;
+
 /**
  * A strong entity tag of what a 200 says: the serialized body and, when the
  * handler set one, its Link header (a page whose body is unchanged but that
  * gained a next page has changed). 132 bits of SHA-256, base64url, from
- * the one-shot crypto.hash (no Hash object per response). The Link is mixed
- * into the body's digest rather than appended to the body: the body joined to
- * it would be a new string, copied whole to be hashed, and the body then
- * copied again to be written. Hashed on its own, the body is flattened once
- * and written as it is: 12-14 MiB less resident under load on the lists
- * (npm run bench:variants, same minute), the same CPU.
+ * the one-shot crypto.hash (no Hash object per response). A long body is
+ * hashed alone and the Link mixed into its digest: joined to the Link it
+ * would be a new string, copied whole to be hashed and the body copied again
+ * to be written, while hashed alone it is flattened once and written as it
+ * is: one copy fewer of each long body (6.4 KB for a 100-pet page).
  */
 export function entityTagOf(payload: string, link: unknown): string {
-  const digest = hash('sha256', payload, 'base64url');
-  const tag = typeof link === 'string' ? hash('sha256', `${digest}\n${link}`, 'base64url') : digest;
-  return `"${tag.slice(0, 22)}"`;
+  if (typeof link !== 'string') return `"${hash('sha256', payload, 'base64url').slice(0, 22)}"`;
+  const tagged =
+    payload.length < joinBelow
+      ? hash('sha256', `${payload}\n${link}`, 'base64url')
+      : hash('sha256', `${hash('sha256', payload, 'base64url')}\n${link}`, 'base64url');
+  return `"${tagged.slice(0, 22)}"`;
 }
 
 /**
