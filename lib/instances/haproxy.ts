@@ -7,6 +7,7 @@ import {
   isAlive,
   ownedFolder,
   runChecked,
+  socketFolder,
   signal,
   spawnLogged,
   stopPid,
@@ -113,10 +114,18 @@ export async function startHaproxy(options: HaproxyOptions): Promise<HaproxyServ
   const port = options.port ?? (await freePort());
   const configFile = resolve(options.configFile ?? deployHaproxyCfg);
   const logFile = join(folder, 'haproxy.log');
-  const statsSocket = join(folder, 'admin.sock');
+  // Not in `folder`: a socket path under a deep checkout is past HAProxy's limit.
+  const statsFolder = socketFolder('pets-haproxy-');
+  const statsSocket = join(statsFolder, 'admin.sock');
   const env = { ...process.env, ...haproxyEnvironment(`${loopback}:${port}`, options.servers, statsSocket) };
-  // A configuration error is reported at once, with HAProxy's own words.
-  runChecked(haproxyBin, ['-c', '-q', '-f', configFile], { env });
+  // A configuration error is reported at once, with HAProxy's own words
+  // (no -q: it would hide them and leave only the exit status).
+  try {
+    runChecked(haproxyBin, ['-c', '-f', configFile], { env });
+  } catch (error) {
+    rmSync(statsFolder, { recursive: true, force: true });
+    throw error;
+  }
   // -db: stay in the foreground, so the pid is HAProxy's own.
   const pid = spawnLogged({
     command: haproxyBin,
@@ -152,11 +161,13 @@ export async function startHaproxy(options: HaproxyOptions): Promise<HaproxyServ
     async stop() {
       // SIGUSR1: soft stop, in-flight requests finish.
       if (isAlive(pid)) await stopPid(pid, 'SIGUSR1', 10_000);
+      rmSync(statsFolder, { recursive: true, force: true });
     },
     async kill() {
       signal(pid, 'SIGKILL');
       await waitForExit(pid, 10_000);
       untrack(pid);
+      rmSync(statsFolder, { recursive: true, force: true });
     },
     async remove() {
       await server.stop();

@@ -7,7 +7,16 @@
  * describe the API.
  */
 export { freePort, accepts, loopback } from './network.js';
-export { isAlive, lastLines, ownedFolder, serviceAccount, startTimeOf, stopPid, waitUntil } from './processes.js';
+export {
+  isAlive,
+  lastLines,
+  ownedFolder,
+  serviceAccount,
+  socketFolder,
+  startTimeOf,
+  stopPid,
+  waitUntil,
+} from './processes.js';
 export { ensurePackages, missingPackages } from './packages.js';
 export {
   startPostgres,

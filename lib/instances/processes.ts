@@ -51,6 +51,28 @@ export function ownedFolder(prefix: string, account: Account | undefined, parent
   return path;
 }
 
+/**
+ * The longest Unix socket path we create. The kernel's limit is 107 bytes
+ * (sun_path, less its NUL); HAProxy's is 97. A checkout at a CI workspace path
+ * (/home/runner/work/<repo>/<repo>/...) with our nested folders is past both.
+ */
+const socketPathLimit = 97;
+/** The longest file name we place in a socket folder ("admin.sock"). */
+const socketNameAllowance = 16;
+
+/**
+ * A new private folder (mode 700) for Unix sockets, short enough for any
+ * socket name up to 16 characters wherever the checkout is: under the system
+ * temporary folder when that path is short, else under /tmp.
+ */
+export function socketFolder(prefix: string): string {
+  const shortEnough = (parent: string) => parent.length + prefix.length + 8 + socketNameAllowance <= socketPathLimit;
+  const parent = shortEnough(tmpdir()) ? tmpdir() : '/tmp';
+  const path = mkdtempSync(join(parent, prefix));
+  chmodSync(path, 0o700);
+  return path;
+}
+
 /** The last `count` lines of a log file, for error messages; empty when it is missing. */
 export function lastLines(path: string, count = 20): string {
   if (!existsSync(path)) return '';

@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { stopPid } from '../../lib/instances/index.js';
 import { readState, stillRunning, topologyFolder } from './state.js';
 
@@ -34,6 +35,8 @@ async function main(): Promise<void> {
       await stopOne(record);
     }
   }
+  // The balancer's admin socket lives in a short folder of its own (lib/instances/haproxy.ts).
+  rmSync(dirname(state.haproxySocket), { recursive: true, force: true });
   if (process.argv.includes('--keep')) {
     say(`Stopped; files and logs kept in ${topologyFolder}.`);
   } else {
