@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
@@ -397,6 +398,71 @@ export async function seedPets(url: string, total: number): Promise<number> {
     const max = await client.query<{ max: string }>('SELECT max(id) FROM pets');
     return Number(max.rows[0]!.max);
   });
+}
+
+/**
+ * Stores the bench's API key (hashed) as our server's BOOTSTRAP_API_KEY does,
+ * so the same-work baseline, which looks keys up, finds it whichever starts first.
+ */
+export async function storeBenchKey(url: string, key: string): Promise<void> {
+  const keyHash = createHash('sha256').update(key).digest('hex');
+  await withClient(url, async (client) => {
+    await client.query('INSERT INTO api_keys (name, key_hash, key_prefix) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+      `bootstrap-${keyHash.slice(0, 8)}`,
+      keyHash,
+      keyHash.slice(0, 8),
+    ]);
+  });
+}
+
+// ---------------------------------------------------------------- the baselines
+
+/** The features bench/sameWork/server.mjs can switch (its SAME_WORK_FEATURES). */
+export const sameWorkFeatures = [
+  'keyLookup',
+  'rateLimit',
+  'requestId',
+  'etag',
+  'headers',
+  'logLine',
+  'metrics',
+] as const;
+
+/**
+ * A baseline server: "bare" (bench/baseline/server.mjs: routes, schemas, a
+ * constant key check) or "sameWork" (bench/sameWork/server.mjs: the
+ * per-request contract work too; `features` "all", "none" or a comma list).
+ */
+export function baselineSpec(
+  kind: 'bare' | 'sameWork',
+  options: { name?: string; databaseUrl: string; key: string; port: number; features?: string; cores?: string },
+): ServerSpec {
+  const sameWork = kind === 'sameWork';
+  return {
+    name: options.name ?? (sameWork ? 'same-work' : 'bare'),
+    args: [sameWork ? 'bench/sameWork/server.mjs' : 'bench/baseline/server.mjs'],
+    env: {
+      DATABASE_URL: options.databaseUrl,
+      BASELINE_API_KEY: options.key,
+      // A quota no run reaches, as for ours: the limiter is paid for but never refuses.
+      ...(sameWork ? { RATE_LIMIT_MAX: '1000000', SAME_WORK_FEATURES: options.features ?? 'all' } : {}),
+    },
+    port: options.port,
+    cores: options.cores ?? '1',
+    authorization: `Bearer ${options.key}`,
+  };
+}
+
+/**
+ * A variant named on the command line of bench:variants, bench:cold and
+ * bench:profile: "baseline" or "bare" (the bare baseline), "sameWork" or
+ * "sameWork:<features>" (the same-work baseline); undefined for anything else.
+ */
+export function parseBaseline(variant: unknown): { kind: 'bare' | 'sameWork'; features?: string } | undefined {
+  if (variant === 'baseline' || variant === 'bare') return { kind: 'bare' };
+  if (typeof variant !== 'string' || !variant.startsWith('sameWork')) return undefined;
+  const features = variant.slice('sameWork:'.length);
+  return { kind: 'sameWork', features: features || 'all' };
 }
 
 export { encodeCursor } from '../src/handlers/cursor.js';

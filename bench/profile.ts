@@ -1,12 +1,16 @@
 // tsx bench/profile.ts <list20|list100|getPet|createPet> [seconds] [noseed]: one server (node --cpu-prof
 // dist/server.js, pinned like the bench) under that load; prints its CPU until the first 200 and per request,
 // and the path of the .cpuprofile (bench/results/profiles/). PROFILE_ENV={"NAME":"value"} adds settings;
-// PROFILE_SERVER=baseline profiles bench/baseline/server.mjs instead, to compare the two profiles.
+// PROFILE_SERVER=baseline profiles bench/baseline/server.mjs instead, PROFILE_SERVER=sameWork (or
+// sameWork:<features>) bench/sameWork/server.mjs, to compare the profiles.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
+  baselineSpec,
   cpuSeconds,
+  parseBaseline,
+  storeBenchKey,
   databaseUrls,
   namedScenarios,
   drive,
@@ -34,12 +38,14 @@ if (!scenario) throw new Error(`scenario: one of ${Object.keys(scenarios).join('
 const dir = fileURLToPath(new URL('bench/results/profiles/', repoRoot));
 mkdirSync(dir, { recursive: true });
 const before = new Set(readdirSync(dir));
-const profilingBaseline = process.env['PROFILE_SERVER'] === 'baseline';
+const base = parseBaseline(process.env['PROFILE_SERVER']);
+if (base) await storeBenchKey(urls.bench, key);
+const baseSpec = base && baselineSpec(base.kind, { databaseUrl: urls.bench, key, port: 3190, ...base });
 const server = await startServer({
-  name: profilingBaseline ? 'baseline' : 'ours',
-  args: ['--cpu-prof', `--cpu-prof-dir=${dir}`, profilingBaseline ? 'bench/baseline/server.mjs' : 'dist/server.js'],
+  name: baseSpec ? baseSpec.name : 'ours',
+  args: ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(baseSpec ? baseSpec.args : ['dist/server.js'])],
   env: {
-    ...(profilingBaseline ? { BASELINE_API_KEY: key } : {}),
+    ...baseSpec?.env,
     DATABASE_URL: urls.bench,
     BOOTSTRAP_API_KEY: key,
     LOG_LEVEL: 'info',

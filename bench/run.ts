@@ -10,6 +10,7 @@ import { loadConfig } from '../src/config.js';
 import { listStatements } from '../src/db/pets.js';
 import { entityTagOf } from '../src/http/contract/conditional.js';
 import {
+  baselineSpec,
   coreCount,
   databaseUrls,
   encodeCursor,
@@ -18,8 +19,10 @@ import {
   pinSelf,
   recreateDatabase,
   repoRoot,
+  sameWorkFeatures,
   seedPets,
   startServer,
+  storeBenchKey,
   median,
   withClient,
   type Scenario,
@@ -39,6 +42,10 @@ const { values: flags } = parseArgs({
     scale: { type: 'boolean', default: false },
     'scale-pets': { type: 'string', default: '1000000' },
     'skip-extras': { type: 'boolean', default: false },
+    extras: { type: 'boolean', default: false },
+    'feature-scenarios': { type: 'string', default: 'getPet,list20' },
+    'feature-warmup': { type: 'string', default: '5' },
+    'cold-starts': { type: 'string', default: '5' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -50,7 +57,13 @@ if (flags.help) {
   --warmup N        seconds of unmeasured load per server before the rounds (default 10: the JIT needs it)
   --connections N   concurrent connections (default 20)
   --pets N          pets seeded (default 10000)
-  --skip-extras     only the ours-vs-baseline table
+  --skip-extras     only the table of ours against the two baselines
+  --feature-scenarios LIST   loads the per-feature costs are measured on (default getPet,list20; of
+                    list20, list100, getPet, createPet; "" for none)
+  --feature-warmup N  warm-up seconds per server for the per-feature costs (default 5: the baselines warm fast)
+  --cold-starts N   interleaved cold starts of each server (default 5), medians
+  --extras          also our own variants (key cache, response validation, log level, statements,
+                    metrics, Idempotency-Key, 304, tracing) and one process against two (about 15 min more)
   --scale           instead: listPets latency at --pets vs --scale-pets pets, and EXPLAIN ANALYZE
   --scale-pets N    the large size for --scale (default 1000000)
 Environment: BENCH_DATABASE_URL (dropped and recreated; its name must contain "bench"),
@@ -108,17 +121,6 @@ function ours(
   };
 }
 
-function baseline(databaseUrl: string, cores: string | undefined = '1'): ServerSpec {
-  return {
-    name: 'baseline',
-    args: ['bench/baseline/server.mjs'],
-    env: { DATABASE_URL: databaseUrl, BASELINE_API_KEY: key },
-    port: nextPort++,
-    cores,
-    authorization,
-  };
-}
-
 function machine(): string {
   const model = cpus()[0]?.model.trim() ?? 'unknown CPU';
   return `${coreCount} cores (${model}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -152,7 +154,159 @@ async function main(): Promise<string> {
   return flags.scale ? scale(urls) : compare(urls, pinning);
 }
 
-// ---------------------------------------------------------------- ours vs baseline
+// ---------------------------------------------------------------- ours vs the two baselines
+
+// Issue 21's targets, against the same-work baseline, every production default of ours on.
+const targets = { cpu: 1.05, throughput: 0.95, coldStart: 1.3 };
+
+const trio = (values: number[], digits = 0) => values.map((value) => fmt(value, digits)).join(' / ');
+
+function mainTable(scenarios: Scenario[], results: [Summary, Summary, Summary][]): string {
+  const rows = scenarios.map((scenario, index) => {
+    const [o, s, b] = results[index]!;
+    return [
+      scenario.name,
+      trio([o.rps, s.rps, b.rps]),
+      `**${ratio(o.rps, s.rps)}**`,
+      trio([o.cpuUsPerRequest, s.cpuUsPerRequest, b.cpuUsPerRequest], 1),
+      `**${ratio(o.cpuUsPerRequest, s.cpuUsPerRequest)}**`,
+      ratio(o.cpuUsPerRequest, b.cpuUsPerRequest),
+      trio([o.p50, s.p50, b.p50]) + ' · ' + trio([o.p99, s.p99, b.p99]),
+      trio([o.rssMiB, s.rssMiB, b.rssMiB]),
+      String(o.failures + s.failures + b.failures),
+    ];
+  });
+  return table(
+    [
+      'endpoint',
+      'req/s ours / same-work / bare',
+      `throughput ours ÷ same-work (target ≥ ${targets.throughput})`,
+      'server CPU µs/req ours / same-work / bare',
+      `CPU ours ÷ same-work (target ≤ ${targets.cpu})`,
+      'CPU ours ÷ bare',
+      'p50 · p99 ms ours / same-work / bare',
+      'RSS under load MiB ours / same-work / bare',
+      'failed',
+    ],
+    rows,
+  );
+}
+
+function targetLines(scenarios: Scenario[], results: [Summary, Summary, Summary][]): string {
+  const verdict = (met: boolean) => (met ? 'met' : '**missed**');
+  return scenarios
+    .map((scenario, index) => {
+      const [o, s] = results[index]!;
+      const cpu = o.cpuUsPerRequest / s.cpuUsPerRequest;
+      const throughput = o.rps / s.rps;
+      return `- ${scenario.name}: CPU ${fmt(cpu, 3)}× the same-work baseline (target ≤ ${targets.cpu}×) ${verdict(cpu <= targets.cpu)}; throughput ${fmt(throughput, 3)}× (target ≥ ${targets.throughput}×) ${verdict(throughput >= targets.throughput)}.`;
+    })
+    .join('\n');
+}
+
+/** The loads --feature-scenarios names, from the four of the main table. */
+function featureScenarios(scenarios: Scenario[]): Scenario[] {
+  const [list20, list100, getPet, createPet] = scenarios as [Scenario, Scenario, Scenario, Scenario];
+  const byName: Record<string, Scenario> = { list20, list100, getPet, createPet };
+  return flags['feature-scenarios']
+    .split(',')
+    .filter((name) => name.trim() !== '')
+    .map((name) => {
+      const scenario = byName[name.trim()];
+      if (!scenario) throw new Error(`--feature-scenarios: ${name} is not one of ${Object.keys(byName).join(', ')}`);
+      return scenario;
+    });
+}
+
+/**
+ * What each piece of the per-request contract work costs over the bare
+ * server: the same-work baseline with no feature, with each feature alone,
+ * and with all, interleaved on one load; a feature's cost is its server's
+ * CPU per request minus the one with none.
+ */
+async function featureCosts(databaseUrl: string, scenarios: Scenario[]): Promise<string> {
+  if (scenarios.length === 0) return '';
+  const variants = ['none', ...sameWorkFeatures, 'all'];
+  const servers: Server[] = [];
+  const columns: Summary[][] = [];
+  try {
+    for (const features of variants) {
+      servers.push(
+        await startServer(
+          baselineSpec('sameWork', { name: `same-work: ${features}`, databaseUrl, key, port: nextPort++, features }),
+        ),
+      );
+    }
+    const featureLoad = { ...load, warmupSeconds: Number(flags['feature-warmup']) };
+    for (const scenario of scenarios) columns.push(await interleaved(servers, scenario, featureLoad, log));
+  } finally {
+    await stopAll(servers);
+  }
+  const rows = variants.map((features, row) => [
+    features === 'none'
+      ? 'none (routes, schemas, SQL, a constant key check: the bare work)'
+      : features === 'all'
+        ? 'all (the same-work baseline)'
+        : features,
+    ...columns.flatMap((summaries) => {
+      const cpu = summaries[row]!.cpuUsPerRequest;
+      const increment = cpu - summaries[0]!.cpuUsPerRequest;
+      return [fmt(cpu, 1), row === 0 ? '-' : `${increment >= 0 ? '+' : ''}${fmt(increment, 1)}`];
+    }),
+  ]);
+  const sums = columns.flatMap((summaries) => {
+    const none = summaries[0]!.cpuUsPerRequest;
+    const sum = summaries.slice(1, -1).reduce((total, summary) => total + summary.cpuUsPerRequest - none, 0);
+    return ['', `${sum >= 0 ? '+' : ''}${fmt(sum, 1)}`];
+  });
+  rows.push(['sum of the single features', ...sums]);
+  return [
+    '\n### What each feature costs over the bare work (same-work baseline, one feature at a time)\n',
+    `SAME_WORK_FEATURES=<feature> against none, interleaved, ${rounds} rounds of ${seconds} s after ${flags['feature-warmup']} s warm-up, medians; server CPU µs per request.\n`,
+    table(['features on', ...scenarios.flatMap((scenario) => [`${scenario.name} µs/req`, 'over none'])], rows),
+  ].join('\n');
+}
+
+/** Spawn to the first 200, each server in turn, `--cold-starts` times; medians, and the target. */
+async function coldStarts(databaseUrl: string, results: [Summary, Summary, Summary][]): Promise<string> {
+  const specs = () => [
+    ours('ours', databaseUrl),
+    baselineSpec('sameWork', { databaseUrl, key, port: nextPort++ }),
+    baselineSpec('bare', { databaseUrl, key, port: nextPort++ }),
+  ];
+  const starts: number[][] = [[], [], []];
+  for (let round = 0; round < Math.round(Number(flags['cold-starts'])); round++) {
+    for (const [index, spec] of specs().entries()) {
+      const server = await startServer(spec);
+      starts[index]!.push(server.coldStartMs);
+      await server.stop();
+    }
+  }
+  const [o, s, b] = starts.map(median) as [number, number, number];
+  const peak = (side: number) => Math.max(...results.map((summaries) => summaries[side]!.rssMiB));
+  return [
+    '\n### Cold start and memory\n',
+    table(
+      ['', 'ours', 'same-work', 'bare', 'ours ÷ same-work'],
+      [
+        [
+          `spawn to first 200 on PostgreSQL, median of ${starts[0]!.length} interleaved (target ≤ ${targets.coldStart}× same-work)`,
+          fmt(o),
+          fmt(s),
+          fmt(b),
+          `**${ratio(o, s)}** ${o / s <= targets.coldStart ? 'met' : '**missed**'}`,
+        ],
+        [
+          'peak RSS under load (any endpoint above), MiB',
+          fmt(peak(0)),
+          fmt(peak(1)),
+          fmt(peak(2)),
+          ratio(peak(0), peak(1)),
+        ],
+      ],
+    ),
+  ].join('\n');
+}
 
 async function compare(urls: { bench: string; admin: string }, pinning: string): Promise<string> {
   await recreateDatabase(urls);
@@ -178,157 +332,120 @@ async function compare(urls: { bench: string; admin: string }, pinning: string):
     `${pets} pets; ${connections} connections; ${rounds} interleaved rounds of ${seconds} s per server (after ${warmupSeconds} s warm-up); medians.`,
   );
   out.push(
-    'Ours: node dist/server.js with production defaults (response validation on, API key cache 5 s, LOG_LEVEL=info, rate limiting on). Baseline: node bench/baseline/server.mjs.\n',
+    'Ours: node dist/server.js with production defaults (response validation, API key cache 5 s, LOG_LEVEL=info, rate limiting, metrics, load shedding; tracing off). ' +
+      'Same-work: node bench/sameWork/server.mjs, hand-written fastify + pg doing the same per-request contract work (key lookup with a 5 s cache, rate limit and its headers, request id, nosniff/no-store/deprecation headers, ETag and 304, one pino line, a prom-client histogram). ' +
+      'Bare: node bench/baseline/server.mjs (routes, schemas and SQL only; a constant key check).\n',
   );
 
-  const main = [await startServer(ours('ours', urls.bench)), await startServer(baseline(urls.bench))];
-  const [oursServer] = main as [Server, Server];
-  const rows: string[][] = [];
+  // The same-work baseline looks the key up: it must be stored whichever server starts first.
+  await storeBenchKey(urls.bench, key);
+  const main = [
+    await startServer(ours('ours', urls.bench)),
+    await startServer(baselineSpec('sameWork', { databaseUrl: urls.bench, key, port: nextPort++ })),
+    await startServer(baselineSpec('bare', { databaseUrl: urls.bench, key, port: nextPort++ })),
+  ];
+  const [oursServer] = main as [Server, Server, Server];
+  const results: [Summary, Summary, Summary][] = [];
   try {
     for (const scenario of scenarios) {
-      const [o, b] = (await interleaved(main, scenario, load, log)) as [Summary, Summary];
-      rows.push([
-        scenario.name,
-        `${fmt(o.rps)} / ${fmt(b.rps)}`,
-        `**${ratio(o.rps, b.rps)}**`,
-        `${fmt(o.p50)} / ${fmt(o.p99)}`,
-        `${fmt(b.p50)} / ${fmt(b.p99)}`,
-        `${fmt(o.cpuUsPerRequest)} / ${fmt(b.cpuUsPerRequest)}`,
-        ratio(o.cpuUsPerRequest, b.cpuUsPerRequest),
-        `${fmt(o.rssMiB)} / ${fmt(b.rssMiB)}`,
-        String(o.failures + b.failures),
-      ]);
+      results.push((await interleaved(main, scenario, load, log)) as [Summary, Summary, Summary]);
     }
-    out.push(
-      table(
-        [
-          'endpoint',
-          'req/s ours / baseline',
-          'throughput ours/baseline',
-          'ours p50 / p99 ms',
-          'baseline p50 / p99 ms',
-          'server CPU µs/req ours / baseline',
-          'CPU ours/baseline',
-          'RSS under load MiB ours / baseline',
-          'failed',
-        ],
-        rows,
-      ),
-    );
-    out.push(
-      `\nCold start of these two servers (spawn to the first 200, one start each; the full run has medians of 3): ours ${fmt(main[0]!.coldStartMs)} ms, baseline ${fmt(main[1]!.coldStartMs)} ms.`,
-    );
+    out.push(mainTable(scenarios, results));
+    out.push(`\n${targetLines(scenarios, results)}`);
     log(`\n${out.join('\n')}\n`);
     if (flags['skip-extras']) return out.join('\n');
 
-    // Each extra compares one setting of ours against ours as above, interleaved the same way.
-    const variant = async (title: string, spec: ServerSpec, scenariosToRun: Scenario[], labels: [string, string]) => {
-      const other = await startServer(spec);
-      const lines: string[][] = [];
-      try {
-        for (const scenario of scenariosToRun) {
-          const [a, b] = (await interleaved([oursServer, other], scenario, load, log)) as [Summary, Summary];
-          lines.push([
-            scenario.name,
-            `${fmt(a.rps)} / ${fmt(b.rps)}`,
-            ratio(b.rps, a.rps),
-            `${fmt(a.cpuUsPerRequest)} / ${fmt(b.cpuUsPerRequest)}`,
-            `${fmt(b.cpuUsPerRequest - a.cpuUsPerRequest)} µs`,
-          ]);
+    out.push(await featureCosts(urls.bench, featureScenarios(scenarios)));
+    log(`\n${out.at(-1)}\n`);
+
+    if (flags.extras) {
+      // Each extra compares one setting of ours against ours as above, interleaved the same way.
+      const variant = async (title: string, spec: ServerSpec, scenariosToRun: Scenario[], labels: [string, string]) => {
+        const other = await startServer(spec);
+        const lines: string[][] = [];
+        try {
+          for (const scenario of scenariosToRun) {
+            const [a, b] = (await interleaved([oursServer, other], scenario, load, log)) as [Summary, Summary];
+            lines.push([
+              scenario.name,
+              `${fmt(a.rps)} / ${fmt(b.rps)}`,
+              ratio(b.rps, a.rps),
+              `${fmt(a.cpuUsPerRequest)} / ${fmt(b.cpuUsPerRequest)}`,
+              `${fmt(b.cpuUsPerRequest - a.cpuUsPerRequest)} µs`,
+            ]);
+          }
+        } finally {
+          await other.stop();
         }
-      } finally {
-        await other.stop();
-      }
-      out.push(`\n### ${title}\n`);
-      out.push(
-        table(
-          [
-            'endpoint',
-            `req/s ${labels[0]} / ${labels[1]}`,
-            `throughput ${labels[1]}/${labels[0]}`,
-            `CPU µs/req ${labels[0]} / ${labels[1]}`,
-            `CPU µs/req ${labels[1]} − ${labels[0]}`,
-          ],
-          lines,
-        ),
-      );
-    };
-    await variant(
-      'API key cache (API_KEY_CACHE_SECONDS=5 vs 0)',
-      ours('ours, no key cache', urls.bench, { API_KEY_CACHE_SECONDS: '0' }),
-      [getPet],
-      ['cache 5 s', 'no cache'],
-    );
-    await variant(
-      'Response validation (RESPONSE_VALIDATION=true vs false)',
-      ours('ours, no response validation', urls.bench, { RESPONSE_VALIDATION: 'false' }),
-      [list100, getPet],
-      ['on', 'off'],
-    );
-    await variant(
-      'Request logging (LOG_LEVEL=info vs warn)',
-      ours('ours, LOG_LEVEL=warn', urls.bench, { LOG_LEVEL: 'warn' }),
-      [getPet],
-      ['info', 'warn'],
-    );
-    await variant(
-      'Statements (DATABASE_STATEMENTS=named vs unnamed, as behind a transaction pooler)',
-      ours('ours, unnamed statements', urls.bench, { DATABASE_STATEMENTS: 'unnamed' }),
-      [getPet, list20],
-      ['named', 'unnamed'],
-    );
-    // Features with a switch that landed after this bench was written: measured
-    // once the configuration knows the setting, so the table grows with them.
-    if (settings.has('METRICS_PORT')) {
+        out.push(`\n### ${title}\n`);
+        out.push(
+          table(
+            [
+              'endpoint',
+              `req/s ${labels[0]} / ${labels[1]}`,
+              `throughput ${labels[1]}/${labels[0]}`,
+              `CPU µs/req ${labels[0]} / ${labels[1]}`,
+              `CPU µs/req ${labels[1]} − ${labels[0]}`,
+            ],
+            lines,
+          ),
+        );
+      };
       await variant(
-        'Metrics (METRICS_PORT default vs off)',
-        ours('ours, no metrics', urls.bench, { METRICS_PORT: 'off' }),
-        [list20, getPet],
+        'API key cache (API_KEY_CACHE_SECONDS=5 vs 0)',
+        ours('ours, no key cache', urls.bench, { API_KEY_CACHE_SECONDS: '0' }),
+        [getPet],
+        ['cache 5 s', 'no cache'],
+      );
+      await variant(
+        'Response validation (RESPONSE_VALIDATION=true vs false)',
+        ours('ours, no response validation', urls.bench, { RESPONSE_VALIDATION: 'false' }),
+        [list100, getPet],
         ['on', 'off'],
       );
-    }
-
-    await requestVariants(oursServer, out, scenarios);
-    const sink = await startOtlpSink();
-    try {
       await variant(
-        'Tracing (off vs on: OTLP http/json to a local sink, every request sampled)',
-        ours('ours, tracing on', urls.bench, {
-          OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        }),
+        'Request logging (LOG_LEVEL=info vs warn)',
+        ours('ours, LOG_LEVEL=warn', urls.bench, { LOG_LEVEL: 'warn' }),
         [getPet],
-        ['tracing off', 'tracing on'],
+        ['info', 'warn'],
       );
-    } finally {
-      sink.close();
-    }
+      await variant(
+        'Statements (DATABASE_STATEMENTS=named vs unnamed, as behind a transaction pooler)',
+        ours('ours, unnamed statements', urls.bench, { DATABASE_STATEMENTS: 'unnamed' }),
+        [getPet, list20],
+        ['named', 'unnamed'],
+      );
+      // Features with a switch that landed after this bench was written: measured
+      // once the configuration knows the setting, so the table grows with them.
+      if (settings.has('METRICS_PORT')) {
+        await variant(
+          'Metrics (METRICS_PORT default vs off)',
+          ours('ours, no metrics', urls.bench, { METRICS_PORT: 'off' }),
+          [list20, getPet],
+          ['on', 'off'],
+        );
+      }
 
-    await stopAll(main);
-
-    // Cold start: spawn to first 200, on a warm disk cache (the first start above paid for that).
-    const colds: Record<string, number[]> = { ours: [], baseline: [] };
-    for (let i = 0; i < 3; i++) {
-      for (const spec of [ours('ours', urls.bench), baseline(urls.bench)]) {
-        const server = await startServer(spec);
-        colds[spec.name]!.push(server.coldStartMs);
-        await server.stop();
+      await requestVariants(oursServer, out, scenarios);
+      const sink = await startOtlpSink();
+      try {
+        await variant(
+          'Tracing (off vs on: OTLP http/json to a local sink, every request sampled)',
+          ours('ours, tracing on', urls.bench, {
+            OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+            OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          }),
+          [getPet],
+          ['tracing off', 'tracing on'],
+        );
+      } finally {
+        sink.close();
       }
     }
-    out.push('\n### Cold start and memory\n');
-    out.push(
-      table(
-        ['', 'ours', 'baseline'],
-        [
-          ['spawn to first 200 (median of 3), ms', fmt(median(colds['ours']!)), fmt(median(colds['baseline']!))],
-          [
-            'peak RSS under load (any endpoint above), MiB',
-            fmt(Math.max(...rssOf(rows, 0))),
-            fmt(Math.max(...rssOf(rows, 1))),
-          ],
-        ],
-      ),
-    );
+    await stopAll(main);
+
+    out.push(await coldStarts(urls.bench, results));
+    if (!flags.extras) return out.join('\n');
 
     // One process against two: nothing pinned, since two workers need both cores (and share them with the load generator and PostgreSQL).
     unpinSelf();
@@ -443,10 +560,6 @@ async function startOtlpSink(): Promise<{ url: string; close(): void }> {
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
-}
-
-function rssOf(rows: string[][], side: 0 | 1): number[] {
-  return rows.map((row) => Number(row[7]!.split(' / ')[side]!.replace(/,/g, '')));
 }
 
 // ---------------------------------------------------------------- --scale

@@ -1,13 +1,16 @@
 // npm run bench:variants -- <list20|list100|getPet|createPet> '<JSON array>' [seconds] [rounds]: servers of
 // ours with the given settings (each element an object of environment variables) and "baseline" for
-// bench/baseline/server.mjs, all pinned to core 1, 10 s warm-up each, then interleaved rounds; prints each
+// bench/baseline/server.mjs ("sameWork" or "sameWork:<features>" for bench/sameWork/server.mjs), all pinned to core 1, 10 s warm-up each, then interleaved rounds; prints each
 // server's cold start, req/s, server CPU µs per request and peak RSS. For quick A/B checks of one change:
 // e.g. '[{}, {"LOG_LEVEL":"warn"}, "baseline"]'. A variant's ENTRY runs another build than dist/server.js,
 // to compare two builds: cp -r dist dist-before (beside node_modules, which it imports), change, then
 // '[{"ENTRY":"dist-before/server.js"}, {}]'. npm run bench is the reference run.
 import { randomBytes } from 'node:crypto';
 import {
+  baselineSpec,
   databaseUrls,
+  parseBaseline,
+  storeBenchKey,
   namedScenarios,
   interleaved,
   pinSelf,
@@ -17,6 +20,7 @@ import {
   fmt,
   type Scenario,
   type Server,
+  type ServerSpec,
 } from './lib.js';
 
 const [which = 'getPet', variantsText = '[{}, "baseline"]', secondsText = '5', roundsText = '3'] =
@@ -27,32 +31,36 @@ pinSelf();
 const urls = databaseUrls();
 await recreateDatabase(urls);
 const maxId = await seedPets(urls.bench, 10000);
+await storeBenchKey(urls.bench, key);
 const scenarios: Record<string, Scenario> = namedScenarios(maxId);
-const variants = JSON.parse(variantsText) as (Record<string, string> | 'baseline')[];
+const variants = JSON.parse(variantsText) as (Record<string, string> | string)[];
 let port = 3300;
 const servers: Server[] = [];
 for (const variant of variants) {
-  const isBase = variant === 'baseline';
-  servers.push(
-    await startServer({
-      name: isBase ? 'baseline' : JSON.stringify(variant),
-      args: [isBase ? 'bench/baseline/server.mjs' : (variant['ENTRY'] ?? 'dist/server.js')],
-      env: isBase
-        ? { DATABASE_URL: urls.bench, BASELINE_API_KEY: key }
-        : {
-            DATABASE_URL: urls.bench,
-            BOOTSTRAP_API_KEY: key,
-            LOG_LEVEL: 'info',
-            RATE_LIMIT_MAX: '1000000',
-            DRAIN_DELAY_MS: '0',
-            METRICS_PORT: String(port + 1000),
-            ...variant,
-          },
+  const base = parseBaseline(variant);
+  let spec: ServerSpec;
+  if (typeof variant === 'string') {
+    if (!base) throw new Error(`unknown variant ${variant}`);
+    spec = baselineSpec(base.kind, { name: variant, databaseUrl: urls.bench, key, port: port++, ...base });
+  } else {
+    spec = {
+      name: JSON.stringify(variant),
+      args: [variant['ENTRY'] ?? 'dist/server.js'],
+      env: {
+        DATABASE_URL: urls.bench,
+        BOOTSTRAP_API_KEY: key,
+        LOG_LEVEL: 'info',
+        RATE_LIMIT_MAX: '1000000',
+        DRAIN_DELAY_MS: '0',
+        METRICS_PORT: String(port + 1000),
+        ...variant,
+      },
       port: port++,
       cores: '1',
       authorization,
-    }),
-  );
+    };
+  }
+  servers.push(await startServer(spec));
   process.stderr.write(`${servers.at(-1)!.name}: cold start ${servers.at(-1)!.coldStartMs.toFixed(0)} ms\n`);
 }
 const results = await interleaved(
