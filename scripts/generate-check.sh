@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Fails when src/generated (api.ts, openapi.json, routes.json) is not what openapi.yaml generates now,
-# or configValidator.js is not what src/configSchema.ts compiles to.
+# or configValidator.js is not what src/configSchema.ts compiles to, or docs/configuration.md is not
+# the reference its descriptions make.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fresh=$(mktemp --suffix=.ts)
 freshSpec=$(mktemp --suffix=.json)
 freshRoutes=$(mktemp --suffix=.json)
 freshConfig=$(mktemp --suffix=.js)
-trap 'rm -f "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig"' EXIT
+freshReference=$(mktemp --suffix=.md)
+trap 'rm -f "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig" "$freshReference"' EXIT
 npx --no-install openapi-typescript openapi.yaml -o "$fresh" >/dev/null 2>&1 || {
   echo "openapi-typescript failed on openapi.yaml" >&2
   npx --no-install openapi-typescript openapi.yaml -o "$fresh"
@@ -18,11 +20,15 @@ if ! diff -u src/generated/api.ts "$fresh" >&2; then
   exit 1
 fi
 npx --no-install tsx scripts/generate-spec.ts "$freshSpec" "$freshRoutes"
-npx --no-install tsx scripts/generate-config.ts "$freshConfig"
+npx --no-install tsx scripts/generate-config.ts "$freshConfig" "$freshReference"
 for pair in "openapi.json:$freshSpec" "routes.json:$freshRoutes" "configValidator.js:$freshConfig"; do
   if ! diff -u "src/generated/${pair%%:*}" "${pair#*:}" >&2; then
     echo "src/generated/${pair%%:*} is out of step with openapi.yaml or src/configSchema.ts: run 'npm run generate' and commit the result." >&2
     exit 1
   fi
 done
-echo "generated types, spec JSON and route table match openapi.yaml; the config validator matches its schema"
+if ! diff -u docs/configuration.md "$freshReference" >&2; then
+  echo "docs/configuration.md is out of step with src/configSchema.ts: run 'npm run generate' and commit the result." >&2
+  exit 1
+fi
+echo "generated types, spec JSON and route table match openapi.yaml; the config validator and docs/configuration.md match its schema"

@@ -28,7 +28,7 @@ import { parseOrigins, registerCors } from './http/plugins/cors.js';
 import { registerDocs } from './http/plugins/docs.js';
 import { registerDraining } from './http/plugins/draining.js';
 import { readinessCheck, registerHealthRoutes } from './http/plugins/health.js';
-import { registerLoadShedding, type LoadSheddingConfig } from './http/plugins/loadShedding.js';
+import { registerLoadShedding } from './http/plugins/loadShedding.js';
 import { registerIdempotencyPurge } from './http/plugins/idempotencyPurge.js';
 import { loggerOptions, writesToBufferedStdout, type LogStream } from './http/plugins/logging.js';
 import { requestLines } from './http/plugins/requestLines.js';
@@ -38,31 +38,23 @@ import { echoRequestId, requestIdOf } from './http/plugins/requestId.js';
 import { setSecurityHeaders } from './http/plugins/securityHeaders.js';
 import { startupGate } from './http/plugins/startupGate.js';
 import { trustProxy } from './http/plugins/trustProxy.js';
+import { limitsWith, type HttpLimitOverrides, type HttpLimits } from './http/limits.js';
 import { afterResponse, pipeline, type AfterStep, type Step } from './http/pipeline.js';
 import { noMetrics, type ServiceMetrics } from './observability/metrics.js';
 import { apiBasePath, loadOpenApiDocument, loadRouteTable, type OpenApiDocument } from './openapi/document.js';
 
 export type AppConfig = Pick<
   Config,
-  | 'BODY_LIMIT_BYTES'
   | 'API_KEY_CACHE_SECONDS'
-  | 'RESPONSE_VALIDATION'
   | 'LOG_LEVEL'
-  | 'NODE_ENV'
-  | 'REQUEST_TIMEOUT_MS'
-  | 'HEADERS_TIMEOUT_MS'
   | 'KEEP_ALIVE_TIMEOUT_MS'
-  | 'CONNECTION_TIMEOUT_MS'
   | 'CORS_ORIGINS'
   | 'TRUST_PROXY'
   | 'RATE_LIMIT_MAX'
   | 'RATE_LIMIT_WINDOW_SECONDS'
   | 'REDIS_URL'
-  | 'READINESS_MAX_AGE_MS'
-  | 'RATE_LIMIT_REDIS_TIMEOUT_MS'
   | 'IDEMPOTENCY_TTL_SECONDS'
-> &
-  LoadSheddingConfig;
+>;
 
 export interface AppDeps {
   db: Database;
@@ -76,6 +68,8 @@ export interface AppDeps {
   httpTracing?: FastifyPluginCallback;
   /** False while the database is not ready (start-up): every route but /healthz answers 503. */
   isReady?: () => boolean;
+  /** Tests only: other values for the fixed limits of src/http/limits.ts. */
+  limits?: HttpLimitOverrides;
 }
 
 function assertBearerOnly(spec: OpenApiDocument): void {
@@ -86,21 +80,26 @@ function assertBearerOnly(spec: OpenApiDocument): void {
   }
 }
 
-function createFastify(config: AppConfig, deps: AppDeps, deferred: DeferredCompilation): FastifyInstance {
+function createFastify(
+  config: AppConfig,
+  deps: AppDeps,
+  limits: HttpLimits,
+  deferred: DeferredCompilation,
+): FastifyInstance {
   const app = Fastify({
     logger: deps.logger ?? loggerOptions(config, deps.logStream),
     // One line per request comes from requestLines instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
-    bodyLimit: config.BODY_LIMIT_BYTES,
-    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    bodyLimit: limits.bodyLimitBytes,
+    requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
-    connectionTimeout: config.CONNECTION_TIMEOUT_MS,
+    connectionTimeout: limits.connectionTimeoutMs,
     trustProxy: trustProxy(config.TRUST_PROXY),
     // During shutdown the draining hook answers with the Error object instead.
     return503OnClosing: false,
     exposeHeadRoutes: false,
     genReqId: requestIdOf,
-    http: nodeServerOptions(config.HEADERS_TIMEOUT_MS),
+    http: nodeServerOptions(limits.headersTimeoutMs),
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
     schemaController: { compilersFactory: { buildSerializer: deferredSerializers(deferred) } },
@@ -118,7 +117,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   assertBearerOnly(spec);
   // Validators and serializers are compiled on first use, the rest soon after listening.
   const deferred = new DeferredCompilation();
-  const app = createFastify(config, deps, deferred);
+  const limits = limitsWith(deps.limits);
+  const app = createFastify(config, deps, limits, deferred);
   const metrics = deps.metrics ?? noMetrics;
   if (deps.httpTracing) await app.register(deps.httpTracing);
   app.setValidatorCompiler(validatorCompiler(deferred));
@@ -128,7 +128,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     });
     done();
   });
-  const handleError = errorHandler(config.BODY_LIMIT_BYTES, metrics.serverError);
+  const handleError = errorHandler(limits.bodyLimitBytes, metrics.serverError);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(notFoundHandler(spec));
 
@@ -146,7 +146,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const onArrival: Step[] = [echoRequestId, setSecurityHeaders, requireHostHeader, drain.onArrival];
   if (deps.isReady) onArrival.push(startupGate(deps.isReady));
   app.addHook('onRequest', pipeline(...onArrival));
-  const isOverloaded = await registerLoadShedding(app, config, metrics.loadShed);
+  const isOverloaded = await registerLoadShedding(app, limits.loadShedding, metrics.loadShed);
   await registerCors(app, spec, parseOrigins(config.CORS_ORIGINS));
   app.decorateRequest('apiKeyId', undefined);
   app.decorateRequest('apiKeyHash', undefined);
@@ -155,7 +155,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.decorateRequest('uncheckedKeyWasGood', false);
   app.decorateRequest('addressCounted', false);
   const keys = createKeyChecker({ db: deps.db, cacheSeconds: config.API_KEY_CACHE_SECONDS });
-  const limiter = await rateLimiter(app, config, metrics.rateLimited);
+  const limiter = await rateLimiter(app, config, limits.redisTimeoutMs, metrics.rateLimited);
   app.addHook(
     'onRequest',
     pipeline(
@@ -167,7 +167,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     ),
   );
   // Batched only where the lines go to the buffered stdout (see requestLines).
-  const lines = requestLines(deps.logger === undefined && writesToBufferedStdout(config, deps.logStream));
+  const lines = requestLines(deps.logger === undefined && writesToBufferedStdout(deps.logStream));
   app.addHook('onClose', (_app, done) => {
     lines.close();
     done();
@@ -176,7 +176,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const afterSteps: AfterStep[] = recordDuration ? [lines.record, recordDuration] : [lines.record];
   app.addHook('onResponse', afterResponse(...afterSteps));
 
-  const checkReadiness = readinessCheck(deps.db, drain, isOverloaded, config.READINESS_MAX_AGE_MS);
+  const checkReadiness = readinessCheck(deps.db, drain, isOverloaded, limits.readinessMaxAgeMs);
   registerHealthRoutes(app, deps.db, checkReadiness);
   metrics.watchReadiness(() =>
     deps.isReady?.() === false ? Promise.resolve(false) : checkReadiness().then(() => true),
@@ -184,15 +184,16 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   metrics.watchPool(() => deps.db.poolStatus());
   registerIdempotencyPurge(app, deps.db, config.IDEMPOTENCY_TTL_SECONDS);
   await registerDocs(app);
-  if (config.RESPONSE_VALIDATION) {
-    // Registered before the glue so its onRoute hook sees every API route.
-    await app.register(responseValidation, {
-      // The plugin's typings name ajv's default class; this is its 2020-12
-      // sibling, which the plugin uses the same way.
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
-      ajv: responseValidationAjv(deferred, { coerceTypes: false, useDefaults: false, removeAdditional: false }),
-    });
-  }
+  // Always on: a response outside the contract becomes a logged 500 rather
+  // than reaching a client, and the check costs no measurable throughput
+  // (docs/performance.md).
+  // Registered before the glue so its onRoute hook sees every API route.
+  await app.register(responseValidation, {
+    // The plugin's typings name ajv's default class; this is its 2020-12
+    // sibling, which the plugin uses the same way.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
+    ajv: responseValidationAjv(deferred, { coerceTypes: false, useDefaults: false, removeAdditional: false }),
+  });
   await app.register(async (api) => {
     // The second layer of the error handler (see errorHandler).
     api.setErrorHandler(handleError);

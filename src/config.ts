@@ -39,11 +39,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         'addresses/CIDRs (e.g. TRUST_PROXY=10.0.0.0/8).',
     );
   }
-  if (config.REQUEST_TIMEOUT_MS > 0 && config.HEADERS_TIMEOUT_MS > config.REQUEST_TIMEOUT_MS) {
-    throw new ConfigError(
-      `Invalid configuration: HEADERS_TIMEOUT_MS (${config.HEADERS_TIMEOUT_MS}) must not exceed REQUEST_TIMEOUT_MS (${config.REQUEST_TIMEOUT_MS})`,
-    );
-  }
   assertConsistent(config);
   return config;
 }
@@ -91,15 +86,21 @@ type DatabaseSettings = Pick<
   | 'DATABASE_URL'
   | 'DATA_DIR'
   | 'DATABASE_POOL_SIZE'
-  | 'DATABASE_IDLE_TIMEOUT_MS'
-  | 'DATA_DIR_MIN_FREE_MB'
   | 'DATABASE_STATEMENTS'
   | 'DATABASE_READ_URL'
-  | 'DATABASE_ACQUIRE_TIMEOUT_MS'
-  | 'DATABASE_QUERY_TIMEOUT_MS'
   | 'REPLICA_MAX_LAG_SECONDS'
-  | 'REPLICA_CHECK_INTERVAL_MS'
 >;
+
+/**
+ * The longest a request's statement may take to answer, time queued in a
+ * pooler included (the pooler accepts the login at once); past it the
+ * request gets 503 and the connection is dropped. Every statement of a
+ * request reads or writes a few rows by index (a page is at most 100
+ * pets): milliseconds. 10 s is a database that has stopped answering,
+ * not a slow query, and stays under a client's usual 30 s timeout.
+ * Administrative work (migrations) has no such bound.
+ */
+const requestQueryTimeoutMs = 10_000;
 
 const readUrlsOf = (value: string | undefined) =>
   (value ?? '')
@@ -109,21 +110,18 @@ const readUrlsOf = (value: string | undefined) =>
 
 /** Where the service's database is, in the storage layer's own terms. */
 export function databaseOptionsOf(config: DatabaseSettings, hooks: DatabaseHooks = {}): DatabaseOptions {
-  if (!config.DATABASE_URL) return { dataDir: config.DATA_DIR, minFreeMb: config.DATA_DIR_MIN_FREE_MB };
+  if (!config.DATABASE_URL) return { dataDir: config.DATA_DIR };
   const urls = readUrlsOf(config.DATABASE_READ_URL);
   return {
     url: config.DATABASE_URL,
     poolSize: config.DATABASE_POOL_SIZE,
-    idleTimeoutMs: config.DATABASE_IDLE_TIMEOUT_MS,
     statements: config.DATABASE_STATEMENTS,
-    acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
-    queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
+    queryTimeoutMs: requestQueryTimeoutMs,
     ...(urls.length > 0
       ? {
           replicas: {
             urls,
             maxLagSeconds: config.REPLICA_MAX_LAG_SECONDS,
-            checkIntervalMs: config.REPLICA_CHECK_INTERVAL_MS,
             ...(hooks.onReplicaChange ? { onChange: hooks.onReplicaChange } : {}),
           },
         }
@@ -139,21 +137,11 @@ export function databaseOptionsOf(config: DatabaseSettings, hooks: DatabaseHooks
  * a transaction pooler (DATABASE_STATEMENTS=unnamed without a direct URL).
  */
 export function directDatabaseOptionsOf(
-  config: Pick<
-    Config,
-    | 'DATABASE_URL'
-    | 'DATA_DIR'
-    | 'DATA_DIR_MIN_FREE_MB'
-    | 'DATABASE_DIRECT_URL'
-    | 'DATABASE_STATEMENTS'
-    | 'DATABASE_ACQUIRE_TIMEOUT_MS'
-  >,
+  config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_DIRECT_URL' | 'DATABASE_STATEMENTS'>,
   purpose: 'migrations' | 'administration',
 ): DatabaseOptions {
-  if (!config.DATABASE_URL) return { dataDir: config.DATA_DIR, minFreeMb: config.DATA_DIR_MIN_FREE_MB };
-  if (config.DATABASE_DIRECT_URL) {
-    return { url: config.DATABASE_DIRECT_URL, poolSize: 1, acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS };
-  }
+  if (!config.DATABASE_URL) return { dataDir: config.DATA_DIR };
+  if (config.DATABASE_DIRECT_URL) return { url: config.DATABASE_DIRECT_URL, poolSize: 1 };
   if (purpose === 'migrations' && config.DATABASE_STATEMENTS === 'unnamed') {
     throw migrationsNeedDirectUrl('Migrating');
   }
@@ -161,6 +149,5 @@ export function directDatabaseOptionsOf(
     url: config.DATABASE_URL,
     poolSize: 1,
     statements: config.DATABASE_STATEMENTS,
-    acquireTimeoutMs: config.DATABASE_ACQUIRE_TIMEOUT_MS,
   };
 }

@@ -73,9 +73,10 @@ function loadConfigOrFail(env: NodeJS.ProcessEnv): Config {
 }
 
 /** Opens the database: the embedded one at once (its failures are final), a PostgreSQL pool lazily. */
-async function openOrFail(config: Config, hooks: DatabaseHooks): Promise<Database> {
+async function openOrFail(config: Config, hooks: DatabaseHooks, minFreeMb?: number): Promise<Database> {
   try {
-    return await openDatabase(databaseOptionsOf(config, hooks));
+    const options = databaseOptionsOf(config, hooks);
+    return await openDatabase(minFreeMb === undefined ? options : { ...options, minFreeMb });
   } catch (error) {
     if (error instanceof DataDirLockedError || error instanceof DiskFullError) throw new StartupError(error.message);
     throw error;
@@ -206,6 +207,8 @@ export interface StartOptions {
   onListening?: (address: string) => void;
   /** Aborting it stops the start-up retries (a signal during start-up). */
   signal?: AbortSignal;
+  /** Tests only: the embedded database's free-space floor (a disk that looks full). */
+  minFreeMb?: number;
 }
 
 /**
@@ -223,7 +226,7 @@ export async function startServer(
   const tracing = await startTracingIfRequested(process.env);
   // The app's logger, once the app exists (the pool is lazy: no errors before).
   const logger: { current?: FastifyBaseLogger } = {};
-  const opened = await openOrFail(config, {
+  const hooks: DatabaseHooks = {
     onPoolError(error) {
       logger.current?.warn({ reason: error.message }, 'database pool error');
     },
@@ -234,7 +237,8 @@ export async function startServer(
         `replica ${state.replica}: ${state.state}; reads use the ${reads === 'replicas' ? 'replicas' : 'primary'}`,
       );
     },
-  });
+  };
+  const opened = await openOrFail(config, hooks, options.minFreeMb);
   const db = trackAvailability(opened, {
     started(reason) {
       logger.current?.warn({ reason }, 'database outage started: requests answer 503 until it ends');

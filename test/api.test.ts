@@ -407,9 +407,9 @@ await forEachBackend(t, async (t, backend) => {
 await t.test('a database that cannot be reached gives 503', async (t) => {
   const { openDatabase } = await import('../src/db/index.js');
   const { buildApp } = await import('../src/app.js');
-  const { testConfig } = await import('./helpers/app.js');
+  const { testConfig, testLimits } = await import('./helpers/app.js');
   const db = await openDatabase({ url: 'postgres://postgres@127.0.0.1:1/none', poolSize: 1 });
-  const app = await buildApp(testConfig, { db, logger: false });
+  const app = await buildApp(testConfig, { db, logger: false, limits: testLimits });
   t.teardown(async () => {
     await app.close();
     await db.close();

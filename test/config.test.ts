@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import t from 'tap';
+import { configReferenceMarkdown } from '../scripts/configReference.js';
 import { ConfigError, databaseOptionsOf, directDatabaseOptionsOf, loadConfig } from '../src/config.js';
+import { configSchema } from '../src/configSchema.js';
 import { runEntry } from './helpers/processes.js';
 
 t.test('defaults', async (t) => {
@@ -9,8 +12,6 @@ t.test('defaults', async (t) => {
     HOST: '127.0.0.1',
     DATA_DIR: './data',
     LOG_LEVEL: 'info',
-    BODY_LIMIT_BYTES: 65536,
-    RESPONSE_VALIDATION: true,
     MIGRATE_ON_START: false,
   });
   t.equal(config.DATABASE_URL, undefined, 'no DATABASE_URL means the embedded database');
@@ -39,7 +40,7 @@ const badValues: Array<[Record<string, string>, RegExp]> = [
   [{ BOOTSTRAP_API_KEY: 'short' }, /BOOTSTRAP_API_KEY must NOT have fewer than 20 characters/],
   [{ BOOTSTRAP_API_KEY: 'has spaces in it, which cannot be sent' }, /BOOTSTRAP_API_KEY must match/],
   [{ MIGRATE_ON_START: 'sometimes' }, /MIGRATE_ON_START must be boolean/],
-  [{ BODY_LIMIT_BYTES: '10' }, /BODY_LIMIT_BYTES must be >= 1024/],
+  [{ DATABASE_POOL_SIZE: '0' }, /DATABASE_POOL_SIZE must be >= 1/],
   [{ TRUST_PROXY: 'true' }, /TRUST_PROXY=true would let any client choose its address.*hop count.*CIDRs/],
 ];
 for (const [env, message] of badValues) {
@@ -72,10 +73,7 @@ t.test('pooler and replica settings', async (t) => {
   const defaults = loadConfig({});
   t.match(defaults, {
     DATABASE_STATEMENTS: 'named',
-    DATABASE_ACQUIRE_TIMEOUT_MS: 5000,
-    DATABASE_QUERY_TIMEOUT_MS: 10000,
     REPLICA_MAX_LAG_SECONDS: 5,
-    REPLICA_CHECK_INTERVAL_MS: 1000,
     DRAIN_DELAY_MS: 10000,
   });
   t.throws(() => loadConfig({ DATABASE_STATEMENTS: 'prepared' }), {
@@ -86,13 +84,12 @@ t.test('pooler and replica settings', async (t) => {
       DATABASE_URL: primary,
       DATABASE_STATEMENTS: 'unnamed',
       DATABASE_READ_URL: 'postgres://r1:5432/pets, postgres://r2:5432/pets',
-      DATABASE_QUERY_TIMEOUT_MS: '750',
     }),
   );
   t.match(options, {
     url: primary,
     statements: 'unnamed',
-    queryTimeoutMs: 750,
+    queryTimeoutMs: 10000,
     replicas: { urls: ['postgres://r1:5432/pets', 'postgres://r2:5432/pets'], maxLagSeconds: 5 },
   });
   t.notOk('replicas' in databaseOptionsOf(loadConfig({ DATABASE_URL: primary })), 'no replicas unless configured');
@@ -125,4 +122,20 @@ t.test('migrations never go through a transaction pooler', async (t) => {
   t.match(directDatabaseOptionsOf(withDirect, 'administration'), { url: direct });
   t.notOk('queryTimeoutMs' in directDatabaseOptionsOf(withDirect, 'migrations'), 'a migration may take long');
   t.match(directDatabaseOptionsOf(loadConfig({ DATABASE_URL: direct }), 'migrations'), { url: direct });
+});
+
+t.test('at most 25 settings, each saying what it is for', async (t) => {
+  const settings = Object.entries(configSchema.properties);
+  t.ok(settings.length <= 25, `${settings.length} settings`);
+  for (const [name, schema] of settings) {
+    t.ok((schema.description ?? '').length >= 40, `${name} has a description`);
+  }
+});
+
+t.test('docs/configuration.md is the reference the schema makes', async (t) => {
+  const committed = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
+  t.equal(committed, configReferenceMarkdown(), "docs/configuration.md is stale: run 'npm run generate' and commit it");
+  for (const name of Object.keys(configSchema.properties)) {
+    t.match(committed, `| \`${name}\` |`, `${name} has a row`);
+  }
 });

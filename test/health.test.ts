@@ -2,7 +2,7 @@ import t from 'tap';
 import { buildApp } from '../src/app.js';
 import { openDatabase } from '../src/db/index.js';
 import { migrate } from '../src/db/migrations.js';
-import { startTestApp, testConfig } from './helpers/app.js';
+import { startTestApp, testConfig, testLimits } from './helpers/app.js';
 import { createScratchPostgres, postgresUnavailableReason } from './helpers/databases.js';
 import { TcpProxy } from './helpers/tcpProxy.js';
 
@@ -37,7 +37,7 @@ t.test('readiness follows PostgreSQL going away and coming back', { skip: noPost
   viaProxy.host = `127.0.0.1:${proxy.port}`;
   const db = await openDatabase({ url: viaProxy.toString(), poolSize: 2, onPoolError: () => undefined });
   await migrate(db);
-  const app = await buildApp({ ...testConfig, READINESS_MAX_AGE_MS: 0 }, { db, logger: false });
+  const app = await buildApp(testConfig, { db, logger: false, limits: { ...testLimits, readinessMaxAgeMs: 0 } });
   t.teardown(async () => {
     await app.close();
     await db.close();
@@ -64,7 +64,7 @@ t.test('readiness says 503 while the schema is behind', { skip: noPostgres ?? fa
   const scratch = await createScratchPostgres();
   t.teardown(() => scratch.drop());
   const db = await openDatabase({ url: scratch.url, poolSize: 2 });
-  const app = await buildApp({ ...testConfig, READINESS_MAX_AGE_MS: 0 }, { db, logger: false });
+  const app = await buildApp(testConfig, { db, logger: false, limits: { ...testLimits, readinessMaxAgeMs: 0 } });
   t.teardown(async () => {
     await app.close();
     await db.close();

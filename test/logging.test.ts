@@ -3,8 +3,8 @@ import t from 'tap';
 import { buildApp } from '../src/app.js';
 import { generateApiKey, toStoredKey } from '../src/auth/keys.js';
 import { insertApiKey } from '../src/db/apiKeys.js';
-import { loggerOptions } from '../src/http/plugins/logging.js';
-import { testConfig } from './helpers/app.js';
+import { loggerOptions, stdoutIsTerminal } from '../src/http/plugins/logging.js';
+import { testConfig, testLimits } from './helpers/app.js';
 import { openBackend } from './helpers/databases.js';
 
 t.test('one JSON line per request, and never a key', async (t) => {
@@ -14,7 +14,7 @@ t.test('one JSON line per request, and never a key', async (t) => {
   const output: string[] = [];
   const app = await buildApp(
     { ...testConfig, LOG_LEVEL: 'trace' },
-    { db: opened.db, logStream: { write: (line) => void output.push(line) } },
+    { db: opened.db, logStream: { write: (line) => void output.push(line) }, limits: testLimits },
   );
   t.teardown(async () => {
     await app.close();
@@ -66,7 +66,7 @@ t.test('one JSON line per request, and never a key', async (t) => {
 t.test('a log call that passes headers along gets them redacted', async (t) => {
   const output: string[] = [];
   const { log: logger } = Fastify({
-    logger: loggerOptions({ LOG_LEVEL: 'info', NODE_ENV: 'production' }, { write: (line) => void output.push(line) }),
+    logger: loggerOptions({ LOG_LEVEL: 'info' }, { write: (line) => void output.push(line) }),
   });
   logger.info({ req: { headers: { authorization: 'Bearer pets_secret-value-123456' } } }, 'careless');
   logger.info({ headers: { authorization: 'Bearer pets_secret-value-123456' } }, 'careless');
@@ -74,17 +74,23 @@ t.test('a log call that passes headers along gets them redacted', async (t) => {
   t.match(output.join(''), /\[redacted\]/);
 });
 
-t.test('LOG_LEVEL is honoured; pretty output only in development', async (t) => {
-  t.match(loggerOptions({ LOG_LEVEL: 'warn', NODE_ENV: 'production' }), { level: 'warn' });
-  t.notOk('transport' in loggerOptions({ LOG_LEVEL: 'info', NODE_ENV: 'production' }), 'JSON lines in production');
-  t.notOk('transport' in loggerOptions({ LOG_LEVEL: 'info', NODE_ENV: 'staging' }), 'JSON lines in staging');
-  t.match(loggerOptions({ LOG_LEVEL: 'info', NODE_ENV: 'development' }), { transport: { target: 'pino-pretty' } });
+t.test('LOG_LEVEL is honoured; pretty output only on a terminal', async (t) => {
+  t.match(loggerOptions({ LOG_LEVEL: 'warn' }), { level: 'warn' });
+  t.notOk(
+    'transport' in loggerOptions({ LOG_LEVEL: 'info' }),
+    'JSON lines: the test runner reads stdout through a pipe',
+  );
+  t.notOk('transport' in loggerOptions({ LOG_LEVEL: 'info' }, undefined, false), 'JSON lines off a terminal');
+  t.match(loggerOptions({ LOG_LEVEL: 'info' }, undefined, true), { transport: { target: 'pino-pretty' } });
+  t.ok(stdoutIsTerminal({ isTTY: true }), 'a terminal, with pino-pretty installed (a dev dependency)');
+  t.notOk(stdoutIsTerminal({ isTTY: false }), 'a pipe or a file');
+  t.notOk(stdoutIsTerminal({}), 'a stream that is no terminal at all');
 
   const opened = await openBackend('embedded');
   const output: string[] = [];
   const app = await buildApp(
     { ...testConfig, LOG_LEVEL: 'warn' },
-    { db: opened.db, logStream: { write: (line) => void output.push(line) } },
+    { db: opened.db, logStream: { write: (line) => void output.push(line) }, limits: testLimits },
   );
   t.teardown(async () => {
     await app.close();

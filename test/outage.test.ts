@@ -1,7 +1,7 @@
 import t from 'tap';
 import { buildApp } from '../src/app.js';
 import { DatabaseUnavailableError, openDatabase, trackAvailability } from '../src/db/index.js';
-import { testConfig } from './helpers/app.js';
+import { testConfig, testLimits } from './helpers/app.js';
 import { createScratchPostgres, postgresUnavailableReason } from './helpers/databases.js';
 
 const noPostgres = await postgresUnavailableReason();
@@ -42,7 +42,7 @@ t.test('a request during an outage: 503, one warn line without a stack', async (
   const lines: string[] = [];
   const app = await buildApp(
     { ...testConfig, LOG_LEVEL: 'info' },
-    { db, logStream: { write: (line) => void lines.push(line) } },
+    { db, logStream: { write: (line) => void lines.push(line) }, limits: testLimits },
   );
   t.teardown(async () => {
     await app.close();
@@ -88,7 +88,7 @@ t.test(
     });
     const { migrate } = await import('../src/db/migrations.js');
     await migrate(db);
-    const app = await buildApp(testConfig, { db, logger: false });
+    const app = await buildApp(testConfig, { db, logger: false, limits: testLimits });
     t.teardown(() => app.close());
     const ready = await app.inject({ method: 'GET', url: '/readyz' });
     t.match(ready.json(), { status: 'ready', pool: { total: 1, idle: 1, waiting: 0 } });

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { DatabaseUnavailableError, openDatabase, type Database } from '../src/db/index.js';
 import { createScratchPostgres, postgresUnavailableReason } from './helpers/databases.js';
 
-// DATABASE_QUERY_TIMEOUT_MS bounds each statement's answer, on the pool and
+// queryTimeoutMs bounds each statement's answer, on the pool and
 // inside a transaction; a late connection is dropped, never reused.
 const noPostgres = await postgresUnavailableReason();
 const sleep = (seconds: number) => ({ text: `SELECT pg_sleep(${seconds})` });
@@ -52,7 +52,7 @@ t.test('a statement answered later than the query timeout', { skip: noPostgres ?
   });
 });
 
-t.test('DATABASE_QUERY_TIMEOUT_MS=0 sets no bound', { skip: noPostgres ?? false }, async (t) => {
+t.test('queryTimeoutMs 0 sets no bound', { skip: noPostgres ?? false }, async (t) => {
   const db = await open(t, 0);
   const { outcome } = await timeOf(() => db.query(sleep(0.4)));
   t.notOk(outcome instanceof Error, 'a 400 ms statement is answered');

@@ -99,10 +99,7 @@ t.test('a port already in use names PORT', async (t) => {
 t.test('an embedded database on a full disk is refused in one line', async (t) => {
   const dir = scratchDir();
   t.teardown(dir.remove);
-  const error = await startServer(
-    { ...quiet, DATA_DIR: dir.path, DATA_DIR_MIN_FREE_MB: '1048576' },
-    collect().out,
-  ).then(
+  const error = await startServer({ ...quiet, DATA_DIR: dir.path }, collect().out, { minFreeMb: 1048576 }).then(
     () => undefined,
     (failure: unknown) => failure as Error,
   );

@@ -38,6 +38,12 @@ function queryableOf(client: PGlite | Transaction, disk: DiskGuard): Queryable {
   };
 }
 
+/**
+ * Below this much free space the embedded database refuses work (503): a
+ * new WAL segment takes 16 MB, and PGlite hangs instead of failing when a
+ * write meets a full disk; 24 MB leaves room for one segment and the
+ * catalog writes around it. More would refuse work a disk can still take.
+ */
 const defaultMinFreeMb = 24;
 
 /**

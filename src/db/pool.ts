@@ -7,7 +7,20 @@ export type PoolSettings = Pick<
   'poolSize' | 'statements' | 'acquireTimeoutMs' | 'queryTimeoutMs' | 'idleTimeoutMs' | 'onPoolError'
 >;
 
+/**
+ * A request waits at most this long for a pooled connection, queueing and
+ * connecting included, then gets 503. A healthy pool hands one out in
+ * milliseconds; a 5 s wait means the database or the pool is saturated, and
+ * a quick 503 lets the client retry elsewhere before its own timeout.
+ */
 const defaultAcquireTimeoutMs = 5000;
+
+/**
+ * An idle pooled connection is closed after this long, so that instances
+ * sharing max_connections do not keep slots they are not using, while a
+ * steady load (a request every few seconds) keeps its connections.
+ */
+const defaultIdleTimeoutMs = 10_000;
 
 /** A pg pool whose waits are bounded: for a connection, and (when set) for each answer. */
 export function createPool(url: string, settings: PoolSettings): pg.Pool {
@@ -16,9 +29,7 @@ export function createPool(url: string, settings: PoolSettings): pg.Pool {
     max: settings.poolSize,
     // pg-pool applies it to both the wait in its own queue and connecting.
     connectionTimeoutMillis: settings.acquireTimeoutMs ?? defaultAcquireTimeoutMs,
-    // Idle connections go back to the server soon, so that instances sharing
-    // max_connections do not keep slots they are not using.
-    idleTimeoutMillis: settings.idleTimeoutMs ?? 10000,
+    idleTimeoutMillis: settings.idleTimeoutMs ?? defaultIdleTimeoutMs,
     // The bound on each answer (queryTimeoutMs) is send's, not pg's query_timeout.
   });
   // An idle client losing its connection must not crash the process.

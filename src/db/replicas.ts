@@ -43,6 +43,14 @@ export function lagSeconds(samples: readonly PositionSample[], replayed: bigint,
 }
 
 /**
+ * How often replicas are checked. A replica that fails or falls behind is
+ * dropped within a second (reads go to the primary meanwhile, so none is
+ * lost); a check costs one tiny query on the primary and one per replica,
+ * nothing beside the requests they serve.
+ */
+const defaultCheckIntervalMs = 1000;
+
+/**
  * The read replicas of one primary, each with its own pool. A timer checks
  * them every checkIntervalMs: reachable, still in recovery, and at most
  * maxLagSeconds behind the primary; reads go only to those that pass. A read
@@ -51,6 +59,7 @@ export function lagSeconds(samples: readonly PositionSample[], replayed: bigint,
  */
 export function openReplicaSet(primary: Queryable, options: ReplicaOptions, settings: PoolSettings): ReplicaSet {
   const statements = statementSettingsOf(settings);
+  const checkIntervalMs = options.checkIntervalMs ?? defaultCheckIntervalMs;
   const replicas: Replica[] = options.urls.map((url) => {
     const pool = createPool(url, settings);
     return {
@@ -63,7 +72,7 @@ export function openReplicaSet(primary: Queryable, options: ReplicaOptions, sett
   });
   const samples: PositionSample[] = [];
   // Long enough to tell any lag up to twice the bound.
-  const sampleWindowMs = options.maxLagSeconds * 2000 + options.checkIntervalMs * 2;
+  const sampleWindowMs = options.maxLagSeconds * 2000 + checkIntervalMs * 2;
   let next = 0;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
@@ -122,7 +131,7 @@ export function openReplicaSet(primary: Queryable, options: ReplicaOptions, sett
     if (closed) return;
     timer = setTimeout(() => {
       void check().finally(schedule);
-    }, options.checkIntervalMs);
+    }, checkIntervalMs);
     timer.unref();
   }
   void check().finally(schedule);

@@ -83,8 +83,8 @@ export interface ReplicaOptions {
   urls: string[];
   /** A replica further behind the primary than this is not read from. */
   maxLagSeconds: number;
-  /** How often each replica's reachability and replay position are checked. */
-  checkIntervalMs: number;
+  /** How often each replica's reachability and replay position are checked (default 1000 ms). */
+  checkIntervalMs?: number;
   /** Called when a replica's state changes (one log line per change). */
   onChange?: (state: ReplicaState, reads: ReadStatus['reads']) => void;
 }

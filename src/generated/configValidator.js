@@ -4,7 +4,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","required":["PORT","HOST","DATABASE_STATEMENTS","DATABASE_ACQUIRE_TIMEOUT_MS","DATABASE_QUERY_TIMEOUT_MS","REPLICA_MAX_LAG_SECONDS","REPLICA_CHECK_INTERVAL_MS","DATA_DIR","LOG_LEVEL","DATABASE_POOL_SIZE","DATABASE_IDLE_TIMEOUT_MS","DATABASE_STARTUP_TIMEOUT_MS","DATA_DIR_MIN_FREE_MB","MIGRATE_ON_START","BODY_LIMIT_BYTES","API_KEY_CACHE_SECONDS","RESPONSE_VALIDATION","NODE_ENV","DRAIN_DELAY_MS","SHUTDOWN_TIMEOUT_MS","REQUEST_TIMEOUT_MS","HEADERS_TIMEOUT_MS","KEEP_ALIVE_TIMEOUT_MS","CONNECTION_TIMEOUT_MS","CORS_ORIGINS","TRUST_PROXY","READINESS_MAX_AGE_MS","RATE_LIMIT_MAX","RATE_LIMIT_WINDOW_SECONDS","IDEMPOTENCY_TTL_SECONDS","RATE_LIMIT_REDIS_TIMEOUT_MS","METRICS_PORT","METRICS_HOST","LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS","LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION","LOAD_SHEDDING_MAX_HEAP_USED_BYTES","LOAD_SHEDDING_SAMPLE_INTERVAL_MS","LOAD_SHEDDING_RETRY_AFTER_SECONDS"],"properties":{"PORT":{"minimum":0,"maximum":65535,"default":3000,"description":"TCP port to listen on (0 picks a free one).","type":"integer"},"HOST":{"minLength":1,"default":"127.0.0.1","description":"Address to listen on.","type":"string"},"DATABASE_URL":{"pattern":"^postgres(ql)?://","description":"PostgreSQL connection string; unset means the embedded database.","type":"string"},"DATABASE_STATEMENTS":{"type":"string","enum":["named","unnamed"],"default":"named","description":"named: PostgreSQL prepares each statement once per connection. unnamed: no named prepared statement is sent, as a transaction pooler (PgBouncer pool_mode=transaction before 1.21, and others) needs."},"DATABASE_DIRECT_URL":{"pattern":"^postgres(ql)?://","description":"A direct (session) connection to the primary, not through a transaction pooler, for migrations (npm run migrate, MIGRATE_ON_START) and npm run apikey; unset means DATABASE_URL.","type":"string"},"DATABASE_READ_URL":{"pattern":"^postgres(ql)?://[^,\\s]+(, *postgres(ql)?://[^,\\s]+)*$","description":"Read replicas of the primary, comma-separated: listPets and getPet read there while they are reachable and at most REPLICA_MAX_LAG_SECONDS behind; everything else uses DATABASE_URL.","type":"string"},"DATABASE_ACQUIRE_TIMEOUT_MS":{"minimum":1,"maximum":600000,"default":5000,"description":"Longest wait for a connection from the pool (including connecting); past it the request gets 503 and a log line.","type":"integer"},"DATABASE_QUERY_TIMEOUT_MS":{"minimum":0,"maximum":600000,"default":10000,"description":"Longest wait for one statement's answer, including time queued in a pooler (which accepts the login at once); past it the request gets 503 and a log line, and the connection is dropped. 0 disables.","type":"integer"},"REPLICA_MAX_LAG_SECONDS":{"minimum":0.1,"maximum":86400,"default":5,"description":"A replica further behind the primary than this is not read from (reads go to the primary); also the longest a listing can miss new pets.","type":"number"},"REPLICA_CHECK_INTERVAL_MS":{"minimum":100,"maximum":600000,"default":1000,"description":"How often each instance checks its replicas: reachable, still replicas, how far behind.","type":"integer"},"DATA_DIR":{"minLength":1,"default":"./data","description":"Folder of the embedded database.","type":"string"},"BOOTSTRAP_API_KEY":{"minLength":20,"maxLength":512,"pattern":"^[A-Za-z0-9._~+/-]+=*$","description":"An API key to accept, stored hashed at start (RFC 6750 token characters, 20 or more).","type":"string"},"LOG_LEVEL":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info","description":"Least severe log level written."},"DATABASE_POOL_SIZE":{"minimum":1,"maximum":200,"default":10,"description":"Connections in the PostgreSQL pool.","type":"integer"},"DATABASE_IDLE_TIMEOUT_MS":{"minimum":100,"maximum":3600000,"default":10000,"description":"A pooled PostgreSQL connection left idle this long is closed, so that its slot of max_connections goes back to the server.","type":"integer"},"DATABASE_STARTUP_TIMEOUT_MS":{"minimum":0,"maximum":3600000,"default":30000,"description":"At start, how long to keep retrying (with backoff) a PostgreSQL database that cannot be reached or does not exist yet; /healthz answers meanwhile, /readyz 503.","type":"integer"},"DATA_DIR_MIN_FREE_MB":{"minimum":1,"maximum":1048576,"default":24,"description":"Embedded database: with less free space than this in DATA_DIR, requests and /readyz answer 503 (the database would hang on a full disk; a new WAL segment takes 16 MB).","type":"integer"},"MIGRATE_ON_START":{"default":false,"description":"Migrate a PostgreSQL database at start instead of refusing an outdated one.","type":"boolean"},"BODY_LIMIT_BYTES":{"minimum":1024,"maximum":10485760,"default":65536,"description":"Largest request body accepted.","type":"integer"},"API_KEY_CACHE_SECONDS":{"minimum":0,"maximum":300,"default":5,"description":"How long a checked API key is trusted without asking the database again; also the longest a revoked key keeps working.","type":"number"},"RESPONSE_VALIDATION":{"default":true,"description":"Validate every response against openapi.yaml before sending it.","type":"boolean"},"NODE_ENV":{"default":"production","description":"Set to development for human-readable logs (needs the dev dependencies); anything else logs JSON lines.","type":"string"},"DRAIN_DELAY_MS":{"minimum":0,"maximum":600000,"default":10000,"description":"On SIGTERM, how long /readyz answers 503 while every other request is still served (with Connection: close) before the listener closes; longer than the load balancer needs to take the instance out (check interval x fall count + check timeout). SIGINT skips it.","type":"integer"},"SHUTDOWN_TIMEOUT_MS":{"minimum":0,"maximum":600000,"default":10000,"description":"On SIGTERM or SIGINT, how long in-flight requests may take to finish before their connections are cut.","type":"integer"},"REQUEST_TIMEOUT_MS":{"minimum":0,"maximum":600000,"default":30000,"description":"Longest time to receive a whole request, headers and body (0 disables; not advised when exposed directly).","type":"integer"},"HEADERS_TIMEOUT_MS":{"minimum":1,"maximum":600000,"default":10000,"description":"Longest time to receive the request headers; at most REQUEST_TIMEOUT_MS.","type":"integer"},"KEEP_ALIVE_TIMEOUT_MS":{"minimum":1,"maximum":600000,"default":72000,"description":"How long an idle keep-alive connection is kept open; keep it above the idle timeout of the load balancer in front (often 60 s).","type":"integer"},"CONNECTION_TIMEOUT_MS":{"minimum":0,"maximum":600000,"default":120000,"description":"A socket with no activity for this long is closed (0 disables).","type":"integer"},"CORS_ORIGINS":{"default":"","pattern":"^(https?://[^,\\s/]+(, *https?://[^,\\s/]+)*)?$","description":"Browser origins allowed to call the API, comma-separated (e.g. https://app.example.com); empty allows none.","type":"string"},"TRUST_PROXY":{"default":"false","pattern":"^(true|false|[0-9]{1,2}|[0-9a-fA-F.:/, ]+)$","description":"Whom to trust for X-Forwarded-For when finding the client address (per-address rate limits): false, a hop count, or proxy addresses/CIDRs comma-separated; true is refused (any client could pick its address).","type":"string"},"READINESS_MAX_AGE_MS":{"minimum":0,"maximum":60000,"default":1000,"description":"How old the database probe behind /readyz may be; concurrent and repeated /readyz requests share one probe, so probes cost at most one query per interval (0: probe on every request).","type":"integer"},"RATE_LIMIT_MAX":{"minimum":1,"maximum":1000000,"default":300,"description":"Requests allowed per API key (or per client address without a valid key) in each window.","type":"integer"},"RATE_LIMIT_WINDOW_SECONDS":{"minimum":1,"maximum":86400,"default":60,"description":"Length of the rate-limit window in seconds.","type":"integer"},"IDEMPOTENCY_TTL_SECONDS":{"minimum":60,"maximum":2592000,"default":86400,"description":"How long the answer to a createPet request with an Idempotency-Key is kept and replayed; older keys are forgotten (and deleted by a purge that runs every IDEMPOTENCY_TTL_SECONDS / 24, at most hourly).","type":"integer"},"RATE_LIMIT_REDIS_TIMEOUT_MS":{"minimum":1,"maximum":10000,"default":50,"description":"Longest wait for Redis on a request; after repeated failures the limit is counted in each process for a while (see docs/operations.md).","type":"integer"},"REDIS_URL":{"pattern":"^rediss?://","description":"Redis holding the rate-limit counters, shared by all instances; unset keeps them in each process.","type":"string"},"METRICS_PORT":{"default":"9464","pattern":"^(off|[0-9]{1,5})$","description":"Port of the separate Prometheus listener serving /metrics (never the API port; 0 picks a free one); off disables it.","type":"string"},"METRICS_HOST":{"minLength":1,"default":"127.0.0.1","description":"Address of the metrics listener; keep it private (the scraper reaches it, clients must not).","type":"string"},"LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS":{"minimum":0,"maximum":60000,"default":1000,"description":"Answer API requests 503 while the mean event-loop delay exceeds this (0 disables).","type":"integer"},"LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION":{"minimum":0,"maximum":1,"default":0,"description":"Answer API requests 503 while the event loop is busy more than this share of the last sample interval (0 disables).","type":"number"},"LOAD_SHEDDING_MAX_HEAP_USED_BYTES":{"minimum":0,"default":0,"description":"Answer API requests 503 while the V8 heap in use exceeds this many bytes (0 disables).","type":"integer"},"LOAD_SHEDDING_SAMPLE_INTERVAL_MS":{"minimum":10,"maximum":60000,"default":1000,"description":"How often event-loop delay, utilisation and heap are sampled for load shedding.","type":"integer"},"LOAD_SHEDDING_RETRY_AFTER_SECONDS":{"minimum":1,"maximum":3600,"default":5,"description":"Retry-After of a shed request.","type":"integer"}}};
+const schema11 = {"type":"object","required":["PORT","HOST","DATABASE_STATEMENTS","REPLICA_MAX_LAG_SECONDS","DATA_DIR","LOG_LEVEL","DATABASE_POOL_SIZE","DATABASE_STARTUP_TIMEOUT_MS","MIGRATE_ON_START","API_KEY_CACHE_SECONDS","DRAIN_DELAY_MS","SHUTDOWN_TIMEOUT_MS","KEEP_ALIVE_TIMEOUT_MS","CORS_ORIGINS","TRUST_PROXY","RATE_LIMIT_MAX","RATE_LIMIT_WINDOW_SECONDS","IDEMPOTENCY_TTL_SECONDS","METRICS_PORT","METRICS_HOST"],"properties":{"PORT":{"minimum":0,"maximum":65535,"default":3000,"description":"TCP port to listen on, the one the container or load balancer sends to (0 picks a free one).","type":"integer"},"HOST":{"minLength":1,"default":"127.0.0.1","description":"Address to listen on: 0.0.0.0 in a container, so that clients outside it reach the service.","type":"string"},"DATABASE_URL":{"pattern":"^postgres(ql)?://","description":"PostgreSQL connection string; unset means the embedded database, which serves one process only, so set it for any deployment of more than one instance.","type":"string"},"DATABASE_STATEMENTS":{"type":"string","enum":["named","unnamed"],"default":"named","description":"named: PostgreSQL prepares each statement once per connection. unnamed: no named prepared statement is sent, as a transaction pooler (PgBouncer pool_mode=transaction before 1.21, and others) needs."},"DATABASE_DIRECT_URL":{"pattern":"^postgres(ql)?://","description":"A direct (session) connection to the primary, not through a transaction pooler, for migrations (npm run migrate, MIGRATE_ON_START) and npm run apikey; unset means DATABASE_URL. Set it when DATABASE_URL goes through a transaction pooler.","type":"string"},"DATABASE_READ_URL":{"pattern":"^postgres(ql)?://[^,\\s]+(, *postgres(ql)?://[^,\\s]+)*$","description":"Read replicas of the primary, comma-separated, to take reads off it: listPets and getPet read there while they are reachable and at most REPLICA_MAX_LAG_SECONDS behind; everything else uses DATABASE_URL.","type":"string"},"REPLICA_MAX_LAG_SECONDS":{"minimum":0.1,"maximum":86400,"default":5,"description":"A replica further behind the primary than this is not read from (reads go to the primary); also the longest a listing can miss new pets: set it to the staleness your clients accept.","type":"number"},"DATA_DIR":{"minLength":1,"default":"./data","description":"Folder of the embedded database (created if missing): set it to a persistent volume.","type":"string"},"BOOTSTRAP_API_KEY":{"minLength":20,"maxLength":512,"pattern":"^[A-Za-z0-9._~+/-]+=*$","description":"An API key to accept, stored hashed at start (RFC 6750 token characters, 20 or more): for a deployment or test that needs a known key before anyone runs npm run apikey.","type":"string"},"LOG_LEVEL":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info","description":"Least severe log level written: debug or trace while diagnosing, warn to cut the volume."},"DATABASE_POOL_SIZE":{"minimum":1,"maximum":200,"default":10,"description":"Connections in the PostgreSQL pool: instances x this must fit the server's max_connections (sizing rule: docs/operations.md, Pool sizing).","type":"integer"},"DATABASE_STARTUP_TIMEOUT_MS":{"minimum":0,"maximum":3600000,"default":30000,"description":"At start, how long to keep retrying (with backoff) a PostgreSQL database that cannot be reached or does not exist yet; /healthz answers meanwhile, /readyz 503. Set it to the longest your database may take to come up (started alongside, failing over).","type":"integer"},"MIGRATE_ON_START":{"default":false,"description":"Migrate a PostgreSQL database at start instead of refusing an outdated one: for a deployment without a migration step of its own (npm run migrate) before the new version starts.","type":"boolean"},"API_KEY_CACHE_SECONDS":{"minimum":0,"maximum":300,"default":5,"description":"How long a checked API key is trusted without asking the database again; also the longest a revoked key keeps working. 0 when a revocation must act at once (one more query per request).","type":"number"},"DRAIN_DELAY_MS":{"minimum":0,"maximum":600000,"default":10000,"description":"On SIGTERM, how long /readyz answers 503 while every other request is still served (with Connection: close) before the listener closes; longer than the load balancer needs to take the instance out (check interval x fall count + check timeout). SIGINT skips it.","type":"integer"},"SHUTDOWN_TIMEOUT_MS":{"minimum":0,"maximum":600000,"default":10000,"description":"On SIGTERM or SIGINT, how long in-flight requests may take to finish before their connections are cut.","type":"integer"},"KEEP_ALIVE_TIMEOUT_MS":{"minimum":1,"maximum":600000,"default":72000,"description":"How long an idle keep-alive connection is kept open; keep it above the idle timeout of the load balancer in front (often 60 s).","type":"integer"},"CORS_ORIGINS":{"default":"","pattern":"^(https?://[^,\\s/]+(, *https?://[^,\\s/]+)*)?$","description":"Browser origins allowed to call the API, comma-separated (e.g. https://app.example.com): set it when a web page on another origin calls the API; empty allows none.","type":"string"},"TRUST_PROXY":{"default":"false","pattern":"^(true|false|[0-9]{1,2}|[0-9a-fA-F.:/, ]+)$","description":"Whom to trust for X-Forwarded-For when finding the client address (per-address rate limits): false, a hop count, or proxy addresses/CIDRs comma-separated; true is refused (any client could pick its address).","type":"string"},"RATE_LIMIT_MAX":{"minimum":1,"maximum":1000000,"default":300,"description":"Requests allowed per API key (or per client address without a valid key) in each window: the quota your clients are promised.","type":"integer"},"RATE_LIMIT_WINDOW_SECONDS":{"minimum":1,"maximum":86400,"default":60,"description":"Length of the rate-limit window in seconds (with RATE_LIMIT_MAX, the quota).","type":"integer"},"IDEMPOTENCY_TTL_SECONDS":{"minimum":60,"maximum":2592000,"default":86400,"description":"How long the answer to a createPet request with an Idempotency-Key is kept and replayed; older keys are forgotten (and deleted by a purge that runs every IDEMPOTENCY_TTL_SECONDS / 24, at most hourly).","type":"integer"},"REDIS_URL":{"pattern":"^rediss?://","description":"Redis holding the rate-limit counters, shared by all instances; unset keeps them in each process, so set it when more than one instance serves and the quota must hold per client, not per instance.","type":"string"},"METRICS_PORT":{"default":"9464","pattern":"^(off|[0-9]{1,5})$","description":"Port of the separate Prometheus listener serving /metrics (never the API port; 0 picks a free one), the one your scraper is told; off when nothing scrapes.","type":"string"},"METRICS_HOST":{"minLength":1,"default":"127.0.0.1","description":"Address of the metrics listener: 0.0.0.0 in a container so that the scraper reaches it; keep it private (clients must not).","type":"string"}}};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
 const pattern2 = new RegExp("^postgres(ql)?://[^,\\s]+(, *postgres(ql)?://[^,\\s]+)*$", "u");
@@ -27,17 +27,8 @@ data.HOST = "127.0.0.1";
 if(data.DATABASE_STATEMENTS === undefined){
 data.DATABASE_STATEMENTS = "named";
 }
-if(data.DATABASE_ACQUIRE_TIMEOUT_MS === undefined){
-data.DATABASE_ACQUIRE_TIMEOUT_MS = 5000;
-}
-if(data.DATABASE_QUERY_TIMEOUT_MS === undefined){
-data.DATABASE_QUERY_TIMEOUT_MS = 10000;
-}
 if(data.REPLICA_MAX_LAG_SECONDS === undefined){
 data.REPLICA_MAX_LAG_SECONDS = 5;
-}
-if(data.REPLICA_CHECK_INTERVAL_MS === undefined){
-data.REPLICA_CHECK_INTERVAL_MS = 1000;
 }
 if(data.DATA_DIR === undefined){
 data.DATA_DIR = "./data";
@@ -48,29 +39,14 @@ data.LOG_LEVEL = "info";
 if(data.DATABASE_POOL_SIZE === undefined){
 data.DATABASE_POOL_SIZE = 10;
 }
-if(data.DATABASE_IDLE_TIMEOUT_MS === undefined){
-data.DATABASE_IDLE_TIMEOUT_MS = 10000;
-}
 if(data.DATABASE_STARTUP_TIMEOUT_MS === undefined){
 data.DATABASE_STARTUP_TIMEOUT_MS = 30000;
-}
-if(data.DATA_DIR_MIN_FREE_MB === undefined){
-data.DATA_DIR_MIN_FREE_MB = 24;
 }
 if(data.MIGRATE_ON_START === undefined){
 data.MIGRATE_ON_START = false;
 }
-if(data.BODY_LIMIT_BYTES === undefined){
-data.BODY_LIMIT_BYTES = 65536;
-}
 if(data.API_KEY_CACHE_SECONDS === undefined){
 data.API_KEY_CACHE_SECONDS = 5;
-}
-if(data.RESPONSE_VALIDATION === undefined){
-data.RESPONSE_VALIDATION = true;
-}
-if(data.NODE_ENV === undefined){
-data.NODE_ENV = "production";
 }
 if(data.DRAIN_DELAY_MS === undefined){
 data.DRAIN_DELAY_MS = 10000;
@@ -78,26 +54,14 @@ data.DRAIN_DELAY_MS = 10000;
 if(data.SHUTDOWN_TIMEOUT_MS === undefined){
 data.SHUTDOWN_TIMEOUT_MS = 10000;
 }
-if(data.REQUEST_TIMEOUT_MS === undefined){
-data.REQUEST_TIMEOUT_MS = 30000;
-}
-if(data.HEADERS_TIMEOUT_MS === undefined){
-data.HEADERS_TIMEOUT_MS = 10000;
-}
 if(data.KEEP_ALIVE_TIMEOUT_MS === undefined){
 data.KEEP_ALIVE_TIMEOUT_MS = 72000;
-}
-if(data.CONNECTION_TIMEOUT_MS === undefined){
-data.CONNECTION_TIMEOUT_MS = 120000;
 }
 if(data.CORS_ORIGINS === undefined){
 data.CORS_ORIGINS = "";
 }
 if(data.TRUST_PROXY === undefined){
 data.TRUST_PROXY = "false";
-}
-if(data.READINESS_MAX_AGE_MS === undefined){
-data.READINESS_MAX_AGE_MS = 1000;
 }
 if(data.RATE_LIMIT_MAX === undefined){
 data.RATE_LIMIT_MAX = 300;
@@ -108,29 +72,11 @@ data.RATE_LIMIT_WINDOW_SECONDS = 60;
 if(data.IDEMPOTENCY_TTL_SECONDS === undefined){
 data.IDEMPOTENCY_TTL_SECONDS = 86400;
 }
-if(data.RATE_LIMIT_REDIS_TIMEOUT_MS === undefined){
-data.RATE_LIMIT_REDIS_TIMEOUT_MS = 50;
-}
 if(data.METRICS_PORT === undefined){
 data.METRICS_PORT = "9464";
 }
 if(data.METRICS_HOST === undefined){
 data.METRICS_HOST = "127.0.0.1";
-}
-if(data.LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS === undefined){
-data.LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS = 1000;
-}
-if(data.LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION === undefined){
-data.LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION = 0;
-}
-if(data.LOAD_SHEDDING_MAX_HEAP_USED_BYTES === undefined){
-data.LOAD_SHEDDING_MAX_HEAP_USED_BYTES = 0;
-}
-if(data.LOAD_SHEDDING_SAMPLE_INTERVAL_MS === undefined){
-data.LOAD_SHEDDING_SAMPLE_INTERVAL_MS = 1000;
-}
-if(data.LOAD_SHEDDING_RETRY_AFTER_SECONDS === undefined){
-data.LOAD_SHEDDING_RETRY_AFTER_SECONDS = 5;
 }
 if(data.PORT === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "PORT"},message:"must have required property '"+"PORT"+"'"};
@@ -162,8 +108,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.DATABASE_ACQUIRE_TIMEOUT_MS === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "DATABASE_ACQUIRE_TIMEOUT_MS"},message:"must have required property '"+"DATABASE_ACQUIRE_TIMEOUT_MS"+"'"};
+if(data.REPLICA_MAX_LAG_SECONDS === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "REPLICA_MAX_LAG_SECONDS"},message:"must have required property '"+"REPLICA_MAX_LAG_SECONDS"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -172,8 +118,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.DATABASE_QUERY_TIMEOUT_MS === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "DATABASE_QUERY_TIMEOUT_MS"},message:"must have required property '"+"DATABASE_QUERY_TIMEOUT_MS"+"'"};
+if(data.DATA_DIR === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "DATA_DIR"},message:"must have required property '"+"DATA_DIR"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -182,8 +128,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.REPLICA_MAX_LAG_SECONDS === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "REPLICA_MAX_LAG_SECONDS"},message:"must have required property '"+"REPLICA_MAX_LAG_SECONDS"+"'"};
+if(data.LOG_LEVEL === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "LOG_LEVEL"},message:"must have required property '"+"LOG_LEVEL"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -192,8 +138,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.REPLICA_CHECK_INTERVAL_MS === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "REPLICA_CHECK_INTERVAL_MS"},message:"must have required property '"+"REPLICA_CHECK_INTERVAL_MS"+"'"};
+if(data.DATABASE_POOL_SIZE === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "DATABASE_POOL_SIZE"},message:"must have required property '"+"DATABASE_POOL_SIZE"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -202,8 +148,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.DATA_DIR === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "DATA_DIR"},message:"must have required property '"+"DATA_DIR"+"'"};
+if(data.DATABASE_STARTUP_TIMEOUT_MS === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "DATABASE_STARTUP_TIMEOUT_MS"},message:"must have required property '"+"DATABASE_STARTUP_TIMEOUT_MS"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -212,8 +158,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.LOG_LEVEL === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "LOG_LEVEL"},message:"must have required property '"+"LOG_LEVEL"+"'"};
+if(data.MIGRATE_ON_START === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "MIGRATE_ON_START"},message:"must have required property '"+"MIGRATE_ON_START"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -222,8 +168,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.DATABASE_POOL_SIZE === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "DATABASE_POOL_SIZE"},message:"must have required property '"+"DATABASE_POOL_SIZE"+"'"};
+if(data.API_KEY_CACHE_SECONDS === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "API_KEY_CACHE_SECONDS"},message:"must have required property '"+"API_KEY_CACHE_SECONDS"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -232,8 +178,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data.DATABASE_IDLE_TIMEOUT_MS === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "DATABASE_IDLE_TIMEOUT_MS"},message:"must have required property '"+"DATABASE_IDLE_TIMEOUT_MS"+"'"};
+if(data.DRAIN_DELAY_MS === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "DRAIN_DELAY_MS"},message:"must have required property '"+"DRAIN_DELAY_MS"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -242,8 +188,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data.DATABASE_STARTUP_TIMEOUT_MS === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "DATABASE_STARTUP_TIMEOUT_MS"},message:"must have required property '"+"DATABASE_STARTUP_TIMEOUT_MS"+"'"};
+if(data.SHUTDOWN_TIMEOUT_MS === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "SHUTDOWN_TIMEOUT_MS"},message:"must have required property '"+"SHUTDOWN_TIMEOUT_MS"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -252,8 +198,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data.DATA_DIR_MIN_FREE_MB === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "DATA_DIR_MIN_FREE_MB"},message:"must have required property '"+"DATA_DIR_MIN_FREE_MB"+"'"};
+if(data.KEEP_ALIVE_TIMEOUT_MS === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "KEEP_ALIVE_TIMEOUT_MS"},message:"must have required property '"+"KEEP_ALIVE_TIMEOUT_MS"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -262,8 +208,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data.MIGRATE_ON_START === undefined){
-const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "MIGRATE_ON_START"},message:"must have required property '"+"MIGRATE_ON_START"+"'"};
+if(data.CORS_ORIGINS === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "CORS_ORIGINS"},message:"must have required property '"+"CORS_ORIGINS"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -272,8 +218,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data.BODY_LIMIT_BYTES === undefined){
-const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "BODY_LIMIT_BYTES"},message:"must have required property '"+"BODY_LIMIT_BYTES"+"'"};
+if(data.TRUST_PROXY === undefined){
+const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "TRUST_PROXY"},message:"must have required property '"+"TRUST_PROXY"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -282,8 +228,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data.API_KEY_CACHE_SECONDS === undefined){
-const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "API_KEY_CACHE_SECONDS"},message:"must have required property '"+"API_KEY_CACHE_SECONDS"+"'"};
+if(data.RATE_LIMIT_MAX === undefined){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "RATE_LIMIT_MAX"},message:"must have required property '"+"RATE_LIMIT_MAX"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -292,8 +238,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data.RESPONSE_VALIDATION === undefined){
-const err16 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "RESPONSE_VALIDATION"},message:"must have required property '"+"RESPONSE_VALIDATION"+"'"};
+if(data.RATE_LIMIT_WINDOW_SECONDS === undefined){
+const err16 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "RATE_LIMIT_WINDOW_SECONDS"},message:"must have required property '"+"RATE_LIMIT_WINDOW_SECONDS"+"'"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -302,8 +248,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data.NODE_ENV === undefined){
-const err17 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "NODE_ENV"},message:"must have required property '"+"NODE_ENV"+"'"};
+if(data.IDEMPOTENCY_TTL_SECONDS === undefined){
+const err17 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IDEMPOTENCY_TTL_SECONDS"},message:"must have required property '"+"IDEMPOTENCY_TTL_SECONDS"+"'"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -312,8 +258,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data.DRAIN_DELAY_MS === undefined){
-const err18 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "DRAIN_DELAY_MS"},message:"must have required property '"+"DRAIN_DELAY_MS"+"'"};
+if(data.METRICS_PORT === undefined){
+const err18 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "METRICS_PORT"},message:"must have required property '"+"METRICS_PORT"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -322,193 +268,13 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data.SHUTDOWN_TIMEOUT_MS === undefined){
-const err19 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "SHUTDOWN_TIMEOUT_MS"},message:"must have required property '"+"SHUTDOWN_TIMEOUT_MS"+"'"};
+if(data.METRICS_HOST === undefined){
+const err19 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "METRICS_HOST"},message:"must have required property '"+"METRICS_HOST"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
-}
-errors++;
-}
-if(data.REQUEST_TIMEOUT_MS === undefined){
-const err20 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "REQUEST_TIMEOUT_MS"},message:"must have required property '"+"REQUEST_TIMEOUT_MS"+"'"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(data.HEADERS_TIMEOUT_MS === undefined){
-const err21 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "HEADERS_TIMEOUT_MS"},message:"must have required property '"+"HEADERS_TIMEOUT_MS"+"'"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(data.KEEP_ALIVE_TIMEOUT_MS === undefined){
-const err22 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "KEEP_ALIVE_TIMEOUT_MS"},message:"must have required property '"+"KEEP_ALIVE_TIMEOUT_MS"+"'"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-if(data.CONNECTION_TIMEOUT_MS === undefined){
-const err23 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "CONNECTION_TIMEOUT_MS"},message:"must have required property '"+"CONNECTION_TIMEOUT_MS"+"'"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-if(data.CORS_ORIGINS === undefined){
-const err24 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "CORS_ORIGINS"},message:"must have required property '"+"CORS_ORIGINS"+"'"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-if(data.TRUST_PROXY === undefined){
-const err25 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "TRUST_PROXY"},message:"must have required property '"+"TRUST_PROXY"+"'"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-if(data.READINESS_MAX_AGE_MS === undefined){
-const err26 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "READINESS_MAX_AGE_MS"},message:"must have required property '"+"READINESS_MAX_AGE_MS"+"'"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-if(data.RATE_LIMIT_MAX === undefined){
-const err27 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "RATE_LIMIT_MAX"},message:"must have required property '"+"RATE_LIMIT_MAX"+"'"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-if(data.RATE_LIMIT_WINDOW_SECONDS === undefined){
-const err28 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "RATE_LIMIT_WINDOW_SECONDS"},message:"must have required property '"+"RATE_LIMIT_WINDOW_SECONDS"+"'"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-if(data.IDEMPOTENCY_TTL_SECONDS === undefined){
-const err29 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IDEMPOTENCY_TTL_SECONDS"},message:"must have required property '"+"IDEMPOTENCY_TTL_SECONDS"+"'"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-if(data.RATE_LIMIT_REDIS_TIMEOUT_MS === undefined){
-const err30 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "RATE_LIMIT_REDIS_TIMEOUT_MS"},message:"must have required property '"+"RATE_LIMIT_REDIS_TIMEOUT_MS"+"'"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-if(data.METRICS_PORT === undefined){
-const err31 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "METRICS_PORT"},message:"must have required property '"+"METRICS_PORT"+"'"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-if(data.METRICS_HOST === undefined){
-const err32 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "METRICS_HOST"},message:"must have required property '"+"METRICS_HOST"+"'"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-if(data.LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS === undefined){
-const err33 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS"},message:"must have required property '"+"LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS"+"'"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-if(data.LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION === undefined){
-const err34 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION"},message:"must have required property '"+"LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION"+"'"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-if(data.LOAD_SHEDDING_MAX_HEAP_USED_BYTES === undefined){
-const err35 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "LOAD_SHEDDING_MAX_HEAP_USED_BYTES"},message:"must have required property '"+"LOAD_SHEDDING_MAX_HEAP_USED_BYTES"+"'"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-if(data.LOAD_SHEDDING_SAMPLE_INTERVAL_MS === undefined){
-const err36 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "LOAD_SHEDDING_SAMPLE_INTERVAL_MS"},message:"must have required property '"+"LOAD_SHEDDING_SAMPLE_INTERVAL_MS"+"'"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-if(data.LOAD_SHEDDING_RETRY_AFTER_SECONDS === undefined){
-const err37 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "LOAD_SHEDDING_RETRY_AFTER_SECONDS"},message:"must have required property '"+"LOAD_SHEDDING_RETRY_AFTER_SECONDS"+"'"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
 }
 errors++;
 }
@@ -522,12 +288,12 @@ if(dataType0 === "boolean" || data0 === null
 coerced0 = +data0;
 }
 else {
-const err38 = {instancePath:instancePath+"/PORT",schemaPath:"#/properties/PORT/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err20 = {instancePath:instancePath+"/PORT",schemaPath:"#/properties/PORT/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err38];
+vErrors = [err20];
 }
 else {
-vErrors.push(err38);
+vErrors.push(err20);
 }
 errors++;
 }
@@ -541,22 +307,22 @@ data["PORT"] = coerced0;
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 65535 || isNaN(data0)){
-const err39 = {instancePath:instancePath+"/PORT",schemaPath:"#/properties/PORT/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"};
+const err21 = {instancePath:instancePath+"/PORT",schemaPath:"#/properties/PORT/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"};
 if(vErrors === null){
-vErrors = [err39];
+vErrors = [err21];
 }
 else {
-vErrors.push(err39);
+vErrors.push(err21);
 }
 errors++;
 }
 if(data0 < 0 || isNaN(data0)){
-const err40 = {instancePath:instancePath+"/PORT",schemaPath:"#/properties/PORT/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err22 = {instancePath:instancePath+"/PORT",schemaPath:"#/properties/PORT/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
-vErrors = [err40];
+vErrors = [err22];
 }
 else {
-vErrors.push(err40);
+vErrors.push(err22);
 }
 errors++;
 }
@@ -573,12 +339,12 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err41 = {instancePath:instancePath+"/HOST",schemaPath:"#/properties/HOST/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err23 = {instancePath:instancePath+"/HOST",schemaPath:"#/properties/HOST/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err41];
+vErrors = [err23];
 }
 else {
-vErrors.push(err41);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -592,12 +358,12 @@ data["HOST"] = coerced1;
 }
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-const err42 = {instancePath:instancePath+"/HOST",schemaPath:"#/properties/HOST/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err24 = {instancePath:instancePath+"/HOST",schemaPath:"#/properties/HOST/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
-vErrors = [err42];
+vErrors = [err24];
 }
 else {
-vErrors.push(err42);
+vErrors.push(err24);
 }
 errors++;
 }
@@ -615,12 +381,12 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/DATABASE_URL",schemaPath:"#/properties/DATABASE_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err25 = {instancePath:instancePath+"/DATABASE_URL",schemaPath:"#/properties/DATABASE_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err43];
+vErrors = [err25];
 }
 else {
-vErrors.push(err43);
+vErrors.push(err25);
 }
 errors++;
 }
@@ -634,12 +400,12 @@ data["DATABASE_URL"] = coerced2;
 }
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err44 = {instancePath:instancePath+"/DATABASE_URL",schemaPath:"#/properties/DATABASE_URL/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\""};
+const err26 = {instancePath:instancePath+"/DATABASE_URL",schemaPath:"#/properties/DATABASE_URL/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\""};
 if(vErrors === null){
-vErrors = [err44];
+vErrors = [err26];
 }
 else {
-vErrors.push(err44);
+vErrors.push(err26);
 }
 errors++;
 }
@@ -657,12 +423,12 @@ else if(data3 === null){
 coerced3 = "";
 }
 else {
-const err45 = {instancePath:instancePath+"/DATABASE_STATEMENTS",schemaPath:"#/properties/DATABASE_STATEMENTS/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err27 = {instancePath:instancePath+"/DATABASE_STATEMENTS",schemaPath:"#/properties/DATABASE_STATEMENTS/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err45];
+vErrors = [err27];
 }
 else {
-vErrors.push(err45);
+vErrors.push(err27);
 }
 errors++;
 }
@@ -675,12 +441,12 @@ data["DATABASE_STATEMENTS"] = coerced3;
 }
 }
 if(!((data3 === "named") || (data3 === "unnamed"))){
-const err46 = {instancePath:instancePath+"/DATABASE_STATEMENTS",schemaPath:"#/properties/DATABASE_STATEMENTS/enum",keyword:"enum",params:{allowedValues: schema11.properties.DATABASE_STATEMENTS.enum},message:"must be equal to one of the allowed values"};
+const err28 = {instancePath:instancePath+"/DATABASE_STATEMENTS",schemaPath:"#/properties/DATABASE_STATEMENTS/enum",keyword:"enum",params:{allowedValues: schema11.properties.DATABASE_STATEMENTS.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
-vErrors = [err46];
+vErrors = [err28];
 }
 else {
-vErrors.push(err46);
+vErrors.push(err28);
 }
 errors++;
 }
@@ -697,12 +463,12 @@ else if(data4 === null){
 coerced4 = "";
 }
 else {
-const err47 = {instancePath:instancePath+"/DATABASE_DIRECT_URL",schemaPath:"#/properties/DATABASE_DIRECT_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err29 = {instancePath:instancePath+"/DATABASE_DIRECT_URL",schemaPath:"#/properties/DATABASE_DIRECT_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err47];
+vErrors = [err29];
 }
 else {
-vErrors.push(err47);
+vErrors.push(err29);
 }
 errors++;
 }
@@ -716,12 +482,12 @@ data["DATABASE_DIRECT_URL"] = coerced4;
 }
 if(typeof data4 === "string"){
 if(!pattern0.test(data4)){
-const err48 = {instancePath:instancePath+"/DATABASE_DIRECT_URL",schemaPath:"#/properties/DATABASE_DIRECT_URL/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\""};
+const err30 = {instancePath:instancePath+"/DATABASE_DIRECT_URL",schemaPath:"#/properties/DATABASE_DIRECT_URL/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\""};
 if(vErrors === null){
-vErrors = [err48];
+vErrors = [err30];
 }
 else {
-vErrors.push(err48);
+vErrors.push(err30);
 }
 errors++;
 }
@@ -740,12 +506,12 @@ else if(data5 === null){
 coerced5 = "";
 }
 else {
-const err49 = {instancePath:instancePath+"/DATABASE_READ_URL",schemaPath:"#/properties/DATABASE_READ_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err31 = {instancePath:instancePath+"/DATABASE_READ_URL",schemaPath:"#/properties/DATABASE_READ_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err49];
+vErrors = [err31];
 }
 else {
-vErrors.push(err49);
+vErrors.push(err31);
 }
 errors++;
 }
@@ -759,7 +525,319 @@ data["DATABASE_READ_URL"] = coerced5;
 }
 if(typeof data5 === "string"){
 if(!pattern2.test(data5)){
-const err50 = {instancePath:instancePath+"/DATABASE_READ_URL",schemaPath:"#/properties/DATABASE_READ_URL/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://[^,\\s]+(, *postgres(ql)?://[^,\\s]+)*$"},message:"must match pattern \""+"^postgres(ql)?://[^,\\s]+(, *postgres(ql)?://[^,\\s]+)*$"+"\""};
+const err32 = {instancePath:instancePath+"/DATABASE_READ_URL",schemaPath:"#/properties/DATABASE_READ_URL/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://[^,\\s]+(, *postgres(ql)?://[^,\\s]+)*$"},message:"must match pattern \""+"^postgres(ql)?://[^,\\s]+(, *postgres(ql)?://[^,\\s]+)*$"+"\""};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+let data6 = data.REPLICA_MAX_LAG_SECONDS;
+if(!((typeof data6 == "number") && (isFinite(data6)))){
+let dataType6 = typeof data6;
+let coerced6 = undefined;
+if(!(coerced6 !== undefined)){
+if(dataType6 == "boolean" || data6 === null
+              || (dataType6 == "string" && data6 && data6 == +data6)){
+coerced6 = +data6;
+}
+else {
+const err33 = {instancePath:instancePath+"/REPLICA_MAX_LAG_SECONDS",schemaPath:"#/properties/REPLICA_MAX_LAG_SECONDS/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(coerced6 !== undefined){
+data6 = coerced6;
+if(data !== undefined){
+data["REPLICA_MAX_LAG_SECONDS"] = coerced6;
+}
+}
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 86400 || isNaN(data6)){
+const err34 = {instancePath:instancePath+"/REPLICA_MAX_LAG_SECONDS",schemaPath:"#/properties/REPLICA_MAX_LAG_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+if(data6 < 0.1 || isNaN(data6)){
+const err35 = {instancePath:instancePath+"/REPLICA_MAX_LAG_SECONDS",schemaPath:"#/properties/REPLICA_MAX_LAG_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.1},message:"must be >= 0.1"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+let data7 = data.DATA_DIR;
+if(typeof data7 !== "string"){
+let dataType7 = typeof data7;
+let coerced7 = undefined;
+if(!(coerced7 !== undefined)){
+if(dataType7 == "number" || dataType7 == "boolean"){
+coerced7 = "" + data7;
+}
+else if(data7 === null){
+coerced7 = "";
+}
+else {
+const err36 = {instancePath:instancePath+"/DATA_DIR",schemaPath:"#/properties/DATA_DIR/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(coerced7 !== undefined){
+data7 = coerced7;
+if(data !== undefined){
+data["DATA_DIR"] = coerced7;
+}
+}
+}
+if(typeof data7 === "string"){
+if(func2(data7) < 1){
+const err37 = {instancePath:instancePath+"/DATA_DIR",schemaPath:"#/properties/DATA_DIR/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data.BOOTSTRAP_API_KEY !== undefined){
+let data8 = data.BOOTSTRAP_API_KEY;
+if(typeof data8 !== "string"){
+let dataType8 = typeof data8;
+let coerced8 = undefined;
+if(!(coerced8 !== undefined)){
+if(dataType8 == "number" || dataType8 == "boolean"){
+coerced8 = "" + data8;
+}
+else if(data8 === null){
+coerced8 = "";
+}
+else {
+const err38 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(coerced8 !== undefined){
+data8 = coerced8;
+if(data !== undefined){
+data["BOOTSTRAP_API_KEY"] = coerced8;
+}
+}
+}
+if(typeof data8 === "string"){
+if(func2(data8) > 512){
+const err39 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(func2(data8) < 20){
+const err40 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/minLength",keyword:"minLength",params:{limit: 20},message:"must NOT have fewer than 20 characters"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+if(!pattern3.test(data8)){
+const err41 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._~+/-]+=*$"},message:"must match pattern \""+"^[A-Za-z0-9._~+/-]+=*$"+"\""};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+}
+let data9 = data.LOG_LEVEL;
+if(typeof data9 !== "string"){
+let dataType9 = typeof data9;
+let coerced9 = undefined;
+if(!(coerced9 !== undefined)){
+if(dataType9 == "number" || dataType9 == "boolean"){
+coerced9 = "" + data9;
+}
+else if(data9 === null){
+coerced9 = "";
+}
+else {
+const err42 = {instancePath:instancePath+"/LOG_LEVEL",schemaPath:"#/properties/LOG_LEVEL/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(coerced9 !== undefined){
+data9 = coerced9;
+if(data !== undefined){
+data["LOG_LEVEL"] = coerced9;
+}
+}
+}
+if(!(((((((data9 === "fatal") || (data9 === "error")) || (data9 === "warn")) || (data9 === "info")) || (data9 === "debug")) || (data9 === "trace")) || (data9 === "silent"))){
+const err43 = {instancePath:instancePath+"/LOG_LEVEL",schemaPath:"#/properties/LOG_LEVEL/enum",keyword:"enum",params:{allowedValues: schema11.properties.LOG_LEVEL.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+let data10 = data.DATABASE_POOL_SIZE;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+let dataType10 = typeof data10;
+let coerced10 = undefined;
+if(!(coerced10 !== undefined)){
+if(dataType10 === "boolean" || data10 === null
+              || (dataType10 === "string" && data10 && data10 == +data10 && !(data10 % 1))){
+coerced10 = +data10;
+}
+else {
+const err44 = {instancePath:instancePath+"/DATABASE_POOL_SIZE",schemaPath:"#/properties/DATABASE_POOL_SIZE/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(coerced10 !== undefined){
+data10 = coerced10;
+if(data !== undefined){
+data["DATABASE_POOL_SIZE"] = coerced10;
+}
+}
+}
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 200 || isNaN(data10)){
+const err45 = {instancePath:instancePath+"/DATABASE_POOL_SIZE",schemaPath:"#/properties/DATABASE_POOL_SIZE/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if(data10 < 1 || isNaN(data10)){
+const err46 = {instancePath:instancePath+"/DATABASE_POOL_SIZE",schemaPath:"#/properties/DATABASE_POOL_SIZE/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+let data11 = data.DATABASE_STARTUP_TIMEOUT_MS;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+let dataType11 = typeof data11;
+let coerced11 = undefined;
+if(!(coerced11 !== undefined)){
+if(dataType11 === "boolean" || data11 === null
+              || (dataType11 === "string" && data11 && data11 == +data11 && !(data11 % 1))){
+coerced11 = +data11;
+}
+else {
+const err47 = {instancePath:instancePath+"/DATABASE_STARTUP_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_STARTUP_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(coerced11 !== undefined){
+data11 = coerced11;
+if(data !== undefined){
+data["DATABASE_STARTUP_TIMEOUT_MS"] = coerced11;
+}
+}
+}
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 > 3600000 || isNaN(data11)){
+const err48 = {instancePath:instancePath+"/DATABASE_STARTUP_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_STARTUP_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+if(data11 < 0 || isNaN(data11)){
+const err49 = {instancePath:instancePath+"/DATABASE_STARTUP_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_STARTUP_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+let data12 = data.MIGRATE_ON_START;
+if(typeof data12 !== "boolean"){
+let coerced12 = undefined;
+if(!(coerced12 !== undefined)){
+if(data12 === "false" || data12 === 0 || data12 === null){
+coerced12 = false;
+}
+else if(data12 === "true" || data12 === 1){
+coerced12 = true;
+}
+else {
+const err50 = {instancePath:instancePath+"/MIGRATE_ON_START",schemaPath:"#/properties/MIGRATE_ON_START/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -769,18 +847,24 @@ vErrors.push(err50);
 errors++;
 }
 }
+if(coerced12 !== undefined){
+data12 = coerced12;
+if(data !== undefined){
+data["MIGRATE_ON_START"] = coerced12;
 }
-let data6 = data.DATABASE_ACQUIRE_TIMEOUT_MS;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-let dataType6 = typeof data6;
-let coerced6 = undefined;
-if(!(coerced6 !== undefined)){
-if(dataType6 === "boolean" || data6 === null
-              || (dataType6 === "string" && data6 && data6 == +data6 && !(data6 % 1))){
-coerced6 = +data6;
+}
+}
+let data13 = data.API_KEY_CACHE_SECONDS;
+if(!((typeof data13 == "number") && (isFinite(data13)))){
+let dataType13 = typeof data13;
+let coerced13 = undefined;
+if(!(coerced13 !== undefined)){
+if(dataType13 == "boolean" || data13 === null
+              || (dataType13 == "string" && data13 && data13 == +data13)){
+coerced13 = +data13;
 }
 else {
-const err51 = {instancePath:instancePath+"/DATABASE_ACQUIRE_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_ACQUIRE_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err51 = {instancePath:instancePath+"/API_KEY_CACHE_SECONDS",schemaPath:"#/properties/API_KEY_CACHE_SECONDS/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -790,16 +874,16 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(coerced6 !== undefined){
-data6 = coerced6;
+if(coerced13 !== undefined){
+data13 = coerced13;
 if(data !== undefined){
-data["DATABASE_ACQUIRE_TIMEOUT_MS"] = coerced6;
+data["API_KEY_CACHE_SECONDS"] = coerced13;
 }
 }
 }
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 > 600000 || isNaN(data6)){
-const err52 = {instancePath:instancePath+"/DATABASE_ACQUIRE_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_ACQUIRE_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 > 300 || isNaN(data13)){
+const err52 = {instancePath:instancePath+"/API_KEY_CACHE_SECONDS",schemaPath:"#/properties/API_KEY_CACHE_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 300},message:"must be <= 300"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -808,8 +892,8 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(data6 < 1 || isNaN(data6)){
-const err53 = {instancePath:instancePath+"/DATABASE_ACQUIRE_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_ACQUIRE_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data13 < 0 || isNaN(data13)){
+const err53 = {instancePath:instancePath+"/API_KEY_CACHE_SECONDS",schemaPath:"#/properties/API_KEY_CACHE_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -819,346 +903,7 @@ vErrors.push(err53);
 errors++;
 }
 }
-let data7 = data.DATABASE_QUERY_TIMEOUT_MS;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-let dataType7 = typeof data7;
-let coerced7 = undefined;
-if(!(coerced7 !== undefined)){
-if(dataType7 === "boolean" || data7 === null
-              || (dataType7 === "string" && data7 && data7 == +data7 && !(data7 % 1))){
-coerced7 = +data7;
-}
-else {
-const err54 = {instancePath:instancePath+"/DATABASE_QUERY_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_QUERY_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-}
-if(coerced7 !== undefined){
-data7 = coerced7;
-if(data !== undefined){
-data["DATABASE_QUERY_TIMEOUT_MS"] = coerced7;
-}
-}
-}
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 > 600000 || isNaN(data7)){
-const err55 = {instancePath:instancePath+"/DATABASE_QUERY_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_QUERY_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-if(data7 < 0 || isNaN(data7)){
-const err56 = {instancePath:instancePath+"/DATABASE_QUERY_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_QUERY_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-}
-let data8 = data.REPLICA_MAX_LAG_SECONDS;
-if(!((typeof data8 == "number") && (isFinite(data8)))){
-let dataType8 = typeof data8;
-let coerced8 = undefined;
-if(!(coerced8 !== undefined)){
-if(dataType8 == "boolean" || data8 === null
-              || (dataType8 == "string" && data8 && data8 == +data8)){
-coerced8 = +data8;
-}
-else {
-const err57 = {instancePath:instancePath+"/REPLICA_MAX_LAG_SECONDS",schemaPath:"#/properties/REPLICA_MAX_LAG_SECONDS/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-}
-}
-if(coerced8 !== undefined){
-data8 = coerced8;
-if(data !== undefined){
-data["REPLICA_MAX_LAG_SECONDS"] = coerced8;
-}
-}
-}
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 > 86400 || isNaN(data8)){
-const err58 = {instancePath:instancePath+"/REPLICA_MAX_LAG_SECONDS",schemaPath:"#/properties/REPLICA_MAX_LAG_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-if(data8 < 0.1 || isNaN(data8)){
-const err59 = {instancePath:instancePath+"/REPLICA_MAX_LAG_SECONDS",schemaPath:"#/properties/REPLICA_MAX_LAG_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.1},message:"must be >= 0.1"};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-}
-let data9 = data.REPLICA_CHECK_INTERVAL_MS;
-if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-let dataType9 = typeof data9;
-let coerced9 = undefined;
-if(!(coerced9 !== undefined)){
-if(dataType9 === "boolean" || data9 === null
-              || (dataType9 === "string" && data9 && data9 == +data9 && !(data9 % 1))){
-coerced9 = +data9;
-}
-else {
-const err60 = {instancePath:instancePath+"/REPLICA_CHECK_INTERVAL_MS",schemaPath:"#/properties/REPLICA_CHECK_INTERVAL_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-if(coerced9 !== undefined){
-data9 = coerced9;
-if(data !== undefined){
-data["REPLICA_CHECK_INTERVAL_MS"] = coerced9;
-}
-}
-}
-if((typeof data9 == "number") && (isFinite(data9))){
-if(data9 > 600000 || isNaN(data9)){
-const err61 = {instancePath:instancePath+"/REPLICA_CHECK_INTERVAL_MS",schemaPath:"#/properties/REPLICA_CHECK_INTERVAL_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-if(data9 < 100 || isNaN(data9)){
-const err62 = {instancePath:instancePath+"/REPLICA_CHECK_INTERVAL_MS",schemaPath:"#/properties/REPLICA_CHECK_INTERVAL_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-let data10 = data.DATA_DIR;
-if(typeof data10 !== "string"){
-let dataType10 = typeof data10;
-let coerced10 = undefined;
-if(!(coerced10 !== undefined)){
-if(dataType10 == "number" || dataType10 == "boolean"){
-coerced10 = "" + data10;
-}
-else if(data10 === null){
-coerced10 = "";
-}
-else {
-const err63 = {instancePath:instancePath+"/DATA_DIR",schemaPath:"#/properties/DATA_DIR/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-}
-if(coerced10 !== undefined){
-data10 = coerced10;
-if(data !== undefined){
-data["DATA_DIR"] = coerced10;
-}
-}
-}
-if(typeof data10 === "string"){
-if(func2(data10) < 1){
-const err64 = {instancePath:instancePath+"/DATA_DIR",schemaPath:"#/properties/DATA_DIR/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-if(data.BOOTSTRAP_API_KEY !== undefined){
-let data11 = data.BOOTSTRAP_API_KEY;
-if(typeof data11 !== "string"){
-let dataType11 = typeof data11;
-let coerced11 = undefined;
-if(!(coerced11 !== undefined)){
-if(dataType11 == "number" || dataType11 == "boolean"){
-coerced11 = "" + data11;
-}
-else if(data11 === null){
-coerced11 = "";
-}
-else {
-const err65 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-}
-if(coerced11 !== undefined){
-data11 = coerced11;
-if(data !== undefined){
-data["BOOTSTRAP_API_KEY"] = coerced11;
-}
-}
-}
-if(typeof data11 === "string"){
-if(func2(data11) > 512){
-const err66 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-}
-if(func2(data11) < 20){
-const err67 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/minLength",keyword:"minLength",params:{limit: 20},message:"must NOT have fewer than 20 characters"};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
-errors++;
-}
-if(!pattern3.test(data11)){
-const err68 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._~+/-]+=*$"},message:"must match pattern \""+"^[A-Za-z0-9._~+/-]+=*$"+"\""};
-if(vErrors === null){
-vErrors = [err68];
-}
-else {
-vErrors.push(err68);
-}
-errors++;
-}
-}
-}
-let data12 = data.LOG_LEVEL;
-if(typeof data12 !== "string"){
-let dataType12 = typeof data12;
-let coerced12 = undefined;
-if(!(coerced12 !== undefined)){
-if(dataType12 == "number" || dataType12 == "boolean"){
-coerced12 = "" + data12;
-}
-else if(data12 === null){
-coerced12 = "";
-}
-else {
-const err69 = {instancePath:instancePath+"/LOG_LEVEL",schemaPath:"#/properties/LOG_LEVEL/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
-}
-}
-if(coerced12 !== undefined){
-data12 = coerced12;
-if(data !== undefined){
-data["LOG_LEVEL"] = coerced12;
-}
-}
-}
-if(!(((((((data12 === "fatal") || (data12 === "error")) || (data12 === "warn")) || (data12 === "info")) || (data12 === "debug")) || (data12 === "trace")) || (data12 === "silent"))){
-const err70 = {instancePath:instancePath+"/LOG_LEVEL",schemaPath:"#/properties/LOG_LEVEL/enum",keyword:"enum",params:{allowedValues: schema11.properties.LOG_LEVEL.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-let data13 = data.DATABASE_POOL_SIZE;
-if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-let dataType13 = typeof data13;
-let coerced13 = undefined;
-if(!(coerced13 !== undefined)){
-if(dataType13 === "boolean" || data13 === null
-              || (dataType13 === "string" && data13 && data13 == +data13 && !(data13 % 1))){
-coerced13 = +data13;
-}
-else {
-const err71 = {instancePath:instancePath+"/DATABASE_POOL_SIZE",schemaPath:"#/properties/DATABASE_POOL_SIZE/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
-}
-if(coerced13 !== undefined){
-data13 = coerced13;
-if(data !== undefined){
-data["DATABASE_POOL_SIZE"] = coerced13;
-}
-}
-}
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 > 200 || isNaN(data13)){
-const err72 = {instancePath:instancePath+"/DATABASE_POOL_SIZE",schemaPath:"#/properties/DATABASE_POOL_SIZE/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-}
-if(data13 < 1 || isNaN(data13)){
-const err73 = {instancePath:instancePath+"/DATABASE_POOL_SIZE",schemaPath:"#/properties/DATABASE_POOL_SIZE/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
-errors++;
-}
-}
-let data14 = data.DATABASE_IDLE_TIMEOUT_MS;
+let data14 = data.DRAIN_DELAY_MS;
 if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
 let dataType14 = typeof data14;
 let coerced14 = undefined;
@@ -1168,12 +913,12 @@ if(dataType14 === "boolean" || data14 === null
 coerced14 = +data14;
 }
 else {
-const err74 = {instancePath:instancePath+"/DATABASE_IDLE_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_IDLE_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err54 = {instancePath:instancePath+"/DRAIN_DELAY_MS",schemaPath:"#/properties/DRAIN_DELAY_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err74];
+vErrors = [err54];
 }
 else {
-vErrors.push(err74);
+vErrors.push(err54);
 }
 errors++;
 }
@@ -1181,33 +926,33 @@ errors++;
 if(coerced14 !== undefined){
 data14 = coerced14;
 if(data !== undefined){
-data["DATABASE_IDLE_TIMEOUT_MS"] = coerced14;
+data["DRAIN_DELAY_MS"] = coerced14;
 }
 }
 }
 if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 > 3600000 || isNaN(data14)){
-const err75 = {instancePath:instancePath+"/DATABASE_IDLE_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_IDLE_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"};
+if(data14 > 600000 || isNaN(data14)){
+const err55 = {instancePath:instancePath+"/DRAIN_DELAY_MS",schemaPath:"#/properties/DRAIN_DELAY_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
-vErrors = [err75];
+vErrors = [err55];
 }
 else {
-vErrors.push(err75);
+vErrors.push(err55);
 }
 errors++;
 }
-if(data14 < 100 || isNaN(data14)){
-const err76 = {instancePath:instancePath+"/DATABASE_IDLE_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_IDLE_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if(data14 < 0 || isNaN(data14)){
+const err56 = {instancePath:instancePath+"/DRAIN_DELAY_MS",schemaPath:"#/properties/DRAIN_DELAY_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
-vErrors = [err76];
+vErrors = [err56];
 }
 else {
-vErrors.push(err76);
+vErrors.push(err56);
 }
 errors++;
 }
 }
-let data15 = data.DATABASE_STARTUP_TIMEOUT_MS;
+let data15 = data.SHUTDOWN_TIMEOUT_MS;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
 let dataType15 = typeof data15;
 let coerced15 = undefined;
@@ -1217,12 +962,12 @@ if(dataType15 === "boolean" || data15 === null
 coerced15 = +data15;
 }
 else {
-const err77 = {instancePath:instancePath+"/DATABASE_STARTUP_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_STARTUP_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err57 = {instancePath:instancePath+"/SHUTDOWN_TIMEOUT_MS",schemaPath:"#/properties/SHUTDOWN_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err77];
+vErrors = [err57];
 }
 else {
-vErrors.push(err77);
+vErrors.push(err57);
 }
 errors++;
 }
@@ -1230,33 +975,33 @@ errors++;
 if(coerced15 !== undefined){
 data15 = coerced15;
 if(data !== undefined){
-data["DATABASE_STARTUP_TIMEOUT_MS"] = coerced15;
+data["SHUTDOWN_TIMEOUT_MS"] = coerced15;
 }
 }
 }
 if((typeof data15 == "number") && (isFinite(data15))){
-if(data15 > 3600000 || isNaN(data15)){
-const err78 = {instancePath:instancePath+"/DATABASE_STARTUP_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_STARTUP_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"};
+if(data15 > 600000 || isNaN(data15)){
+const err58 = {instancePath:instancePath+"/SHUTDOWN_TIMEOUT_MS",schemaPath:"#/properties/SHUTDOWN_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
-vErrors = [err78];
+vErrors = [err58];
 }
 else {
-vErrors.push(err78);
+vErrors.push(err58);
 }
 errors++;
 }
 if(data15 < 0 || isNaN(data15)){
-const err79 = {instancePath:instancePath+"/DATABASE_STARTUP_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_STARTUP_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err59 = {instancePath:instancePath+"/SHUTDOWN_TIMEOUT_MS",schemaPath:"#/properties/SHUTDOWN_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
-vErrors = [err79];
+vErrors = [err59];
 }
 else {
-vErrors.push(err79);
+vErrors.push(err59);
 }
 errors++;
 }
 }
-let data16 = data.DATA_DIR_MIN_FREE_MB;
+let data16 = data.KEEP_ALIVE_TIMEOUT_MS;
 if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
 let dataType16 = typeof data16;
 let coerced16 = undefined;
@@ -1266,7 +1011,371 @@ if(dataType16 === "boolean" || data16 === null
 coerced16 = +data16;
 }
 else {
-const err80 = {instancePath:instancePath+"/DATA_DIR_MIN_FREE_MB",schemaPath:"#/properties/DATA_DIR_MIN_FREE_MB/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err60 = {instancePath:instancePath+"/KEEP_ALIVE_TIMEOUT_MS",schemaPath:"#/properties/KEEP_ALIVE_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+if(coerced16 !== undefined){
+data16 = coerced16;
+if(data !== undefined){
+data["KEEP_ALIVE_TIMEOUT_MS"] = coerced16;
+}
+}
+}
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 > 600000 || isNaN(data16)){
+const err61 = {instancePath:instancePath+"/KEEP_ALIVE_TIMEOUT_MS",schemaPath:"#/properties/KEEP_ALIVE_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+if(data16 < 1 || isNaN(data16)){
+const err62 = {instancePath:instancePath+"/KEEP_ALIVE_TIMEOUT_MS",schemaPath:"#/properties/KEEP_ALIVE_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+let data17 = data.CORS_ORIGINS;
+if(typeof data17 !== "string"){
+let dataType17 = typeof data17;
+let coerced17 = undefined;
+if(!(coerced17 !== undefined)){
+if(dataType17 == "number" || dataType17 == "boolean"){
+coerced17 = "" + data17;
+}
+else if(data17 === null){
+coerced17 = "";
+}
+else {
+const err63 = {instancePath:instancePath+"/CORS_ORIGINS",schemaPath:"#/properties/CORS_ORIGINS/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+if(coerced17 !== undefined){
+data17 = coerced17;
+if(data !== undefined){
+data["CORS_ORIGINS"] = coerced17;
+}
+}
+}
+if(typeof data17 === "string"){
+if(!pattern4.test(data17)){
+const err64 = {instancePath:instancePath+"/CORS_ORIGINS",schemaPath:"#/properties/CORS_ORIGINS/pattern",keyword:"pattern",params:{pattern: "^(https?://[^,\\s/]+(, *https?://[^,\\s/]+)*)?$"},message:"must match pattern \""+"^(https?://[^,\\s/]+(, *https?://[^,\\s/]+)*)?$"+"\""};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+let data18 = data.TRUST_PROXY;
+if(typeof data18 !== "string"){
+let dataType18 = typeof data18;
+let coerced18 = undefined;
+if(!(coerced18 !== undefined)){
+if(dataType18 == "number" || dataType18 == "boolean"){
+coerced18 = "" + data18;
+}
+else if(data18 === null){
+coerced18 = "";
+}
+else {
+const err65 = {instancePath:instancePath+"/TRUST_PROXY",schemaPath:"#/properties/TRUST_PROXY/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+if(coerced18 !== undefined){
+data18 = coerced18;
+if(data !== undefined){
+data["TRUST_PROXY"] = coerced18;
+}
+}
+}
+if(typeof data18 === "string"){
+if(!pattern5.test(data18)){
+const err66 = {instancePath:instancePath+"/TRUST_PROXY",schemaPath:"#/properties/TRUST_PROXY/pattern",keyword:"pattern",params:{pattern: "^(true|false|[0-9]{1,2}|[0-9a-fA-F.:/, ]+)$"},message:"must match pattern \""+"^(true|false|[0-9]{1,2}|[0-9a-fA-F.:/, ]+)$"+"\""};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+}
+let data19 = data.RATE_LIMIT_MAX;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+let dataType19 = typeof data19;
+let coerced19 = undefined;
+if(!(coerced19 !== undefined)){
+if(dataType19 === "boolean" || data19 === null
+              || (dataType19 === "string" && data19 && data19 == +data19 && !(data19 % 1))){
+coerced19 = +data19;
+}
+else {
+const err67 = {instancePath:instancePath+"/RATE_LIMIT_MAX",schemaPath:"#/properties/RATE_LIMIT_MAX/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+if(coerced19 !== undefined){
+data19 = coerced19;
+if(data !== undefined){
+data["RATE_LIMIT_MAX"] = coerced19;
+}
+}
+}
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 > 1000000 || isNaN(data19)){
+const err68 = {instancePath:instancePath+"/RATE_LIMIT_MAX",schemaPath:"#/properties/RATE_LIMIT_MAX/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+if(data19 < 1 || isNaN(data19)){
+const err69 = {instancePath:instancePath+"/RATE_LIMIT_MAX",schemaPath:"#/properties/RATE_LIMIT_MAX/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+let data20 = data.RATE_LIMIT_WINDOW_SECONDS;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+let dataType20 = typeof data20;
+let coerced20 = undefined;
+if(!(coerced20 !== undefined)){
+if(dataType20 === "boolean" || data20 === null
+              || (dataType20 === "string" && data20 && data20 == +data20 && !(data20 % 1))){
+coerced20 = +data20;
+}
+else {
+const err70 = {instancePath:instancePath+"/RATE_LIMIT_WINDOW_SECONDS",schemaPath:"#/properties/RATE_LIMIT_WINDOW_SECONDS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+if(coerced20 !== undefined){
+data20 = coerced20;
+if(data !== undefined){
+data["RATE_LIMIT_WINDOW_SECONDS"] = coerced20;
+}
+}
+}
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 86400 || isNaN(data20)){
+const err71 = {instancePath:instancePath+"/RATE_LIMIT_WINDOW_SECONDS",schemaPath:"#/properties/RATE_LIMIT_WINDOW_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+if(data20 < 1 || isNaN(data20)){
+const err72 = {instancePath:instancePath+"/RATE_LIMIT_WINDOW_SECONDS",schemaPath:"#/properties/RATE_LIMIT_WINDOW_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+let data21 = data.IDEMPOTENCY_TTL_SECONDS;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+let dataType21 = typeof data21;
+let coerced21 = undefined;
+if(!(coerced21 !== undefined)){
+if(dataType21 === "boolean" || data21 === null
+              || (dataType21 === "string" && data21 && data21 == +data21 && !(data21 % 1))){
+coerced21 = +data21;
+}
+else {
+const err73 = {instancePath:instancePath+"/IDEMPOTENCY_TTL_SECONDS",schemaPath:"#/properties/IDEMPOTENCY_TTL_SECONDS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+if(coerced21 !== undefined){
+data21 = coerced21;
+if(data !== undefined){
+data["IDEMPOTENCY_TTL_SECONDS"] = coerced21;
+}
+}
+}
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 > 2592000 || isNaN(data21)){
+const err74 = {instancePath:instancePath+"/IDEMPOTENCY_TTL_SECONDS",schemaPath:"#/properties/IDEMPOTENCY_TTL_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2592000},message:"must be <= 2592000"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+if(data21 < 60 || isNaN(data21)){
+const err75 = {instancePath:instancePath+"/IDEMPOTENCY_TTL_SECONDS",schemaPath:"#/properties/IDEMPOTENCY_TTL_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+if(data.REDIS_URL !== undefined){
+let data22 = data.REDIS_URL;
+if(typeof data22 !== "string"){
+let dataType22 = typeof data22;
+let coerced22 = undefined;
+if(!(coerced22 !== undefined)){
+if(dataType22 == "number" || dataType22 == "boolean"){
+coerced22 = "" + data22;
+}
+else if(data22 === null){
+coerced22 = "";
+}
+else {
+const err76 = {instancePath:instancePath+"/REDIS_URL",schemaPath:"#/properties/REDIS_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+if(coerced22 !== undefined){
+data22 = coerced22;
+if(data !== undefined){
+data["REDIS_URL"] = coerced22;
+}
+}
+}
+if(typeof data22 === "string"){
+if(!pattern6.test(data22)){
+const err77 = {instancePath:instancePath+"/REDIS_URL",schemaPath:"#/properties/REDIS_URL/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\""};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+}
+}
+let data23 = data.METRICS_PORT;
+if(typeof data23 !== "string"){
+let dataType23 = typeof data23;
+let coerced23 = undefined;
+if(!(coerced23 !== undefined)){
+if(dataType23 == "number" || dataType23 == "boolean"){
+coerced23 = "" + data23;
+}
+else if(data23 === null){
+coerced23 = "";
+}
+else {
+const err78 = {instancePath:instancePath+"/METRICS_PORT",schemaPath:"#/properties/METRICS_PORT/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+}
+if(coerced23 !== undefined){
+data23 = coerced23;
+if(data !== undefined){
+data["METRICS_PORT"] = coerced23;
+}
+}
+}
+if(typeof data23 === "string"){
+if(!pattern7.test(data23)){
+const err79 = {instancePath:instancePath+"/METRICS_PORT",schemaPath:"#/properties/METRICS_PORT/pattern",keyword:"pattern",params:{pattern: "^(off|[0-9]{1,5})$"},message:"must match pattern \""+"^(off|[0-9]{1,5})$"+"\""};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+}
+let data24 = data.METRICS_HOST;
+if(typeof data24 !== "string"){
+let dataType24 = typeof data24;
+let coerced24 = undefined;
+if(!(coerced24 !== undefined)){
+if(dataType24 == "number" || dataType24 == "boolean"){
+coerced24 = "" + data24;
+}
+else if(data24 === null){
+coerced24 = "";
+}
+else {
+const err80 = {instancePath:instancePath+"/METRICS_HOST",schemaPath:"#/properties/METRICS_HOST/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1276,16 +1385,16 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(coerced16 !== undefined){
-data16 = coerced16;
+if(coerced24 !== undefined){
+data24 = coerced24;
 if(data !== undefined){
-data["DATA_DIR_MIN_FREE_MB"] = coerced16;
+data["METRICS_HOST"] = coerced24;
 }
 }
 }
-if((typeof data16 == "number") && (isFinite(data16))){
-if(data16 > 1048576 || isNaN(data16)){
-const err81 = {instancePath:instancePath+"/DATA_DIR_MIN_FREE_MB",schemaPath:"#/properties/DATA_DIR_MIN_FREE_MB/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576"};
+if(typeof data24 === "string"){
+if(func2(data24) < 1){
+const err81 = {instancePath:instancePath+"/METRICS_HOST",schemaPath:"#/properties/METRICS_HOST/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1294,8 +1403,10 @@ vErrors.push(err81);
 }
 errors++;
 }
-if(data16 < 1 || isNaN(data16)){
-const err82 = {instancePath:instancePath+"/DATA_DIR_MIN_FREE_MB",schemaPath:"#/properties/DATA_DIR_MIN_FREE_MB/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+else {
+const err82 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1304,1184 +1415,8 @@ vErrors.push(err82);
 }
 errors++;
 }
-}
-let data17 = data.MIGRATE_ON_START;
-if(typeof data17 !== "boolean"){
-let coerced17 = undefined;
-if(!(coerced17 !== undefined)){
-if(data17 === "false" || data17 === 0 || data17 === null){
-coerced17 = false;
-}
-else if(data17 === "true" || data17 === 1){
-coerced17 = true;
-}
-else {
-const err83 = {instancePath:instancePath+"/MIGRATE_ON_START",schemaPath:"#/properties/MIGRATE_ON_START/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err83];
-}
-else {
-vErrors.push(err83);
-}
-errors++;
-}
-}
-if(coerced17 !== undefined){
-data17 = coerced17;
-if(data !== undefined){
-data["MIGRATE_ON_START"] = coerced17;
-}
-}
-}
-let data18 = data.BODY_LIMIT_BYTES;
-if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-let dataType18 = typeof data18;
-let coerced18 = undefined;
-if(!(coerced18 !== undefined)){
-if(dataType18 === "boolean" || data18 === null
-              || (dataType18 === "string" && data18 && data18 == +data18 && !(data18 % 1))){
-coerced18 = +data18;
-}
-else {
-const err84 = {instancePath:instancePath+"/BODY_LIMIT_BYTES",schemaPath:"#/properties/BODY_LIMIT_BYTES/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err84];
-}
-else {
-vErrors.push(err84);
-}
-errors++;
-}
-}
-if(coerced18 !== undefined){
-data18 = coerced18;
-if(data !== undefined){
-data["BODY_LIMIT_BYTES"] = coerced18;
-}
-}
-}
-if((typeof data18 == "number") && (isFinite(data18))){
-if(data18 > 10485760 || isNaN(data18)){
-const err85 = {instancePath:instancePath+"/BODY_LIMIT_BYTES",schemaPath:"#/properties/BODY_LIMIT_BYTES/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10485760},message:"must be <= 10485760"};
-if(vErrors === null){
-vErrors = [err85];
-}
-else {
-vErrors.push(err85);
-}
-errors++;
-}
-if(data18 < 1024 || isNaN(data18)){
-const err86 = {instancePath:instancePath+"/BODY_LIMIT_BYTES",schemaPath:"#/properties/BODY_LIMIT_BYTES/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
-if(vErrors === null){
-vErrors = [err86];
-}
-else {
-vErrors.push(err86);
-}
-errors++;
-}
-}
-let data19 = data.API_KEY_CACHE_SECONDS;
-if(!((typeof data19 == "number") && (isFinite(data19)))){
-let dataType19 = typeof data19;
-let coerced19 = undefined;
-if(!(coerced19 !== undefined)){
-if(dataType19 == "boolean" || data19 === null
-              || (dataType19 == "string" && data19 && data19 == +data19)){
-coerced19 = +data19;
-}
-else {
-const err87 = {instancePath:instancePath+"/API_KEY_CACHE_SECONDS",schemaPath:"#/properties/API_KEY_CACHE_SECONDS/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err87];
-}
-else {
-vErrors.push(err87);
-}
-errors++;
-}
-}
-if(coerced19 !== undefined){
-data19 = coerced19;
-if(data !== undefined){
-data["API_KEY_CACHE_SECONDS"] = coerced19;
-}
-}
-}
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 > 300 || isNaN(data19)){
-const err88 = {instancePath:instancePath+"/API_KEY_CACHE_SECONDS",schemaPath:"#/properties/API_KEY_CACHE_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 300},message:"must be <= 300"};
-if(vErrors === null){
-vErrors = [err88];
-}
-else {
-vErrors.push(err88);
-}
-errors++;
-}
-if(data19 < 0 || isNaN(data19)){
-const err89 = {instancePath:instancePath+"/API_KEY_CACHE_SECONDS",schemaPath:"#/properties/API_KEY_CACHE_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err89];
-}
-else {
-vErrors.push(err89);
-}
-errors++;
-}
-}
-let data20 = data.RESPONSE_VALIDATION;
-if(typeof data20 !== "boolean"){
-let coerced20 = undefined;
-if(!(coerced20 !== undefined)){
-if(data20 === "false" || data20 === 0 || data20 === null){
-coerced20 = false;
-}
-else if(data20 === "true" || data20 === 1){
-coerced20 = true;
-}
-else {
-const err90 = {instancePath:instancePath+"/RESPONSE_VALIDATION",schemaPath:"#/properties/RESPONSE_VALIDATION/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err90];
-}
-else {
-vErrors.push(err90);
-}
-errors++;
-}
-}
-if(coerced20 !== undefined){
-data20 = coerced20;
-if(data !== undefined){
-data["RESPONSE_VALIDATION"] = coerced20;
-}
-}
-}
-let data21 = data.NODE_ENV;
-if(typeof data21 !== "string"){
-let dataType21 = typeof data21;
-let coerced21 = undefined;
-if(!(coerced21 !== undefined)){
-if(dataType21 == "number" || dataType21 == "boolean"){
-coerced21 = "" + data21;
-}
-else if(data21 === null){
-coerced21 = "";
-}
-else {
-const err91 = {instancePath:instancePath+"/NODE_ENV",schemaPath:"#/properties/NODE_ENV/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err91];
-}
-else {
-vErrors.push(err91);
-}
-errors++;
-}
-}
-if(coerced21 !== undefined){
-data21 = coerced21;
-if(data !== undefined){
-data["NODE_ENV"] = coerced21;
-}
-}
-}
-let data22 = data.DRAIN_DELAY_MS;
-if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-let dataType22 = typeof data22;
-let coerced22 = undefined;
-if(!(coerced22 !== undefined)){
-if(dataType22 === "boolean" || data22 === null
-              || (dataType22 === "string" && data22 && data22 == +data22 && !(data22 % 1))){
-coerced22 = +data22;
-}
-else {
-const err92 = {instancePath:instancePath+"/DRAIN_DELAY_MS",schemaPath:"#/properties/DRAIN_DELAY_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err92];
-}
-else {
-vErrors.push(err92);
-}
-errors++;
-}
-}
-if(coerced22 !== undefined){
-data22 = coerced22;
-if(data !== undefined){
-data["DRAIN_DELAY_MS"] = coerced22;
-}
-}
-}
-if((typeof data22 == "number") && (isFinite(data22))){
-if(data22 > 600000 || isNaN(data22)){
-const err93 = {instancePath:instancePath+"/DRAIN_DELAY_MS",schemaPath:"#/properties/DRAIN_DELAY_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
-if(vErrors === null){
-vErrors = [err93];
-}
-else {
-vErrors.push(err93);
-}
-errors++;
-}
-if(data22 < 0 || isNaN(data22)){
-const err94 = {instancePath:instancePath+"/DRAIN_DELAY_MS",schemaPath:"#/properties/DRAIN_DELAY_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err94];
-}
-else {
-vErrors.push(err94);
-}
-errors++;
-}
-}
-let data23 = data.SHUTDOWN_TIMEOUT_MS;
-if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-let dataType23 = typeof data23;
-let coerced23 = undefined;
-if(!(coerced23 !== undefined)){
-if(dataType23 === "boolean" || data23 === null
-              || (dataType23 === "string" && data23 && data23 == +data23 && !(data23 % 1))){
-coerced23 = +data23;
-}
-else {
-const err95 = {instancePath:instancePath+"/SHUTDOWN_TIMEOUT_MS",schemaPath:"#/properties/SHUTDOWN_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
-}
-if(coerced23 !== undefined){
-data23 = coerced23;
-if(data !== undefined){
-data["SHUTDOWN_TIMEOUT_MS"] = coerced23;
-}
-}
-}
-if((typeof data23 == "number") && (isFinite(data23))){
-if(data23 > 600000 || isNaN(data23)){
-const err96 = {instancePath:instancePath+"/SHUTDOWN_TIMEOUT_MS",schemaPath:"#/properties/SHUTDOWN_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
-if(vErrors === null){
-vErrors = [err96];
-}
-else {
-vErrors.push(err96);
-}
-errors++;
-}
-if(data23 < 0 || isNaN(data23)){
-const err97 = {instancePath:instancePath+"/SHUTDOWN_TIMEOUT_MS",schemaPath:"#/properties/SHUTDOWN_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err97];
-}
-else {
-vErrors.push(err97);
-}
-errors++;
-}
-}
-let data24 = data.REQUEST_TIMEOUT_MS;
-if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
-let dataType24 = typeof data24;
-let coerced24 = undefined;
-if(!(coerced24 !== undefined)){
-if(dataType24 === "boolean" || data24 === null
-              || (dataType24 === "string" && data24 && data24 == +data24 && !(data24 % 1))){
-coerced24 = +data24;
-}
-else {
-const err98 = {instancePath:instancePath+"/REQUEST_TIMEOUT_MS",schemaPath:"#/properties/REQUEST_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err98];
-}
-else {
-vErrors.push(err98);
-}
-errors++;
-}
-}
-if(coerced24 !== undefined){
-data24 = coerced24;
-if(data !== undefined){
-data["REQUEST_TIMEOUT_MS"] = coerced24;
-}
-}
-}
-if((typeof data24 == "number") && (isFinite(data24))){
-if(data24 > 600000 || isNaN(data24)){
-const err99 = {instancePath:instancePath+"/REQUEST_TIMEOUT_MS",schemaPath:"#/properties/REQUEST_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
-if(vErrors === null){
-vErrors = [err99];
-}
-else {
-vErrors.push(err99);
-}
-errors++;
-}
-if(data24 < 0 || isNaN(data24)){
-const err100 = {instancePath:instancePath+"/REQUEST_TIMEOUT_MS",schemaPath:"#/properties/REQUEST_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err100];
-}
-else {
-vErrors.push(err100);
-}
-errors++;
-}
-}
-let data25 = data.HEADERS_TIMEOUT_MS;
-if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
-let dataType25 = typeof data25;
-let coerced25 = undefined;
-if(!(coerced25 !== undefined)){
-if(dataType25 === "boolean" || data25 === null
-              || (dataType25 === "string" && data25 && data25 == +data25 && !(data25 % 1))){
-coerced25 = +data25;
-}
-else {
-const err101 = {instancePath:instancePath+"/HEADERS_TIMEOUT_MS",schemaPath:"#/properties/HEADERS_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err101];
-}
-else {
-vErrors.push(err101);
-}
-errors++;
-}
-}
-if(coerced25 !== undefined){
-data25 = coerced25;
-if(data !== undefined){
-data["HEADERS_TIMEOUT_MS"] = coerced25;
-}
-}
-}
-if((typeof data25 == "number") && (isFinite(data25))){
-if(data25 > 600000 || isNaN(data25)){
-const err102 = {instancePath:instancePath+"/HEADERS_TIMEOUT_MS",schemaPath:"#/properties/HEADERS_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
-if(vErrors === null){
-vErrors = [err102];
-}
-else {
-vErrors.push(err102);
-}
-errors++;
-}
-if(data25 < 1 || isNaN(data25)){
-const err103 = {instancePath:instancePath+"/HEADERS_TIMEOUT_MS",schemaPath:"#/properties/HEADERS_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err103];
-}
-else {
-vErrors.push(err103);
-}
-errors++;
-}
-}
-let data26 = data.KEEP_ALIVE_TIMEOUT_MS;
-if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-let dataType26 = typeof data26;
-let coerced26 = undefined;
-if(!(coerced26 !== undefined)){
-if(dataType26 === "boolean" || data26 === null
-              || (dataType26 === "string" && data26 && data26 == +data26 && !(data26 % 1))){
-coerced26 = +data26;
-}
-else {
-const err104 = {instancePath:instancePath+"/KEEP_ALIVE_TIMEOUT_MS",schemaPath:"#/properties/KEEP_ALIVE_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err104];
-}
-else {
-vErrors.push(err104);
-}
-errors++;
-}
-}
-if(coerced26 !== undefined){
-data26 = coerced26;
-if(data !== undefined){
-data["KEEP_ALIVE_TIMEOUT_MS"] = coerced26;
-}
-}
-}
-if((typeof data26 == "number") && (isFinite(data26))){
-if(data26 > 600000 || isNaN(data26)){
-const err105 = {instancePath:instancePath+"/KEEP_ALIVE_TIMEOUT_MS",schemaPath:"#/properties/KEEP_ALIVE_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
-if(vErrors === null){
-vErrors = [err105];
-}
-else {
-vErrors.push(err105);
-}
-errors++;
-}
-if(data26 < 1 || isNaN(data26)){
-const err106 = {instancePath:instancePath+"/KEEP_ALIVE_TIMEOUT_MS",schemaPath:"#/properties/KEEP_ALIVE_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err106];
-}
-else {
-vErrors.push(err106);
-}
-errors++;
-}
-}
-let data27 = data.CONNECTION_TIMEOUT_MS;
-if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-let dataType27 = typeof data27;
-let coerced27 = undefined;
-if(!(coerced27 !== undefined)){
-if(dataType27 === "boolean" || data27 === null
-              || (dataType27 === "string" && data27 && data27 == +data27 && !(data27 % 1))){
-coerced27 = +data27;
-}
-else {
-const err107 = {instancePath:instancePath+"/CONNECTION_TIMEOUT_MS",schemaPath:"#/properties/CONNECTION_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err107];
-}
-else {
-vErrors.push(err107);
-}
-errors++;
-}
-}
-if(coerced27 !== undefined){
-data27 = coerced27;
-if(data !== undefined){
-data["CONNECTION_TIMEOUT_MS"] = coerced27;
-}
-}
-}
-if((typeof data27 == "number") && (isFinite(data27))){
-if(data27 > 600000 || isNaN(data27)){
-const err108 = {instancePath:instancePath+"/CONNECTION_TIMEOUT_MS",schemaPath:"#/properties/CONNECTION_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
-if(vErrors === null){
-vErrors = [err108];
-}
-else {
-vErrors.push(err108);
-}
-errors++;
-}
-if(data27 < 0 || isNaN(data27)){
-const err109 = {instancePath:instancePath+"/CONNECTION_TIMEOUT_MS",schemaPath:"#/properties/CONNECTION_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err109];
-}
-else {
-vErrors.push(err109);
-}
-errors++;
-}
-}
-let data28 = data.CORS_ORIGINS;
-if(typeof data28 !== "string"){
-let dataType28 = typeof data28;
-let coerced28 = undefined;
-if(!(coerced28 !== undefined)){
-if(dataType28 == "number" || dataType28 == "boolean"){
-coerced28 = "" + data28;
-}
-else if(data28 === null){
-coerced28 = "";
-}
-else {
-const err110 = {instancePath:instancePath+"/CORS_ORIGINS",schemaPath:"#/properties/CORS_ORIGINS/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-}
-}
-if(coerced28 !== undefined){
-data28 = coerced28;
-if(data !== undefined){
-data["CORS_ORIGINS"] = coerced28;
-}
-}
-}
-if(typeof data28 === "string"){
-if(!pattern4.test(data28)){
-const err111 = {instancePath:instancePath+"/CORS_ORIGINS",schemaPath:"#/properties/CORS_ORIGINS/pattern",keyword:"pattern",params:{pattern: "^(https?://[^,\\s/]+(, *https?://[^,\\s/]+)*)?$"},message:"must match pattern \""+"^(https?://[^,\\s/]+(, *https?://[^,\\s/]+)*)?$"+"\""};
-if(vErrors === null){
-vErrors = [err111];
-}
-else {
-vErrors.push(err111);
-}
-errors++;
-}
-}
-let data29 = data.TRUST_PROXY;
-if(typeof data29 !== "string"){
-let dataType29 = typeof data29;
-let coerced29 = undefined;
-if(!(coerced29 !== undefined)){
-if(dataType29 == "number" || dataType29 == "boolean"){
-coerced29 = "" + data29;
-}
-else if(data29 === null){
-coerced29 = "";
-}
-else {
-const err112 = {instancePath:instancePath+"/TRUST_PROXY",schemaPath:"#/properties/TRUST_PROXY/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err112];
-}
-else {
-vErrors.push(err112);
-}
-errors++;
-}
-}
-if(coerced29 !== undefined){
-data29 = coerced29;
-if(data !== undefined){
-data["TRUST_PROXY"] = coerced29;
-}
-}
-}
-if(typeof data29 === "string"){
-if(!pattern5.test(data29)){
-const err113 = {instancePath:instancePath+"/TRUST_PROXY",schemaPath:"#/properties/TRUST_PROXY/pattern",keyword:"pattern",params:{pattern: "^(true|false|[0-9]{1,2}|[0-9a-fA-F.:/, ]+)$"},message:"must match pattern \""+"^(true|false|[0-9]{1,2}|[0-9a-fA-F.:/, ]+)$"+"\""};
-if(vErrors === null){
-vErrors = [err113];
-}
-else {
-vErrors.push(err113);
-}
-errors++;
-}
-}
-let data30 = data.READINESS_MAX_AGE_MS;
-if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
-let dataType30 = typeof data30;
-let coerced30 = undefined;
-if(!(coerced30 !== undefined)){
-if(dataType30 === "boolean" || data30 === null
-              || (dataType30 === "string" && data30 && data30 == +data30 && !(data30 % 1))){
-coerced30 = +data30;
-}
-else {
-const err114 = {instancePath:instancePath+"/READINESS_MAX_AGE_MS",schemaPath:"#/properties/READINESS_MAX_AGE_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err114];
-}
-else {
-vErrors.push(err114);
-}
-errors++;
-}
-}
-if(coerced30 !== undefined){
-data30 = coerced30;
-if(data !== undefined){
-data["READINESS_MAX_AGE_MS"] = coerced30;
-}
-}
-}
-if((typeof data30 == "number") && (isFinite(data30))){
-if(data30 > 60000 || isNaN(data30)){
-const err115 = {instancePath:instancePath+"/READINESS_MAX_AGE_MS",schemaPath:"#/properties/READINESS_MAX_AGE_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
-if(vErrors === null){
-vErrors = [err115];
-}
-else {
-vErrors.push(err115);
-}
-errors++;
-}
-if(data30 < 0 || isNaN(data30)){
-const err116 = {instancePath:instancePath+"/READINESS_MAX_AGE_MS",schemaPath:"#/properties/READINESS_MAX_AGE_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err116];
-}
-else {
-vErrors.push(err116);
-}
-errors++;
-}
-}
-let data31 = data.RATE_LIMIT_MAX;
-if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
-let dataType31 = typeof data31;
-let coerced31 = undefined;
-if(!(coerced31 !== undefined)){
-if(dataType31 === "boolean" || data31 === null
-              || (dataType31 === "string" && data31 && data31 == +data31 && !(data31 % 1))){
-coerced31 = +data31;
-}
-else {
-const err117 = {instancePath:instancePath+"/RATE_LIMIT_MAX",schemaPath:"#/properties/RATE_LIMIT_MAX/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err117];
-}
-else {
-vErrors.push(err117);
-}
-errors++;
-}
-}
-if(coerced31 !== undefined){
-data31 = coerced31;
-if(data !== undefined){
-data["RATE_LIMIT_MAX"] = coerced31;
-}
-}
-}
-if((typeof data31 == "number") && (isFinite(data31))){
-if(data31 > 1000000 || isNaN(data31)){
-const err118 = {instancePath:instancePath+"/RATE_LIMIT_MAX",schemaPath:"#/properties/RATE_LIMIT_MAX/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
-if(vErrors === null){
-vErrors = [err118];
-}
-else {
-vErrors.push(err118);
-}
-errors++;
-}
-if(data31 < 1 || isNaN(data31)){
-const err119 = {instancePath:instancePath+"/RATE_LIMIT_MAX",schemaPath:"#/properties/RATE_LIMIT_MAX/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err119];
-}
-else {
-vErrors.push(err119);
-}
-errors++;
-}
-}
-let data32 = data.RATE_LIMIT_WINDOW_SECONDS;
-if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
-let dataType32 = typeof data32;
-let coerced32 = undefined;
-if(!(coerced32 !== undefined)){
-if(dataType32 === "boolean" || data32 === null
-              || (dataType32 === "string" && data32 && data32 == +data32 && !(data32 % 1))){
-coerced32 = +data32;
-}
-else {
-const err120 = {instancePath:instancePath+"/RATE_LIMIT_WINDOW_SECONDS",schemaPath:"#/properties/RATE_LIMIT_WINDOW_SECONDS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err120];
-}
-else {
-vErrors.push(err120);
-}
-errors++;
-}
-}
-if(coerced32 !== undefined){
-data32 = coerced32;
-if(data !== undefined){
-data["RATE_LIMIT_WINDOW_SECONDS"] = coerced32;
-}
-}
-}
-if((typeof data32 == "number") && (isFinite(data32))){
-if(data32 > 86400 || isNaN(data32)){
-const err121 = {instancePath:instancePath+"/RATE_LIMIT_WINDOW_SECONDS",schemaPath:"#/properties/RATE_LIMIT_WINDOW_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
-if(vErrors === null){
-vErrors = [err121];
-}
-else {
-vErrors.push(err121);
-}
-errors++;
-}
-if(data32 < 1 || isNaN(data32)){
-const err122 = {instancePath:instancePath+"/RATE_LIMIT_WINDOW_SECONDS",schemaPath:"#/properties/RATE_LIMIT_WINDOW_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err122];
-}
-else {
-vErrors.push(err122);
-}
-errors++;
-}
-}
-let data33 = data.IDEMPOTENCY_TTL_SECONDS;
-if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
-let dataType33 = typeof data33;
-let coerced33 = undefined;
-if(!(coerced33 !== undefined)){
-if(dataType33 === "boolean" || data33 === null
-              || (dataType33 === "string" && data33 && data33 == +data33 && !(data33 % 1))){
-coerced33 = +data33;
-}
-else {
-const err123 = {instancePath:instancePath+"/IDEMPOTENCY_TTL_SECONDS",schemaPath:"#/properties/IDEMPOTENCY_TTL_SECONDS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err123];
-}
-else {
-vErrors.push(err123);
-}
-errors++;
-}
-}
-if(coerced33 !== undefined){
-data33 = coerced33;
-if(data !== undefined){
-data["IDEMPOTENCY_TTL_SECONDS"] = coerced33;
-}
-}
-}
-if((typeof data33 == "number") && (isFinite(data33))){
-if(data33 > 2592000 || isNaN(data33)){
-const err124 = {instancePath:instancePath+"/IDEMPOTENCY_TTL_SECONDS",schemaPath:"#/properties/IDEMPOTENCY_TTL_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2592000},message:"must be <= 2592000"};
-if(vErrors === null){
-vErrors = [err124];
-}
-else {
-vErrors.push(err124);
-}
-errors++;
-}
-if(data33 < 60 || isNaN(data33)){
-const err125 = {instancePath:instancePath+"/IDEMPOTENCY_TTL_SECONDS",schemaPath:"#/properties/IDEMPOTENCY_TTL_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"};
-if(vErrors === null){
-vErrors = [err125];
-}
-else {
-vErrors.push(err125);
-}
-errors++;
-}
-}
-let data34 = data.RATE_LIMIT_REDIS_TIMEOUT_MS;
-if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
-let dataType34 = typeof data34;
-let coerced34 = undefined;
-if(!(coerced34 !== undefined)){
-if(dataType34 === "boolean" || data34 === null
-              || (dataType34 === "string" && data34 && data34 == +data34 && !(data34 % 1))){
-coerced34 = +data34;
-}
-else {
-const err126 = {instancePath:instancePath+"/RATE_LIMIT_REDIS_TIMEOUT_MS",schemaPath:"#/properties/RATE_LIMIT_REDIS_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err126];
-}
-else {
-vErrors.push(err126);
-}
-errors++;
-}
-}
-if(coerced34 !== undefined){
-data34 = coerced34;
-if(data !== undefined){
-data["RATE_LIMIT_REDIS_TIMEOUT_MS"] = coerced34;
-}
-}
-}
-if((typeof data34 == "number") && (isFinite(data34))){
-if(data34 > 10000 || isNaN(data34)){
-const err127 = {instancePath:instancePath+"/RATE_LIMIT_REDIS_TIMEOUT_MS",schemaPath:"#/properties/RATE_LIMIT_REDIS_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000},message:"must be <= 10000"};
-if(vErrors === null){
-vErrors = [err127];
-}
-else {
-vErrors.push(err127);
-}
-errors++;
-}
-if(data34 < 1 || isNaN(data34)){
-const err128 = {instancePath:instancePath+"/RATE_LIMIT_REDIS_TIMEOUT_MS",schemaPath:"#/properties/RATE_LIMIT_REDIS_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err128];
-}
-else {
-vErrors.push(err128);
-}
-errors++;
-}
-}
-if(data.REDIS_URL !== undefined){
-let data35 = data.REDIS_URL;
-if(typeof data35 !== "string"){
-let dataType35 = typeof data35;
-let coerced35 = undefined;
-if(!(coerced35 !== undefined)){
-if(dataType35 == "number" || dataType35 == "boolean"){
-coerced35 = "" + data35;
-}
-else if(data35 === null){
-coerced35 = "";
-}
-else {
-const err129 = {instancePath:instancePath+"/REDIS_URL",schemaPath:"#/properties/REDIS_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err129];
-}
-else {
-vErrors.push(err129);
-}
-errors++;
-}
-}
-if(coerced35 !== undefined){
-data35 = coerced35;
-if(data !== undefined){
-data["REDIS_URL"] = coerced35;
-}
-}
-}
-if(typeof data35 === "string"){
-if(!pattern6.test(data35)){
-const err130 = {instancePath:instancePath+"/REDIS_URL",schemaPath:"#/properties/REDIS_URL/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\""};
-if(vErrors === null){
-vErrors = [err130];
-}
-else {
-vErrors.push(err130);
-}
-errors++;
-}
-}
-}
-let data36 = data.METRICS_PORT;
-if(typeof data36 !== "string"){
-let dataType36 = typeof data36;
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(dataType36 == "number" || dataType36 == "boolean"){
-coerced36 = "" + data36;
-}
-else if(data36 === null){
-coerced36 = "";
-}
-else {
-const err131 = {instancePath:instancePath+"/METRICS_PORT",schemaPath:"#/properties/METRICS_PORT/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err131];
-}
-else {
-vErrors.push(err131);
-}
-errors++;
-}
-}
-if(coerced36 !== undefined){
-data36 = coerced36;
-if(data !== undefined){
-data["METRICS_PORT"] = coerced36;
-}
-}
-}
-if(typeof data36 === "string"){
-if(!pattern7.test(data36)){
-const err132 = {instancePath:instancePath+"/METRICS_PORT",schemaPath:"#/properties/METRICS_PORT/pattern",keyword:"pattern",params:{pattern: "^(off|[0-9]{1,5})$"},message:"must match pattern \""+"^(off|[0-9]{1,5})$"+"\""};
-if(vErrors === null){
-vErrors = [err132];
-}
-else {
-vErrors.push(err132);
-}
-errors++;
-}
-}
-let data37 = data.METRICS_HOST;
-if(typeof data37 !== "string"){
-let dataType37 = typeof data37;
-let coerced37 = undefined;
-if(!(coerced37 !== undefined)){
-if(dataType37 == "number" || dataType37 == "boolean"){
-coerced37 = "" + data37;
-}
-else if(data37 === null){
-coerced37 = "";
-}
-else {
-const err133 = {instancePath:instancePath+"/METRICS_HOST",schemaPath:"#/properties/METRICS_HOST/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err133];
-}
-else {
-vErrors.push(err133);
-}
-errors++;
-}
-}
-if(coerced37 !== undefined){
-data37 = coerced37;
-if(data !== undefined){
-data["METRICS_HOST"] = coerced37;
-}
-}
-}
-if(typeof data37 === "string"){
-if(func2(data37) < 1){
-const err134 = {instancePath:instancePath+"/METRICS_HOST",schemaPath:"#/properties/METRICS_HOST/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err134];
-}
-else {
-vErrors.push(err134);
-}
-errors++;
-}
-}
-let data38 = data.LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS;
-if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
-let dataType38 = typeof data38;
-let coerced38 = undefined;
-if(!(coerced38 !== undefined)){
-if(dataType38 === "boolean" || data38 === null
-              || (dataType38 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
-coerced38 = +data38;
-}
-else {
-const err135 = {instancePath:instancePath+"/LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS",schemaPath:"#/properties/LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err135];
-}
-else {
-vErrors.push(err135);
-}
-errors++;
-}
-}
-if(coerced38 !== undefined){
-data38 = coerced38;
-if(data !== undefined){
-data["LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS"] = coerced38;
-}
-}
-}
-if((typeof data38 == "number") && (isFinite(data38))){
-if(data38 > 60000 || isNaN(data38)){
-const err136 = {instancePath:instancePath+"/LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS",schemaPath:"#/properties/LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
-if(vErrors === null){
-vErrors = [err136];
-}
-else {
-vErrors.push(err136);
-}
-errors++;
-}
-if(data38 < 0 || isNaN(data38)){
-const err137 = {instancePath:instancePath+"/LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS",schemaPath:"#/properties/LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err137];
-}
-else {
-vErrors.push(err137);
-}
-errors++;
-}
-}
-let data39 = data.LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION;
-if(!((typeof data39 == "number") && (isFinite(data39)))){
-let dataType39 = typeof data39;
-let coerced39 = undefined;
-if(!(coerced39 !== undefined)){
-if(dataType39 == "boolean" || data39 === null
-              || (dataType39 == "string" && data39 && data39 == +data39)){
-coerced39 = +data39;
-}
-else {
-const err138 = {instancePath:instancePath+"/LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION",schemaPath:"#/properties/LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION/type",keyword:"type",params:{type: "number"},message:"must be number"};
-if(vErrors === null){
-vErrors = [err138];
-}
-else {
-vErrors.push(err138);
-}
-errors++;
-}
-}
-if(coerced39 !== undefined){
-data39 = coerced39;
-if(data !== undefined){
-data["LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION"] = coerced39;
-}
-}
-}
-if((typeof data39 == "number") && (isFinite(data39))){
-if(data39 > 1 || isNaN(data39)){
-const err139 = {instancePath:instancePath+"/LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION",schemaPath:"#/properties/LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
-if(vErrors === null){
-vErrors = [err139];
-}
-else {
-vErrors.push(err139);
-}
-errors++;
-}
-if(data39 < 0 || isNaN(data39)){
-const err140 = {instancePath:instancePath+"/LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION",schemaPath:"#/properties/LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err140];
-}
-else {
-vErrors.push(err140);
-}
-errors++;
-}
-}
-let data40 = data.LOAD_SHEDDING_MAX_HEAP_USED_BYTES;
-if(!(((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40))) && (isFinite(data40)))){
-let dataType40 = typeof data40;
-let coerced40 = undefined;
-if(!(coerced40 !== undefined)){
-if(dataType40 === "boolean" || data40 === null
-              || (dataType40 === "string" && data40 && data40 == +data40 && !(data40 % 1))){
-coerced40 = +data40;
-}
-else {
-const err141 = {instancePath:instancePath+"/LOAD_SHEDDING_MAX_HEAP_USED_BYTES",schemaPath:"#/properties/LOAD_SHEDDING_MAX_HEAP_USED_BYTES/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err141];
-}
-else {
-vErrors.push(err141);
-}
-errors++;
-}
-}
-if(coerced40 !== undefined){
-data40 = coerced40;
-if(data !== undefined){
-data["LOAD_SHEDDING_MAX_HEAP_USED_BYTES"] = coerced40;
-}
-}
-}
-if((typeof data40 == "number") && (isFinite(data40))){
-if(data40 < 0 || isNaN(data40)){
-const err142 = {instancePath:instancePath+"/LOAD_SHEDDING_MAX_HEAP_USED_BYTES",schemaPath:"#/properties/LOAD_SHEDDING_MAX_HEAP_USED_BYTES/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err142];
-}
-else {
-vErrors.push(err142);
-}
-errors++;
-}
-}
-let data41 = data.LOAD_SHEDDING_SAMPLE_INTERVAL_MS;
-if(!(((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41))) && (isFinite(data41)))){
-let dataType41 = typeof data41;
-let coerced41 = undefined;
-if(!(coerced41 !== undefined)){
-if(dataType41 === "boolean" || data41 === null
-              || (dataType41 === "string" && data41 && data41 == +data41 && !(data41 % 1))){
-coerced41 = +data41;
-}
-else {
-const err143 = {instancePath:instancePath+"/LOAD_SHEDDING_SAMPLE_INTERVAL_MS",schemaPath:"#/properties/LOAD_SHEDDING_SAMPLE_INTERVAL_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err143];
-}
-else {
-vErrors.push(err143);
-}
-errors++;
-}
-}
-if(coerced41 !== undefined){
-data41 = coerced41;
-if(data !== undefined){
-data["LOAD_SHEDDING_SAMPLE_INTERVAL_MS"] = coerced41;
-}
-}
-}
-if((typeof data41 == "number") && (isFinite(data41))){
-if(data41 > 60000 || isNaN(data41)){
-const err144 = {instancePath:instancePath+"/LOAD_SHEDDING_SAMPLE_INTERVAL_MS",schemaPath:"#/properties/LOAD_SHEDDING_SAMPLE_INTERVAL_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
-if(vErrors === null){
-vErrors = [err144];
-}
-else {
-vErrors.push(err144);
-}
-errors++;
-}
-if(data41 < 10 || isNaN(data41)){
-const err145 = {instancePath:instancePath+"/LOAD_SHEDDING_SAMPLE_INTERVAL_MS",schemaPath:"#/properties/LOAD_SHEDDING_SAMPLE_INTERVAL_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
-if(vErrors === null){
-vErrors = [err145];
-}
-else {
-vErrors.push(err145);
-}
-errors++;
-}
-}
-let data42 = data.LOAD_SHEDDING_RETRY_AFTER_SECONDS;
-if(!(((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42))) && (isFinite(data42)))){
-let dataType42 = typeof data42;
-let coerced42 = undefined;
-if(!(coerced42 !== undefined)){
-if(dataType42 === "boolean" || data42 === null
-              || (dataType42 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
-coerced42 = +data42;
-}
-else {
-const err146 = {instancePath:instancePath+"/LOAD_SHEDDING_RETRY_AFTER_SECONDS",schemaPath:"#/properties/LOAD_SHEDDING_RETRY_AFTER_SECONDS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err146];
-}
-else {
-vErrors.push(err146);
-}
-errors++;
-}
-}
-if(coerced42 !== undefined){
-data42 = coerced42;
-if(data !== undefined){
-data["LOAD_SHEDDING_RETRY_AFTER_SECONDS"] = coerced42;
-}
-}
-}
-if((typeof data42 == "number") && (isFinite(data42))){
-if(data42 > 3600 || isNaN(data42)){
-const err147 = {instancePath:instancePath+"/LOAD_SHEDDING_RETRY_AFTER_SECONDS",schemaPath:"#/properties/LOAD_SHEDDING_RETRY_AFTER_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"};
-if(vErrors === null){
-vErrors = [err147];
-}
-else {
-vErrors.push(err147);
-}
-errors++;
-}
-if(data42 < 1 || isNaN(data42)){
-const err148 = {instancePath:instancePath+"/LOAD_SHEDDING_RETRY_AFTER_SECONDS",schemaPath:"#/properties/LOAD_SHEDDING_RETRY_AFTER_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err148];
-}
-else {
-vErrors.push(err148);
-}
-errors++;
-}
-}
-}
-else {
-const err149 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err149];
-}
-else {
-vErrors.push(err149);
-}
-errors++;
-}
 validate10.errors = vErrors;
 return errors === 0;
 }
 
-export const configNames = ["PORT","HOST","DATABASE_URL","DATABASE_STATEMENTS","DATABASE_DIRECT_URL","DATABASE_READ_URL","DATABASE_ACQUIRE_TIMEOUT_MS","DATABASE_QUERY_TIMEOUT_MS","REPLICA_MAX_LAG_SECONDS","REPLICA_CHECK_INTERVAL_MS","DATA_DIR","BOOTSTRAP_API_KEY","LOG_LEVEL","DATABASE_POOL_SIZE","DATABASE_IDLE_TIMEOUT_MS","DATABASE_STARTUP_TIMEOUT_MS","DATA_DIR_MIN_FREE_MB","MIGRATE_ON_START","BODY_LIMIT_BYTES","API_KEY_CACHE_SECONDS","RESPONSE_VALIDATION","NODE_ENV","DRAIN_DELAY_MS","SHUTDOWN_TIMEOUT_MS","REQUEST_TIMEOUT_MS","HEADERS_TIMEOUT_MS","KEEP_ALIVE_TIMEOUT_MS","CONNECTION_TIMEOUT_MS","CORS_ORIGINS","TRUST_PROXY","READINESS_MAX_AGE_MS","RATE_LIMIT_MAX","RATE_LIMIT_WINDOW_SECONDS","IDEMPOTENCY_TTL_SECONDS","RATE_LIMIT_REDIS_TIMEOUT_MS","REDIS_URL","METRICS_PORT","METRICS_HOST","LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS","LOAD_SHEDDING_MAX_EVENT_LOOP_UTILIZATION","LOAD_SHEDDING_MAX_HEAP_USED_BYTES","LOAD_SHEDDING_SAMPLE_INTERVAL_MS","LOAD_SHEDDING_RETRY_AFTER_SECONDS"];
+export const configNames = ["PORT","HOST","DATABASE_URL","DATABASE_STATEMENTS","DATABASE_DIRECT_URL","DATABASE_READ_URL","REPLICA_MAX_LAG_SECONDS","DATA_DIR","BOOTSTRAP_API_KEY","LOG_LEVEL","DATABASE_POOL_SIZE","DATABASE_STARTUP_TIMEOUT_MS","MIGRATE_ON_START","API_KEY_CACHE_SECONDS","DRAIN_DELAY_MS","SHUTDOWN_TIMEOUT_MS","KEEP_ALIVE_TIMEOUT_MS","CORS_ORIGINS","TRUST_PROXY","RATE_LIMIT_MAX","RATE_LIMIT_WINDOW_SECONDS","IDEMPOTENCY_TTL_SECONDS","REDIS_URL","METRICS_PORT","METRICS_HOST"];

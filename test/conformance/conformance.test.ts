@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import t, { type Test } from 'tap';
 import { buildApp } from '../../src/app.js';
 import { openDatabase } from '../../src/db/index.js';
-import { startTestApp, testConfig, type TestApp } from '../helpers/app.js';
+import { httpLimits } from '../../src/http/limits.js';
+import { startTestApp, testConfig, testLimits, type TestApp } from '../helpers/app.js';
 import { postgresUnavailableReason, type Backend } from '../helpers/databases.js';
 import { ContractClient, type TestRequest } from './client.js';
 import { invalidCases, opaqueCases, validCases, type Case, type GeneratorContext } from './requests.js';
@@ -111,7 +112,7 @@ t.test('every answer to generated requests conforms to openapi.yaml', async (t) 
   const client = await contractClient(t, started.app);
   const context: GeneratorContext = {
     key: started.key,
-    bodyLimit: testConfig.BODY_LIMIT_BYTES,
+    bodyLimit: httpLimits.bodyLimitBytes,
     opaqueParameters: new Set(['cursor']),
   };
 
@@ -218,7 +219,7 @@ t.test(
     const newPets = fc.array(
       validCases(createPet, {
         key: started.key,
-        bodyLimit: testConfig.BODY_LIMIT_BYTES,
+        bodyLimit: httpLimits.bodyLimitBytes,
         opaqueParameters: new Set(),
       }).map((item) => JSON.parse(String(item.request.body)) as NewPet),
       { maxLength: 25 },
@@ -341,7 +342,7 @@ t.test(
 t.test('an unreachable database answers 503 with the Error object', async (t) => {
   // Port 1 on loopback refuses connections: the database is down, the app is not.
   const db = await openDatabase({ url: 'postgres://postgres@127.0.0.1:1/postgres', poolSize: 1 });
-  const app = await buildApp(testConfig, { db, logger: false });
+  const app = await buildApp(testConfig, { db, logger: false, limits: testLimits });
   t.teardown(async () => {
     await app.close();
     await db.close();
@@ -349,7 +350,7 @@ t.test('an unreachable database answers 503 with the Error object', async (t) =>
   const client = await contractClient(t, app);
   const context: GeneratorContext = {
     key: 'k'.repeat(40),
-    bodyLimit: testConfig.BODY_LIMIT_BYTES,
+    bodyLimit: httpLimits.bodyLimitBytes,
     opaqueParameters: new Set(['cursor']),
   };
   for (const operation of operations) {
@@ -371,7 +372,7 @@ async function sendValid(
   const client = await contractClient(t, started.app);
   const context: GeneratorContext = {
     key: started.key,
-    bodyLimit: testConfig.BODY_LIMIT_BYTES,
+    bodyLimit: httpLimits.bodyLimitBytes,
     opaqueParameters: new Set(['cursor']),
   };
   for (const operation of operations) {

@@ -39,7 +39,7 @@ t.test(
       disk.unmount();
     });
     const dataDir = join(disk.path, 'data');
-    const env = { DATA_DIR: dataDir, DATA_DIR_MIN_FREE_MB: '24', SHUTDOWN_TIMEOUT_MS: '3000' };
+    const env = { DATA_DIR: dataDir, SHUTDOWN_TIMEOUT_MS: '3000' };
     const server = await serve(t, env);
     const acknowledged = new Set<number>();
     const answers: Answer[] = [];
@@ -54,7 +54,7 @@ t.test(
     const writers = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map(writer);
     await waitFor('pets written', 30_000, () => Promise.resolve(acknowledged.size >= 50));
 
-    // Another process fills the disk, leaving less than DATA_DIR_MIN_FREE_MB.
+    // Another process fills the disk, leaving less than the embedded database's 24 MB floor.
     const free = statfsSync(disk.path).bavail * statfsSync(disk.path).bsize;
     writeFileSync(join(disk.path, 'filler'), Buffer.alloc(Math.max(0, free - 6 * megabyte)));
     await waitFor('a 503', 10_000, () => Promise.resolve(answers.some((answer) => answer.status === 503)));

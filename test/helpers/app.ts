@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
 import { buildApp, type AppConfig, type AppDeps } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import type { HttpLimitOverrides } from '../../src/http/limits.js';
 import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { insertApiKey } from '../../src/db/apiKeys.js';
 import type { Database } from '../../src/db/index.js';
@@ -11,14 +12,13 @@ import { openBackend, postgresUnavailableReason, type Backend } from './database
 // limit no test reaches unless it asks for a lower one.
 export const testConfig: AppConfig = {
   ...loadConfig({}),
-  BODY_LIMIT_BYTES: 65536,
   API_KEY_CACHE_SECONDS: 0,
-  RESPONSE_VALIDATION: true,
   LOG_LEVEL: 'silent',
   RATE_LIMIT_MAX: 1_000_000,
-  // A loaded test machine can stall the event loop; only the load-shedding test sheds.
-  LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: 0,
 };
+
+// A loaded test machine can stall the event loop; only the load-shedding test sheds.
+export const testLimits: HttpLimitOverrides = { loadShedding: { maxEventLoopDelayMs: 0 } };
 
 export interface TestApp {
   app: FastifyInstance;
@@ -37,7 +37,10 @@ export async function startTestApp(
   const opened = await openBackend(backend);
   const key = generateApiKey();
   await insertApiKey(opened.db, toStoredKey('test', key));
-  const app = await buildApp({ ...testConfig, ...config }, { db: opened.db, logger: false, ...deps });
+  const app = await buildApp(
+    { ...testConfig, ...config },
+    { db: opened.db, logger: false, limits: testLimits, ...deps },
+  );
   t.teardown(async () => {
     await app.close();
     await opened.close();
@@ -63,7 +66,7 @@ export const noDatabase: Database = {
 
 /** The app without a database (see noDatabase): for tests whose requests never reach storage. */
 export async function startAppWithoutDatabase(t: Test, config: Partial<AppConfig> = {}): Promise<FastifyInstance> {
-  const app = await buildApp({ ...testConfig, ...config }, { db: noDatabase, logger: false });
+  const app = await buildApp({ ...testConfig, ...config }, { db: noDatabase, logger: false, limits: testLimits });
   t.teardown(() => app.close());
   return app;
 }

@@ -4,7 +4,7 @@ import { buildApp, type AppConfig } from '../../src/app.js';
 import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { insertApiKey } from '../../src/db/apiKeys.js';
 import type { Database } from '../../src/db/index.js';
-import { testConfig } from './app.js';
+import { testConfig, testLimits } from './app.js';
 
 export interface LoggedApp {
   app: FastifyInstance;
@@ -24,7 +24,7 @@ export async function startLoggedApp(t: Test, db: Database, config: Partial<AppC
   const lines: string[] = [];
   const app = await buildApp(
     { ...testConfig, LOG_LEVEL: 'info', ...config },
-    { db, logStream: { write: (line) => lines.push(line) } },
+    { db, logStream: { write: (line) => lines.push(line) }, limits: testLimits },
   );
   t.teardown(() => app.close());
   return {

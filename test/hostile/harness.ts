@@ -6,7 +6,8 @@ import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { insertApiKey } from '../../src/db/apiKeys.js';
 import type { Database } from '../../src/db/index.js';
 import type { QueryResult, Statement } from '../../src/db/types.js';
-import { testConfig } from '../helpers/app.js';
+import type { HttpLimitOverrides } from '../../src/http/limits.js';
+import { testConfig, testLimits } from '../helpers/app.js';
 import { openBackend, type Backend } from '../helpers/databases.js';
 
 export interface RawResponse {
@@ -70,20 +71,26 @@ export function exchange(port: number, parts: (string | Buffer)[]): Promise<Buff
 /**
  * The app on a fresh database of the given kind, listening on a free
  * loopback port, with its log captured; closed when the test ends.
+ * options.limits replaces fixed limits (src/http/limits.ts).
  */
 export async function startHostileApp(
   t: Test,
-  config: Partial<AppConfig> = {},
+  options: Partial<AppConfig> & { limits?: HttpLimitOverrides } = {},
   backend: Backend = 'embedded',
   wrapDatabase: (db: Database) => Database = (db) => db,
 ): Promise<HostileApp> {
+  const { limits, ...config } = options;
   const opened = await openBackend(backend);
   const key = generateApiKey();
   await insertApiKey(opened.db, toStoredKey('hostile', key));
   const output: string[] = [];
   const app = await buildApp(
     { ...testConfig, LOG_LEVEL: 'info', ...config },
-    { db: wrapDatabase(opened.db), logStream: { write: (line) => void output.push(line) } },
+    {
+      db: wrapDatabase(opened.db),
+      logStream: { write: (line) => void output.push(line) },
+      limits: { ...testLimits, ...limits },
+    },
   );
   await app.listen({ host: '127.0.0.1', port: 0 });
   t.teardown(async () => {

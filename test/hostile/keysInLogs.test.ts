@@ -3,7 +3,7 @@ import { generateApiKey } from '../../src/auth/keys.js';
 import { exchange, rawRequest, startHostileApp } from './harness.js';
 
 t.test('no key reaches the log at LOG_LEVEL=trace, whatever the request', async (t) => {
-  const h = await startHostileApp(t, { LOG_LEVEL: 'trace', HEADERS_TIMEOUT_MS: 500 });
+  const h = await startHostileApp(t, { LOG_LEVEL: 'trace', limits: { headersTimeoutMs: 500 } });
   const wrongKey = generateApiKey();
   const requests: [string, string | Buffer][] = [];
   for (const key of [h.key, wrongKey]) {

@@ -19,12 +19,8 @@ t.test(
     const { app, auth } = await startTestApp(
       t,
       'embedded',
-      {
-        LOAD_SHEDDING_MAX_EVENT_LOOP_DELAY_MS: 100,
-        LOAD_SHEDDING_SAMPLE_INTERVAL_MS: 200,
-        LOAD_SHEDDING_RETRY_AFTER_SECONDS: 7,
-      },
-      { metrics },
+      {},
+      { metrics, limits: { loadShedding: { maxEventLoopDelayMs: 100, sampleIntervalMs: 200, retryAfterSeconds: 7 } } },
     );
     await app.ready();
     await sleep(500); // past the warm-up (two sample intervals)

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { DatabaseUnavailableError } from '../../src/db/index.js';
 import { createMetrics } from '../../src/observability/metrics.js';
-import { forEachBackend, startTestApp } from '../helpers/app.js';
+import { forEachBackend, startTestApp, testLimits } from '../helpers/app.js';
 import { sample } from '../helpers/metrics.js';
 
 t.test('requests, auth failures, rate limiting, readiness and the pool are measured', (t) =>
@@ -52,8 +52,9 @@ t.test('requests, auth failures, rate limiting, readiness and the pool are measu
 t.test('the readiness gauge follows /readyz, and 5xx are counted by status and code', (t) =>
   forEachBackend(t, async (t, backend) => {
     const metrics = createMetrics();
-    // READINESS_MAX_AGE_MS 0: the gauge sees the database as it is now, not a shared earlier probe.
-    const { app, auth, db } = await startTestApp(t, backend, { READINESS_MAX_AGE_MS: 0 }, { metrics });
+    // readinessMaxAgeMs 0: the gauge sees the database as it is now, not a shared earlier probe.
+    const limits = { ...testLimits, readinessMaxAgeMs: 0 };
+    const { app, auth, db } = await startTestApp(t, backend, {}, { metrics, limits });
     const query = db.query.bind(db);
     let failing = false;
     db.query = (statement, values) =>

@@ -7,7 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { insertApiKey } from '../../src/db/apiKeys.js';
 import { startTracingIfRequested, tracingRequested } from '../../src/observability/tracingSwitch.js';
-import { testConfig } from '../helpers/app.js';
+import { testConfig, testLimits } from '../helpers/app.js';
 import { openBackend, postgresUnavailableReason, type Backend } from '../helpers/databases.js';
 
 interface ReceivedSpan {
@@ -75,6 +75,7 @@ t.test('a request continues the incoming trace, its span is named by operationId
       {
         db: tracing.traceDatabase(opened.db),
         httpTracing: tracing.httpPlugin,
+        limits: testLimits,
         logStream: { write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) },
       },
     );

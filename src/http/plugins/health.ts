@@ -48,7 +48,7 @@ export function readinessCheck(
  * unreachable or lagging replica leaves /readyz at 200 (taking every
  * instance out of the balancer would not help) and shows in its body:
  * "reads" says where reads go, "replicas" the state of each. The database
- * part of /readyz may be up to READINESS_MAX_AGE_MS old.
+ * part of /readyz may be up to httpLimits.readinessMaxAgeMs old.
  */
 export function registerHealthRoutes(app: FastifyInstance, db: Database, checkReadiness: () => Promise<number>): void {
   const probe = { config: { rateLimit: false as const }, logLevel: 'warn' as const };

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { FastifyServerOptions } from 'fastify';
 import { destination } from 'pino';
 import type { Config } from '../../config.js';
@@ -24,15 +25,32 @@ export interface LogStream {
   write(line: string): void;
 }
 
-/** Whether loggerOptions writes to the buffered stdout (not a given stream, not pino-pretty). */
-export function writesToBufferedStdout(config: Pick<Config, 'NODE_ENV'>, stream?: LogStream): boolean {
-  return stream === undefined && config.NODE_ENV !== 'development';
+/**
+ * Whether a person reads the log: stdout is a terminal (npm run dev, npm
+ * start in a shell), not a pipe or file a collector reads. pino-pretty is a
+ * dev dependency, so a terminal without it (docker run -t on the production
+ * image) still gets JSON lines.
+ */
+export function stdoutIsTerminal(stdout: { isTTY?: boolean } = process.stdout): boolean {
+  if (stdout.isTTY !== true) return false;
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-/** The pino options of the service: JSON lines, or pino-pretty in development only. */
+/** Whether loggerOptions writes to the buffered stdout (not a given stream, not pino-pretty). */
+export function writesToBufferedStdout(stream?: LogStream, terminal: boolean = stdoutIsTerminal()): boolean {
+  return stream === undefined && !terminal;
+}
+
+/** The pino options of the service: JSON lines, or pino-pretty when a person reads stdout (stdoutIsTerminal). */
 export function loggerOptions(
-  config: Pick<Config, 'LOG_LEVEL' | 'NODE_ENV'>,
+  config: Pick<Config, 'LOG_LEVEL'>,
   stream?: LogStream,
+  terminal: boolean = stdoutIsTerminal(),
 ): Exclude<FastifyServerOptions['logger'], boolean | undefined> {
   const base = {
     level: config.LOG_LEVEL,
@@ -40,7 +58,7 @@ export function loggerOptions(
     timestamp: logTimestamp,
   };
   if (stream) return { ...base, stream };
-  if (!writesToBufferedStdout(config)) {
+  if (terminal) {
     return {
       ...base,
       transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } },

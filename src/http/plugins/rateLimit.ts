@@ -14,10 +14,7 @@ declare module 'fastify' {
   }
 }
 
-export type RateLimitConfig = Pick<
-  Config,
-  'RATE_LIMIT_MAX' | 'RATE_LIMIT_WINDOW_SECONDS' | 'REDIS_URL' | 'RATE_LIMIT_REDIS_TIMEOUT_MS'
->;
+export type RateLimitConfig = Pick<Config, 'RATE_LIMIT_MAX' | 'RATE_LIMIT_WINDOW_SECONDS' | 'REDIS_URL'>;
 
 // One name for the single policy; the IETF RateLimit fields refer to it.
 const policyName = '"default"';
@@ -68,14 +65,18 @@ async function breakerStoreClass(
 type LimitedOutcome = Pick<LimitOutcome, 'remaining' | 'ttlInSeconds'>;
 
 /** With REDIS_URL: @fastify/rate-limit, as a counter store only (global: false), on Redis behind a breaker. */
-async function sharedCounter(app: FastifyInstance, config: RateLimitConfig & { REDIS_URL: string }) {
+async function sharedCounter(
+  app: FastifyInstance,
+  config: RateLimitConfig & { REDIS_URL: string },
+  redisTimeoutMs: number,
+) {
   await app.register(rateLimit, {
     global: false,
     max: config.RATE_LIMIT_MAX,
     timeWindow: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
     keyGenerator: bucketOf,
     skipOnError: true,
-    store: await breakerStoreClass(app, config.REDIS_URL, config.RATE_LIMIT_REDIS_TIMEOUT_MS),
+    store: await breakerStoreClass(app, config.REDIS_URL, redisTimeoutMs),
   });
   return app.createRateLimit();
 }
@@ -85,15 +86,18 @@ async function sharedCounter(app: FastifyInstance, config: RateLimitConfig & { R
  * where in the hook order limiting happens and which headers describe it.
  * Without REDIS_URL the count is this process's, answered synchronously
  * (localRateLimit); with it, Redis's. Routes with `config.rateLimit: false`
- * (health probes) are not limited.
+ * (health probes) are not limited. Each call to Redis waits at most
+ * redisTimeoutMs (httpLimits).
  */
 export async function rateLimiter(
   app: FastifyInstance,
   config: RateLimitConfig,
+  redisTimeoutMs: number,
   countRejection: () => void = () => undefined,
 ) {
   const { REDIS_URL: redisUrl } = config;
-  const shared = redisUrl === undefined ? undefined : await sharedCounter(app, { ...config, REDIS_URL: redisUrl });
+  const shared =
+    redisUrl === undefined ? undefined : await sharedCounter(app, { ...config, REDIS_URL: redisUrl }, redisTimeoutMs);
   const policy = `${policyName};q=${config.RATE_LIMIT_MAX};w=${config.RATE_LIMIT_WINDOW_SECONDS}`;
 
   function fields(outcome: LimitedOutcome): Record<string, string> {

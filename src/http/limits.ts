@@ -1,0 +1,99 @@
+/**
+ * The HTTP layer's fixed limits. None is a setting: each value follows from
+ * the contract or from the service's own costs, not from where it runs (the
+ * comments say why), so an operator has no reason to change it. Tests pass
+ * other values to buildApp (AppDeps.limits) to reach a limit quickly.
+ */
+export interface HttpLimits {
+  bodyLimitBytes: number;
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  connectionTimeoutMs: number;
+  readinessMaxAgeMs: number;
+  redisTimeoutMs: number;
+  loadShedding: LoadSheddingLimits;
+}
+
+export interface LoadSheddingLimits {
+  /** Mean event-loop delay past which API requests are shed; 0 turns shedding off. */
+  maxEventLoopDelayMs: number;
+  sampleIntervalMs: number;
+  retryAfterSeconds: number;
+}
+
+/**
+ * The largest valid body (createPet: a name of at most 100 code points,
+ * each at most 12 bytes as JSON escapes, a category id and a status) is
+ * under 1.5 KB; 64 KiB leaves room for any formatting while a client cannot
+ * make the service buffer much before it is refused (413).
+ */
+const bodyLimitBytes = 65536;
+
+/**
+ * A request is at most 64 KiB of body and Node's 16 KiB of headers: a few
+ * seconds on the slowest mobile link. 30 s covers that many times over and
+ * still frees a socket a slow-sending client holds (deploy/haproxy.cfg's
+ * timeout http-request is set from these two).
+ */
+const requestTimeoutMs = 30_000;
+const headersTimeoutMs = 10_000;
+
+/**
+ * A socket with no traffic at all for this long, mid-request or with a
+ * response its client stopped reading (idle keep-alive connections have
+ * KEEP_ALIVE_TIMEOUT_MS instead), belongs to a client that is gone; every
+ * answer of this service is a few tens of KB at most.
+ */
+const connectionTimeoutMs = 120_000;
+
+/**
+ * Load balancers probe every 2 to 10 s: an answer at most 1 s old is fresher
+ * than any of their checks, while any number of probers cost at most one
+ * database probe per second.
+ */
+const readinessMaxAgeMs = 1000;
+
+/**
+ * Redis answers a counter update in well under a millisecond on a local
+ * network. 50 ms is far past that yet small beside the request it guards;
+ * after 3 such waits in a row the counting moves into the process until
+ * Redis answers again (docs/operations.md).
+ */
+const redisTimeoutMs = 50;
+
+const loadShedding: LoadSheddingLimits = {
+  // At 1 s of mean delay every request already waits a second before any
+  // work starts: a queue clients would time out in. Shedding there turns it
+  // into quick 503s a client retries elsewhere, and /readyz 503 takes the
+  // instance out; below it the right lever is more instances, not a lower bar.
+  maxEventLoopDelayMs: 1000,
+  // One sample a second: a shed decision is at most a second late, and the
+  // sampling costs nothing measurable (@fastify/under-pressure's default).
+  sampleIntervalMs: 1000,
+  // Long enough for the balancer to see /readyz 503 (two samples) and move
+  // traffic, short enough that a client does not give up.
+  retryAfterSeconds: 5,
+};
+
+export const httpLimits: Readonly<HttpLimits> = {
+  bodyLimitBytes,
+  requestTimeoutMs,
+  headersTimeoutMs,
+  connectionTimeoutMs,
+  readinessMaxAgeMs,
+  redisTimeoutMs,
+  loadShedding,
+};
+
+/** Test only: what AppDeps.limits may replace. */
+export type HttpLimitOverrides = Partial<Omit<HttpLimits, 'loadShedding'>> & {
+  loadShedding?: Partial<LoadSheddingLimits>;
+};
+
+export function limitsWith(overrides: HttpLimitOverrides = {}): HttpLimits {
+  return {
+    ...httpLimits,
+    ...overrides,
+    loadShedding: { ...httpLimits.loadShedding, ...overrides.loadShedding },
+  };
+}
