@@ -32,8 +32,8 @@ function responseStarted(socket: Socket): boolean {
 
 /**
  * fastify's clientErrorHandler: Node's parser errors (a request that is not
- * HTTP, headers too large, a request not received within
- * HEADERS_TIMEOUT_MS/REQUEST_TIMEOUT_MS) answer the Error object with a new
+ * HTTP, headers too large, a request not received within the headers or
+ * request timeout of httpLimits) answer the Error object with a new
  * X-Request-Id, are logged once without the raw bytes, and close the
  * connection. There is no request object here: the answer is written to the
  * socket as it stands.
