@@ -267,7 +267,8 @@ export async function startServer(
             app.log.error({ err: error }, 'metrics scrape failed');
           }).catch((error: unknown) => {
             throw new StartupError(
-              `Cannot serve metrics on ${config.METRICS_HOST}:${metricsPort} (${(error as Error).message}); set METRICS_PORT to a free port or off`,
+              `Cannot serve metrics on ${config.METRICS_HOST}:${metricsPort} (${(error as Error).message}); ` +
+                'set METRICS_PORT to a free port or off',
             );
           })
         : undefined;

@@ -16,7 +16,10 @@ export function retryableReason(error: unknown, url: string): string | undefined
   if (error instanceof DatabaseUnavailableError) return unavailabilityOf(error);
   if (error instanceof Error && (error as { code?: unknown }).code === '3D000') {
     const { database } = describeDatabaseUrl(url);
-    return `database "${database}" does not exist: create it (createdb ${database}, or CREATE DATABASE ${database}) and run npm run migrate`;
+    return (
+      `database "${database}" does not exist: create it (createdb ${database}, or CREATE DATABASE ${database}) ` +
+      'and run npm run migrate'
+    );
   }
   return undefined;
 }
@@ -51,7 +54,8 @@ export async function retryUntilReady<T>(attempt: () => Promise<T>, options: Ret
       if (left <= 0) {
         const seconds = Math.round(options.timeoutMs / 100) / 10;
         throw new StartupTimeoutError(
-          `The database at ${describeDatabaseUrl(options.url).where} was not ready within ${seconds} s (DATABASE_STARTUP_TIMEOUT_MS) after ${count} attempts: ${reason}`,
+          `The database at ${describeDatabaseUrl(options.url).where} was not ready within ${seconds} s ` +
+            `(DATABASE_STARTUP_TIMEOUT_MS) after ${count} attempts: ${reason}`,
         );
       }
       const wait = Math.min(250 * 2 ** Math.min(count - 1, 5), 5000, left);

@@ -17,7 +17,11 @@ export function freeBytes(folder: string): number {
 }
 
 function describe(folder: string, free: number, minFreeMb: number): string {
-  return `the disk of ${folder} is full: ${(free / megabyte).toFixed(1)} MB free, the embedded database needs at least ${minFreeMb} MB (a new WAL segment takes 16 MB)`;
+  const freeMb = (free / megabyte).toFixed(1);
+  return (
+    `the disk of ${folder} is full: ${freeMb} MB free, the embedded database needs at least ${minFreeMb} MB ` +
+    '(a new WAL segment takes 16 MB)'
+  );
 }
 
 /** Throws a DiskFullError, in one line an operator can act on, when folder has too little free space. */
