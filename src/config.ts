@@ -2,6 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { configSchema } from './configSchema.js';
 import type { DatabaseOptions, ReplicaState } from './db/index.js';
 import { configNames, validate as validateConfig } from './generated/configValidator.js';
+import { trustProxyProblem } from './http/plugins/trustProxy.js';
 
 export type Config = Static<typeof configSchema>;
 
@@ -32,13 +33,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   // validateConfig checked it, filled in the defaults and coerced the types.
   const config = candidate as Config;
-  if (config.TRUST_PROXY === 'true') {
-    throw new ConfigError(
-      'Invalid configuration: TRUST_PROXY=true would let any client choose its address (X-Forwarded-For) and so ' +
-        'escape the per-address rate limit; set a hop count, the number of proxies in front (e.g. TRUST_PROXY=1), or their ' +
-        'addresses/CIDRs (e.g. TRUST_PROXY=10.0.0.0/8).',
-    );
-  }
+  const trustProblem = trustProxyProblem(config.TRUST_PROXY);
+  if (trustProblem !== undefined) throw new ConfigError(`Invalid configuration: ${trustProblem}`);
   assertConsistent(config);
   return config;
 }

@@ -150,11 +150,11 @@ export const configSchema = Type.Object({
   }),
   TRUST_PROXY: Type.String({
     default: 'false',
-    pattern: '^(true|false|[0-9]{1,2}|[0-9a-fA-F.:/, ]+)$',
+    pattern: '^(true|false|[0-9a-fA-F.:/, ]+)$',
     description:
       'Whom to trust for X-Forwarded-For when finding the client address (per-address rate limits): ' +
-      'false, a hop count, or proxy addresses/CIDRs comma-separated; true is refused (any client could pick ' +
-      'its address).',
+      "false, or the proxies' addresses/CIDRs comma-separated (e.g. 10.0.0.0/8); true and a hop count are " +
+      'refused (any client that connects directly could pick its address).',
   }),
   RATE_LIMIT_MAX: Type.Integer({
     minimum: 1,

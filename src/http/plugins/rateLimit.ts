@@ -1,4 +1,4 @@
-import rateLimit, { normalizeIP, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
@@ -6,6 +6,7 @@ import { ApiError } from '../../errors.js';
 import { routeOf, type Step } from '../pipeline.js';
 import { localRateLimit, type LimitOutcome } from './localRateLimit.js';
 import { createBreakerStore } from './rateLimitStore.js';
+import { clientAddressOf } from './clientAddress.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,7 +27,7 @@ const policyName = '"default"';
  * what slows key guessing down.
  */
 function bucketOf(request: FastifyRequest): string {
-  return request.apiKeyHash ? `key:${request.apiKeyHash}` : `ip:${normalizeIP(request.ip)}`;
+  return request.apiKeyHash ? `key:${request.apiKeyHash}` : `ip:${clientAddressOf(request)}`;
 }
 
 // ioredis is loaded only when REDIS_URL is set: without it, a start would
