@@ -7,8 +7,14 @@ import { httpLimits } from '../../src/http/limits.js';
 import { startTestApp, testConfig, testLimits, type TestApp } from '../helpers/app.js';
 import { postgresUnavailableReason, type Backend } from '../helpers/databases.js';
 import { ContractClient, type TestRequest } from './client.js';
-import { invalidCases, opaqueCases, validCases, type Case, type GeneratorContext } from './requests.js';
-import { basePath, loadContract } from './spec.js';
+import {
+  invalidCases,
+  opaqueCases,
+  validCases,
+  type Case,
+  type GeneratorContext,
+} from '../../lib/contract/requests.js';
+import { basePath, loadContract } from '../../lib/contract/spec.js';
 
 /**
  * The property-based conformance suite: requests generated from openapi.yaml,

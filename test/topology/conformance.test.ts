@@ -6,8 +6,14 @@ import fc from 'fast-check';
 import t from 'tap';
 import { isAlive, repoRoot, startTimeOf, waitUntil } from '../../lib/instances/index.js';
 import { ContractClient } from '../conformance/client.js';
-import { invalidCases, opaqueCases, validCases, type Case, type GeneratorContext } from '../conformance/requests.js';
-import { loadContract } from '../conformance/spec.js';
+import {
+  invalidCases,
+  opaqueCases,
+  validCases,
+  type Case,
+  type GeneratorContext,
+} from '../../lib/contract/requests.js';
+import { loadContract } from '../../lib/contract/spec.js';
 import { topologyTestOptions, walkPets, type Pet } from './harness.js';
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { objectViolations, scalarViolations, valid } from './arbitraries.js';
-import type { TestRequest } from './client.js';
+import type { TestRequest } from './checks.js';
 import type { Operation, Parameter, Schema } from './spec.js';
 
 /** A generated request and the statuses the contract allows for it. */

@@ -7,9 +7,10 @@ import { httpMethods } from '../../src/openapi/document.js';
 import { specPath } from '../../src/openapi/files.js';
 
 /**
- * openapi.yaml read for the conformance suite on its own terms: parsed and
- * dereferenced here, validated by an ajv of our own, so that a mistake in the
- * server's loading or validation of the spec cannot hide itself.
+ * openapi.yaml read for the conformance suite and `npm run verify` on their
+ * own terms: parsed and dereferenced here, validated by an ajv of our own, so
+ * that a mistake in the server's loading or validation of the spec cannot
+ * hide itself.
  */
 
 export type Schema = JsonObject;
@@ -55,8 +56,12 @@ function compile(schema: Schema): ValidateFunction {
   return ajv.compile(schema);
 }
 
-export function loadContract(): { document: JsonObject; operations: Operation[] } {
-  const raw = parse(readFileSync(specPath, 'utf8')) as JsonObject;
+/** openapi.yaml as checked in, parsed (not dereferenced). */
+export function readLocalSpec(): JsonObject {
+  return parse(readFileSync(specPath, 'utf8')) as JsonObject;
+}
+
+export function loadContract(raw: JsonObject = readLocalSpec()): { document: JsonObject; operations: Operation[] } {
   const document = dereference(raw);
   const globalSecurity = (document['security'] as unknown[] | undefined) ?? [];
   const operations: Operation[] = [];
