@@ -223,6 +223,9 @@ export interface components {
         };
         /**
          * @description The request is invalid; `message` names the field and the rule broken.
+         *     A JSON body is taken only as written: a number that JSON parsing
+         *     would round into another integer (`2.9999999999999999`,
+         *     `9007199254740993`) and a property given twice are a 400.
          *     Two `Authorization` headers are a 400 too, with
          *     `WWW-Authenticate: Bearer realm="pets", error="invalid_request"`.
          */

@@ -66,6 +66,60 @@ t.test('JSON bodies are decoded strictly', async (t) => {
     t.equal(identity.status, 201, 'identity is no encoding');
   });
 
+  await t.test('a number that parsing would round into an integer: 400, nothing stored', async (t) => {
+    const rounded = [
+      ['9007199254740990.9', '9007199254740991'],
+      ['2.9999999999999999', '3'],
+      ['9007199254740993', '9007199254740992'],
+      ['1.00000000000000001e1', '10'],
+      ['-0.99999999999999999', '-1'],
+    ];
+    for (const [literal, readAs] of rounded) {
+      const body = `{"name":"Rounded","categoryId":${literal}}`;
+      const error = await assertErrorAnswer(
+        t,
+        h,
+        await post({ 'Content-Type': 'application/json' }, body),
+        400,
+        'invalid_request',
+      );
+      t.match(error['message'], `body.categoryId is ${literal}, which JSON parsers round to ${readAs}`, literal);
+    }
+    t.notOk((await storedNames()).includes('Rounded'), 'no rounded pet stored');
+  });
+
+  await t.test('an integer written with a fraction or exponent that is exact is accepted', async (t) => {
+    for (const literal of ['7.0', '7e0', '0.7E1', '70e-1', '700000e-5']) {
+      const response = await post({ 'Content-Type': 'application/json' }, `{"name":"Exact","categoryId":${literal}}`);
+      t.equal(response.status, 201, literal);
+      t.equal((JSON.parse(response.body) as { categoryId: number }).categoryId, 7, literal);
+    }
+  });
+
+  await t.test('a property sent twice: 400, nothing stored', async (t) => {
+    for (const body of [
+      '{"name":"First","categoryId":1,"name":"Last"}',
+      '{"name":"First","categoryId":1,"n\\u0061me":"Last"}',
+    ]) {
+      const error = await assertErrorAnswer(
+        t,
+        h,
+        await post({ 'Content-Type': 'application/json' }, body),
+        400,
+        'invalid_request',
+      );
+      t.match(error['message'], "body has property 'name' more than once");
+    }
+    const names = await storedNames();
+    t.notOk(names.includes('First') || names.includes('Last'), 'neither name stored');
+  });
+
+  await t.test('text that looks like a key inside a string value is not a key', async (t) => {
+    const body = '{"name":"\\"name\\":{","categoryId":1}';
+    const response = await post({ 'Content-Type': 'application/json' }, body);
+    t.equal(response.status, 201, response.body);
+  });
+
   await t.test('JSON parsing keeps its prototype-poisoning guard', async (t) => {
     const poisoned = '{"name":"Rex","categoryId":1,"__proto__":{"x":1}}';
     await assertErrorAnswer(t, h, await post({ 'Content-Type': 'application/json' }, poisoned), 400, 'invalid_request');

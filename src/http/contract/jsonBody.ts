@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { excerpt } from './excerpt.js';
+import { assertLiteralsExact } from './jsonLiterals.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const charsetParameter = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
@@ -32,7 +33,9 @@ function decodeBody(request: FastifyRequest, body: Buffer): string {
  * place of a bad byte, so the stored name would differ from what was sent),
  * any other charset and any Content-Encoding but identity are a 415 (the
  * service does not decompress, and a plain body labelled gzip is a lie).
- * Parsing itself stays fastify's, with its prototype-poisoning protection.
+ * Parsing itself stays fastify's, with its prototype-poisoning protection;
+ * what parses is then checked for what JSON.parse changes without a word (a
+ * number rounded into another integer, a property sent twice), a 400.
  */
 export function registerStrictJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -45,6 +48,18 @@ export function registerStrictJsonParser(app: FastifyInstance): void {
       done(error as ApiError, undefined);
       return;
     }
-    void parseJson(request, text, done);
+    void parseJson(request, text, (error, parsed) => {
+      if (error) {
+        done(error, undefined);
+        return;
+      }
+      try {
+        assertLiteralsExact(text);
+      } catch (refusal) {
+        done(refusal as ApiError, undefined);
+        return;
+      }
+      done(null, parsed);
+    });
   });
 }
