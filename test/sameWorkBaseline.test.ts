@@ -81,7 +81,13 @@ t.test('the same-work baseline answers like the service', skip ? { skip } : {}, 
   t.teardown(() => {
     child.kill('SIGKILL');
   });
-  const sameWorkUrl = (await waitForOutput(child, /listening at (http:\/\/[0-9.:]+)/))[1]!;
+  const listening = waitForOutput(child, /same-work listening at (http:\/\/[0-9.:]+)/);
+  const tooLate = new Promise<never>((_resolve, reject) => {
+    setTimeout(() => {
+      reject(new Error('the same-work baseline did not listen within 20 s'));
+    }, 20_000).unref();
+  });
+  const sameWorkUrl = (await Promise.race([listening, tooLate]))[1]!;
 
   const auth = { authorization: `Bearer ${key}` };
   const json = { ...auth, 'content-type': 'application/json' };

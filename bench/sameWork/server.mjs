@@ -108,6 +108,11 @@ function authorizationHeaders(rawHeaders) {
   return count;
 }
 
+const invalidKey = () =>
+  new HttpError(401, 'unauthorized', 'Invalid or revoked API key.', {
+    'www-authenticate': `${realm}, error="invalid_token"`,
+  });
+
 function keyOf(request) {
   const header = request.headers.authorization;
   if (!header) throw new HttpError(401, 'unauthorized', 'Missing API key.', { 'www-authenticate': realm });
@@ -118,11 +123,8 @@ function keyOf(request) {
     });
   }
   const token = bearer.exec(header)?.[1];
-  const invalid = new HttpError(401, 'unauthorized', 'Invalid or revoked API key.', {
-    'www-authenticate': `${realm}, error="invalid_token"`,
-  });
-  if (token !== undefined) return { token, invalid };
-  if (/^bearer\b/i.test(header)) throw invalid;
+  if (token !== undefined) return token;
+  if (/^bearer\b/i.test(header)) throw invalidKey();
   throw new HttpError(401, 'unauthorized', "Malformed Authorization header; expected 'Bearer <API_KEY>'.", {
     'www-authenticate': realm,
   });
@@ -135,16 +137,16 @@ function keyOf(request) {
  * and a query.
  */
 async function authenticate(request, countAddress) {
-  const { token, invalid } = keyOf(request);
+  const token = keyOf(request);
   if (!on('keyLookup')) {
-    if (token !== constantKey) throw invalid;
+    if (token !== constantKey) throw invalidKey();
     return 'constant';
   }
   const known = knownKeys.get(token);
   if (known !== undefined && known.until > Date.now() && known.keyHash !== undefined) return known.keyHash;
   if (known?.keyHash === undefined) countAddress();
   const keyHash = await lookUpKey(token);
-  if (keyHash === undefined) throw invalid;
+  if (keyHash === undefined) throw invalidKey();
   return keyHash;
 }
 
@@ -222,7 +224,7 @@ const app = Fastify({
   // One line per request, written by the onResponse hook below instead of fastify's two.
   ...(on('logLine')
     ? {
-        loggerInstance: pino({ level: 'info' }, pino.destination({ dest: 1, sync: false })),
+        loggerInstance: pino({ level: 'info' }, pino.destination({ dest: 1, minLength: 4096, sync: false })),
         logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
       }
     : { logger: false }),
@@ -436,5 +438,7 @@ async function close() {
 process.on('SIGTERM', close);
 process.on('SIGINT', close);
 
-await app.listen({ port, host });
+const address = await app.listen({ port, host });
+// Said on stderr at once: log lines wait in a 4 KiB buffer.
+process.stderr.write(`same-work listening at ${address}\n`);
 if (metricsServer) metricsServer.listen(Number(process.env.METRICS_PORT ?? 0), host);
