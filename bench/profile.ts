@@ -61,6 +61,9 @@ const server = await startServer({
 process.stderr.write(
   `cold start ${server.coldStartMs.toFixed(0)} ms, CPU until then ${(cpuSeconds(server.pid) * 1000).toFixed(0)} ms\n`,
 );
+// PROFILE_WARMUP=<seconds> of load first, unmeasured (the JIT needs it); profileSummary.ts then reads the rest.
+const warmupSeconds = Number(process.env['PROFILE_WARMUP'] ?? 0);
+if (warmupSeconds > 0) await drive(server, scenario, { seconds: warmupSeconds, connections: 20, authorization });
 if (Number(secondsText) > 0) {
   const sample = await drive(server, scenario, { seconds: Number(secondsText), connections: 20, authorization });
   process.stderr.write(
