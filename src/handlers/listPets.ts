@@ -5,11 +5,12 @@ import type { Handler, HandlerDeps, HandlerResult } from './types.js';
 const defaultLimit = 20;
 
 export function listPets({ db, basePath }: HandlerDeps): Handler<'listPets'> {
+  // Built as text, not with URLSearchParams (a few µs per page): the limit is
+  // an integer, the status one of the spec's words (encoded all the same) and
+  // the cursor base64url, so nothing else would need encoding.
   function nextPageLink(limit: number, status: string | undefined, lastId: number): string {
-    const query = new URLSearchParams({ limit: String(limit) });
-    if (status) query.set('status', status);
-    query.set('cursor', encodeCursor(lastId));
-    return `<${basePath}/pets?${query.toString()}>; rel="next"`;
+    const statusPart = status ? `&status=${encodeURIComponent(status)}` : '';
+    return `<${basePath}/pets?limit=${limit}${statusPart}&cursor=${encodeCursor(lastId)}>; rel="next"`;
   }
   return async ({ query }): Promise<HandlerResult<'listPets'>> => {
     if (query.id) {
