@@ -9,7 +9,7 @@ export interface StoredAnswer {
 
 export interface StoredKey extends StoredAnswer {
   fingerprint: string;
-  /** Older than the retention window: as good as absent, and overwritten by the next use. */
+  /** Past the expiry stored with it: as good as absent, and overwritten by the next use. */
   expired: boolean;
 }
 
@@ -38,25 +38,26 @@ const tryLock: Statement = {
 const select: Statement = {
   name: 'idempotency.select',
   text:
-    'SELECT fingerprint, response_status, response_body, location, ' +
-    'created_at <= now() - make_interval(secs => $3) AS expired ' +
+    'SELECT fingerprint, response_status, response_body, location, expires_at <= now() AS expired ' +
     'FROM idempotency_keys WHERE api_key_id = $1 AND key = $2',
 };
 
 const upsert: Statement = {
   name: 'idempotency.upsert',
   text:
-    'INSERT INTO idempotency_keys (api_key_id, key, fingerprint, response_status, response_body, location) ' +
-    'VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (api_key_id, key) DO UPDATE SET ' +
+    'INSERT INTO idempotency_keys ' +
+    '(api_key_id, key, fingerprint, response_status, response_body, location, expires_at) ' +
+    'VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7)) ON CONFLICT (api_key_id, key) DO UPDATE SET ' +
     'fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status, ' +
-    'response_body = EXCLUDED.response_body, location = EXCLUDED.location, created_at = now()',
+    'response_body = EXCLUDED.response_body, location = EXCLUDED.location, ' +
+    'created_at = now(), expires_at = EXCLUDED.expires_at',
 };
 
 const purgeBatch: Statement = {
   name: 'idempotency.purge',
   text:
     'DELETE FROM idempotency_keys WHERE (api_key_id, key) IN (' +
-    'SELECT api_key_id, key FROM idempotency_keys WHERE created_at <= now() - make_interval(secs => $1) LIMIT $2)',
+    'SELECT api_key_id, key FROM idempotency_keys WHERE expires_at <= now() LIMIT $1)',
 };
 
 /** False when another transaction holds the key now (a request with it is in flight). */
@@ -65,12 +66,8 @@ export async function tryLockKey(tx: Queryable, scope: KeyScope): Promise<boolea
   return rows[0]?.locked === true;
 }
 
-export async function findStoredKey(
-  tx: Queryable,
-  scope: KeyScope,
-  ttlSeconds: number,
-): Promise<StoredKey | undefined> {
-  const { rows } = await tx.query<KeyRow>(select, [scope.apiKeyId, scope.key, ttlSeconds]);
+export async function findStoredKey(tx: Queryable, scope: KeyScope): Promise<StoredKey | undefined> {
+  const { rows } = await tx.query<KeyRow>(select, [scope.apiKeyId, scope.key]);
   const row = rows[0];
   if (!row) return undefined;
   return {
@@ -82,20 +79,30 @@ export async function findStoredKey(
   };
 }
 
+/** Stores the answer under the key, kept for ttlSeconds from now whatever other instances keep theirs for. */
 export async function storeKey(
   tx: Queryable,
   scope: KeyScope,
   fingerprint: string,
   answer: StoredAnswer,
+  ttlSeconds: number,
 ): Promise<void> {
-  await tx.query(upsert, [scope.apiKeyId, scope.key, fingerprint, answer.status, answer.body, answer.location]);
+  await tx.query(upsert, [
+    scope.apiKeyId,
+    scope.key,
+    fingerprint,
+    answer.status,
+    answer.body,
+    answer.location,
+    ttlSeconds,
+  ]);
 }
 
-/** Deletes keys older than ttlSeconds, in batches so no statement holds many rows; returns how many. */
-export async function purgeExpiredKeys(db: Queryable, ttlSeconds: number, batchSize = 5000): Promise<number> {
+/** Deletes keys past their stored expiry, in batches so no statement holds many rows; returns how many. */
+export async function purgeExpiredKeys(db: Queryable, batchSize = 5000): Promise<number> {
   let total = 0;
   for (;;) {
-    const { rowCount } = await db.query(purgeBatch, [ttlSeconds, batchSize]);
+    const { rowCount } = await db.query(purgeBatch, [batchSize]);
     total += rowCount;
     if (rowCount < batchSize) return total;
   }

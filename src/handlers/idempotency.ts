@@ -54,13 +54,13 @@ export async function runIdempotently(
   return db.transaction(async (tx) => {
     if (!(await tryLockKey(tx, scope))) throw inUse();
     // Read after taking the lock: a request that held it has committed or rolled back by now.
-    const stored = await findStoredKey(tx, scope, request.ttlSeconds);
+    const stored = await findStoredKey(tx, scope);
     if (stored && !stored.expired) {
       if (stored.fingerprint !== fingerprint) throw reused();
       return { answer: stored, replayed: true };
     }
     const answer = await work(tx);
-    await storeKey(tx, scope, fingerprint, answer);
+    await storeKey(tx, scope, fingerprint, answer, request.ttlSeconds);
     return { answer, replayed: false };
   });
 }

@@ -2,7 +2,8 @@ import t from 'tap';
 import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { insertApiKey } from '../../src/db/apiKeys.js';
 import { purgeExpiredKeys } from '../../src/db/idempotencyKeys.js';
-import { forEachBackend, startTestApp, testConfig, type TestApp } from '../helpers/app.js';
+import { buildApp } from '../../src/app.js';
+import { forEachBackend, startTestApp, testConfig, testLimits, type TestApp } from '../helpers/app.js';
 
 function post(ctx: TestApp, body: unknown, key?: string, auth = ctx.auth) {
   return ctx.app.inject({
@@ -87,23 +88,58 @@ await forEachBackend(t, async (t, backend) => {
     t.equal(await countNamed(ctx, 'Keyless'), 2);
   });
 
+  /** Moves the stored keys' clock back, as if that much time had passed since they were stored. */
+  const age = (keys: string[], interval: string) =>
+    ctx.db.query(
+      {
+        text:
+          'UPDATE idempotency_keys SET created_at = created_at - $2::interval, ' +
+          'expires_at = expires_at - $2::interval WHERE key = ANY($1)',
+      },
+      [keys, interval],
+    );
+  const stored = async (key: string) => {
+    const { rows } = await ctx.db.query<{ count: string }>(
+      { text: 'SELECT count(*) AS count FROM idempotency_keys WHERE key = $1' },
+      [key],
+    );
+    return Number(rows[0]?.count);
+  };
+
   await t.test('past the retention window a key is forgotten, and the purge deletes it', async (t) => {
     const first = await post(ctx, { name: 'Expiring', categoryId: 1 }, 'key-expiring');
-    await ctx.db.query({ text: "UPDATE idempotency_keys SET created_at = now() - interval '2 days' WHERE key = $1" }, [
-      'key-expiring',
-    ]);
+    await age(['key-expiring'], '2 days');
     const later = await post(ctx, { name: 'Expiring', categoryId: 1 }, 'key-expiring');
     t.equal(later.statusCode, 201);
     t.equal(later.headers['idempotent-replayed'], undefined, 'not replayed after the window');
     t.not(later.json<{ id: number }>().id, first.json<{ id: number }>().id);
-    await ctx.db.query({ text: "UPDATE idempotency_keys SET created_at = now() - interval '2 days' WHERE key = $1" }, [
-      'key-expiring',
-    ]);
-    t.equal(await purgeExpiredKeys(ctx.db, testConfig.IDEMPOTENCY_TTL_SECONDS, 1), 1, 'one expired key deleted');
-    const { rows } = await ctx.db.query<{ count: string }>({
-      text: "SELECT count(*) AS count FROM idempotency_keys WHERE key = 'key-expiring'",
-    });
-    t.equal(Number(rows[0]?.count), 0);
+    await age(['key-expiring'], '2 days');
+    t.equal(await purgeExpiredKeys(ctx.db, 1), 1, 'one expired key deleted');
+    t.equal(await stored('key-expiring'), 0);
+  });
+
+  await t.test('each key keeps the window of the instance that stored it', async (t) => {
+    const shortWindow = { ...testConfig, IDEMPOTENCY_TTL_SECONDS: 60 };
+    const startShort = async () => {
+      const app = await buildApp(shortWindow, { db: ctx.db, logger: false, limits: testLimits });
+      t.teardown(() => app.close());
+      await app.ready();
+      return { ...ctx, app };
+    };
+    const short = await startShort();
+    const kept = await post(ctx, { name: 'Kept a day', categoryId: 1 }, 'key-day');
+    const forgotten = await post(short, { name: 'Kept a minute', categoryId: 1 }, 'key-minute');
+    await age(['key-day', 'key-minute'], '2 minutes');
+    // A short-window instance starting now purges at once.
+    const restarted = await startShort();
+    t.equal(await stored('key-day'), 1, "the short-window instance's purge leaves the day-long key");
+    t.equal(await stored('key-minute'), 0, 'and deletes its own expired one');
+    const replay = await post(restarted, { name: 'Kept a day', categoryId: 1 }, 'key-day');
+    t.equal(replay.headers['idempotent-replayed'], 'true', 'the short-window instance replays the day-long key');
+    t.equal(replay.body, kept.body);
+    const retry = await post(ctx, { name: 'Kept a minute', categoryId: 1 }, 'key-minute');
+    t.equal(retry.headers['idempotent-replayed'], undefined, 'the long-window instance honours the minute');
+    t.not(retry.json<{ id: number }>().id, forgotten.json<{ id: number }>().id);
   });
 
   await t.test('20 concurrent identical requests create one pet; each gets its 201 or a 409', async (t) => {

@@ -67,7 +67,7 @@ t.test('JSON bodies are decoded strictly', async (t) => {
   });
 
   await t.test('a number that parsing would round into an integer: 400, nothing stored', async (t) => {
-    const rounded = [
+    const rounded: [string, string][] = [
       ['9007199254740990.9', '9007199254740991'],
       ['2.9999999999999999', '3'],
       ['9007199254740993', '9007199254740992'],

@@ -8,16 +8,18 @@ export function purgeIntervalMs(ttlSeconds: number): number {
 }
 
 /**
- * Deletes Idempotency-Keys past the retention window: once when the app is
- * ready, then on a timer. Expired keys are never replayed even before they
- * are deleted (the lookup checks their age), so the timer only bounds the
- * table's size. Every instance runs it; the deletes are idempotent.
+ * Deletes Idempotency-Keys past the expiry stored with each: once when the
+ * app is ready, then on a timer. Expired keys are never replayed even before
+ * they are deleted (the lookup checks the expiry), so the timer only bounds
+ * the table's size. Every instance runs it, whatever its own
+ * IDEMPOTENCY_TTL_SECONDS (which sets only how often); the deletes are
+ * idempotent.
  */
 export function registerIdempotencyPurge(app: FastifyInstance, db: Database, ttlSeconds: number): void {
   let timer: NodeJS.Timeout | undefined;
   const purge = async () => {
     try {
-      const deleted = await purgeExpiredKeys(db, ttlSeconds);
+      const deleted = await purgeExpiredKeys(db);
       if (deleted > 0) app.log.info({ deleted }, 'expired idempotency keys deleted');
     } catch (error) {
       // During a database outage: the reason, no stack (the outage is logged on its own).
