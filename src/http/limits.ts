@@ -33,7 +33,7 @@ const bodyLimitBytes = 65536;
  * A request is at most 64 KiB of body and Node's 16 KiB of headers: a few
  * seconds on the slowest mobile link. 30 s covers that many times over and
  * still frees a socket a slow-sending client holds (deploy/haproxy.cfg's
- * timeout http-request is set from these two).
+ * timeouts match these two).
  */
 const requestTimeoutMs = 30_000;
 const headersTimeoutMs = 10_000;
@@ -47,9 +47,9 @@ const headersTimeoutMs = 10_000;
 const connectionTimeoutMs = 120_000;
 
 /**
- * Load balancers probe every 2 to 10 s: an answer at most 1 s old is fresher
- * than any of their checks, while any number of probers cost at most one
- * database probe per second.
+ * Load balancers probe every few seconds (HAProxy 2 s, Kubernetes 10 s by
+ * default): an answer at most 1 s old is fresher than any of their checks,
+ * while any number of probers cost at most one database probe per second.
  */
 const readinessMaxAgeMs = 1000;
 
@@ -70,8 +70,10 @@ const loadShedding: LoadSheddingLimits = {
   // One sample a second: a shed decision is at most a second late, and the
   // sampling costs nothing measurable (@fastify/under-pressure's default).
   sampleIntervalMs: 1000,
-  // Long enough for the balancer to see /readyz 503 (two samples) and move
-  // traffic, short enough that a client does not give up.
+  // About what a balancer takes to move traffic off an instance whose /readyz
+  // answers 503 (HAProxy's defaults: 3 failed checks 2 s apart), so that the
+  // retry lands elsewhere or after the burst; short enough that a client
+  // does not give up.
   retryAfterSeconds: 5,
 };
 
