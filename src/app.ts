@@ -70,6 +70,8 @@ export interface AppDeps {
   isReady?: () => boolean;
   /** Tests only: other values for the fixed limits of src/http/limits.ts. */
   limits?: HttpLimitOverrides;
+  /** Tests only: the clock (ms since the epoch) an operation's sunset (x-sunset) is compared with. */
+  now?: () => number;
 }
 
 function assertBearerOnly(spec: OpenApiDocument): void {
@@ -208,6 +210,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
           idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
           onIdempotentReplay: metrics.idempotentReplay,
         }),
+        deps.now,
       ),
     );
   });

@@ -1,7 +1,8 @@
 import type { components } from './generated/api.js';
 
 /** The Error object; a few operations declare codes of their own in a schema of the same shape. */
-export type ErrorBody = components['schemas']['Error'] | components['schemas']['IdempotencyError'];
+export type ErrorBody =
+  components['schemas']['Error'] | components['schemas']['IdempotencyError'] | components['schemas']['SunsetError'];
 export type ErrorCode = ErrorBody['code'];
 
 /** An error meant for the client: it becomes the Error object as it stands. */

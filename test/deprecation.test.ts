@@ -66,6 +66,54 @@ t.test('getPet announces its deprecation from openapi.yaml', (t) =>
   }),
 );
 
+t.test('from the instant of its x-sunset on, getPet answers 410 Gone; before it nothing changes', (t) =>
+  forEachBackend(t, async (t, backend) => {
+    const sunset = Date.parse(String(getPetSpec?.['x-sunset']));
+    t.equal(new Date(sunset).toISOString(), '2030-12-05T00:00:00.000Z', 'the sunset the seed announced');
+    let clock = sunset - 1;
+    const { app, auth } = await startTestApp(t, backend, {}, { now: () => clock });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: auth,
+      payload: { name: 'Rex', categoryId: 3 },
+    });
+    const location = created.headers.location as string;
+    const before = await app.inject({ method: 'GET', url: location, headers: auth });
+    t.equal(before.statusCode, 200, 'a millisecond before the sunset getPet still answers');
+    t.same(before.json(), created.json());
+
+    clock = sunset;
+    const gone = await app.inject({ method: 'GET', url: location, headers: auth });
+    t.equal(gone.statusCode, 410, 'at the sunset instant getPet is gone');
+    t.same(gone.json(), {
+      code: 'gone',
+      message: 'getPet was removed on Thu, 05 Dec 2030 00:00:00 GMT; use the replacement its Link header names.',
+      status: 410,
+    });
+    t.match(gone.headers['content-type'], /^application\/json/);
+    t.equal(gone.headers['sunset'], 'Thu, 05 Dec 2030 00:00:00 GMT');
+    t.equal(gone.headers['deprecation'], '@1795219200');
+    t.equal(
+      gone.headers['link'],
+      `</v1/pets?id=${created.json().id}>; rel="successor-version", </docs#/pets/getPet>; rel="deprecation"`,
+      'the 410 names the successor for the same animal',
+    );
+    t.ok(gone.headers['x-request-id']);
+    const successor = /^<([^>]+)>/.exec(String(gone.headers['link']))?.[1] ?? '';
+    const replacement = await app.inject({ method: 'GET', url: successor, headers: auth });
+    t.same(replacement.json(), [created.json()], 'and the successor answers it');
+
+    clock = sunset + 365 * 24 * 3600 * 1000;
+    for (const url of ['/v1/pets/999999', '/v1/pets/not-a-number'])
+      t.equal((await app.inject({ method: 'GET', url, headers: auth })).statusCode, 410, `${url}: 410 too`);
+    const anonymous = await app.inject({ method: 'GET', url: location });
+    t.equal(anonymous.statusCode, 401, 'authentication still comes first');
+    const list = await app.inject({ method: 'GET', url: '/v1/pets', headers: auth });
+    t.equal(list.statusCode, 200, 'operations without a sunset are untouched');
+  }),
+);
+
 // The hook is generic: any operation marked in the spec gets the headers.
 t.test('deprecating an operation is one edit in the spec', async (t) => {
   const operation = {
@@ -74,7 +122,10 @@ t.test('deprecating an operation is one edit in the spec', async (t) => {
     'x-deprecated-at': '2027-01-01T00:00:00Z',
     'x-sunset': '2028-06-30T12:00:00Z',
     'x-replacement': { href: '/v2/pets' },
-    responses: { '200': { headers: { Deprecation: {}, Sunset: {}, Link: {} } } },
+    responses: {
+      '200': { headers: { Deprecation: {}, Sunset: {}, Link: {} } },
+      '410': { headers: { Deprecation: {}, Sunset: {}, Link: {} } },
+    },
   };
   t.same(deprecationHeadersOf(operation), {
     deprecation: '@1798761600',
@@ -84,8 +135,16 @@ t.test('deprecating an operation is one edit in the spec', async (t) => {
   t.same(deprecationHeadersOf({ operationId: 'createPet' }), undefined);
   t.throws(() => deprecationHeadersOf({ ...operation, 'x-sunset': 'soon' }), /x-sunset "soon"/);
   t.throws(
-    () => deprecationHeadersOf({ ...operation, responses: { '200': { headers: {} } } }),
-    /does not declare Deprecation, Sunset, Link/,
+    () => deprecationHeadersOf({ ...operation, responses: { ...operation.responses, '200': { headers: {} } } }),
+    /its 200 response does not declare Deprecation, Sunset, Link/,
+  );
+  t.throws(
+    () => deprecationHeadersOf({ ...operation, responses: { ...operation.responses, '410': { headers: {} } } }),
+    /its 410 response does not declare Deprecation, Sunset, Link/,
+  );
+  t.throws(
+    () => deprecationHeadersOf({ ...operation, responses: { '200': operation.responses['200'] } }),
+    /has x-sunset but declares no 410 response/,
   );
   t.throws(
     () => deprecationHeadersOf({ operationId: 'createPet', 'x-sunset': '2030-01-01T00:00:00Z' }),

@@ -47,6 +47,8 @@ export interface Operation {
   body?: { required: boolean; mediaType: string; schema: Schema };
   responses: Map<string, DeclaredResponse>;
   secured: boolean;
+  /** A deprecated operation's x-deprecated-at and x-sunset. */
+  deprecation?: { deprecatedAt: Date; sunset?: Date };
 }
 
 const ajv = new Ajv2020({ strict: true, allErrors: true });
@@ -59,6 +61,14 @@ function compile(schema: Schema): ValidateFunction {
 /** openapi.yaml as checked in, parsed (not dereferenced). */
 export function readLocalSpec(): JsonObject {
   return parse(readFileSync(specPath, 'utf8')) as JsonObject;
+}
+
+function deprecationOf(operation: JsonObject): { deprecatedAt: Date; sunset?: Date } {
+  const sunset = operation['x-sunset'];
+  return {
+    deprecatedAt: new Date(String(operation['x-deprecated-at'])),
+    ...(typeof sunset === 'string' ? { sunset: new Date(sunset) } : {}),
+  };
 }
 
 export function loadContract(raw: JsonObject = readLocalSpec()): { document: JsonObject; operations: Operation[] } {
@@ -111,6 +121,7 @@ export function loadContract(raw: JsonObject = readLocalSpec()): { document: Jso
         ...(body ? { body } : {}),
         responses,
         secured: security.length > 0,
+        ...(operation['deprecated'] === true ? { deprecation: deprecationOf(operation) } : {}),
       });
     }
   }

@@ -69,6 +69,10 @@ export interface paths {
          *     once (`?id=1&id=7`). Its responses carry the `Deprecation` (RFC 9745)
          *     and `Sunset` (RFC 8594) headers and a `Link` to the replacement and
          *     to this documentation (`x-deprecation-docs`).
+         *
+         *     From the `x-sunset` instant on, every request with a valid key
+         *     answers `410 Gone` (code `gone`) with the same headers and `Link`,
+         *     whatever its `petId`.
          */
         get: operations["getPet"];
         put?: never;
@@ -166,6 +170,24 @@ export interface components {
              * @enum {integer}
              */
             status: 409 | 422;
+        };
+        /**
+         * @description The Error object of a deprecated operation past its sunset
+         *     (`x-sunset`): the same shape as `Error`, with its own code.
+         *
+         *     | code | status |
+         *     |---|---|
+         *     | gone | 410 |
+         */
+        SunsetError: {
+            /** @enum {string} */
+            code: "gone";
+            message: string;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            status: 410;
         };
     };
     responses: {
@@ -270,6 +292,26 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The operation was removed at its sunset (`x-sunset`, the instant its
+         *     `Sunset` header announced); `Link` names its replacement.
+         */
+        Sunset: {
+            headers: {
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["DeprecationLink"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SunsetError"];
             };
         };
         /** @description The request body is larger than the service accepts (64 KiB by default). */
@@ -619,6 +661,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["Sunset"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

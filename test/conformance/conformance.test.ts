@@ -445,6 +445,40 @@ t.test('data outside the contract makes a 500 Error object, never a response tha
   t.equal(list.status, 500, 'listPets over the off-contract pet is a 500');
 });
 
+const retired = operations.filter((operation) => operation.deprecation?.sunset !== undefined);
+
+t.test(
+  'past their sunset (x-sunset), deprecated operations answer 410 within the contract',
+  { skip: retired.length === 0 ? 'no operation has a sunset' : false },
+  async (t) => {
+    const lastSunset = Math.max(...retired.map((operation) => operation.deprecation!.sunset!.getTime()));
+    const started = await startTestApp(t, await chooseBackend(t), {}, { now: () => lastSunset });
+    const client = await contractClient(t, started.app);
+    const context: GeneratorContext = {
+      key: started.key,
+      bodyLimit: httpLimits.bodyLimitBytes,
+      opaqueParameters: new Set(['cursor']),
+    };
+    const mismatches: string[] = [];
+    for (const operation of retired) {
+      const cases = [
+        ...fc.sample(validCases(operation, context), { numRuns: 30, seed }),
+        ...fc.sample(invalidCases(operation, context), { numRuns: 60, seed }),
+      ];
+      for (const { request, expect } of cases) {
+        const response = await client.send(request);
+        // Admission (the key) still comes first; past it, whatever the request holds, the operation is gone.
+        const expected = expect.includes(401) ? 401 : 410;
+        if (response.problems.length > 0 || response.status !== expected)
+          mismatches.push(
+            `expected ${expected}; ${describe(request, response.status, response.text)} ${response.problems.join('; ')}`,
+          );
+      }
+    }
+    t.same(mismatches, [], 'every answer is the 410 (or the 401) the contract declares');
+  },
+);
+
 t.test(
   'every (operation, status) pair the spec declares was produced',
   { skip: only ? 'CONFORMANCE_ONLY runs one property' : false },

@@ -1,3 +1,4 @@
+import { ApiError } from '../../errors.js';
 import type { OperationObject } from '../../openapi/document.js';
 
 interface Replacement {
@@ -26,15 +27,34 @@ function linkTarget(operationId: string, extension: string, value: unknown): str
 
 const deprecationHeaders = ['Deprecation', 'Sunset', 'Link'] as const;
 
-/** The success responses of a deprecated operation must declare the headers it is going to get. */
+/**
+ * The success responses of a deprecated operation, and the 410 it answers
+ * after its sunset, must declare the headers they are going to get.
+ */
 function assertHeadersDeclared(operation: OperationObject, names: readonly string[]): void {
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
-    if (!status.startsWith('2') || response.$ref) continue;
+    if (!(status.startsWith('2') || status === goneStatus) || response.$ref) continue;
     const declared = Object.keys(response.headers ?? {});
     const missing = names.filter((name) => !declared.includes(name));
     if (missing.length > 0)
       fail(operation.operationId, `is deprecated but its ${status} response does not declare ${missing.join(', ')}`);
   }
+}
+
+const goneStatus = '410';
+
+/**
+ * The instant an operation is removed: its `x-sunset`, the same value its
+ * Sunset header announces. From then on every request to it that passed
+ * admission answers 410, so the operation must declare that answer.
+ * Undefined for an operation without a sunset.
+ */
+export function sunsetOf(operation: OperationObject): Date | undefined {
+  if (operation['x-sunset'] === undefined) return undefined;
+  const sunset = instant(operation.operationId, 'x-sunset', operation['x-sunset']);
+  if (operation.responses?.[goneStatus] === undefined)
+    fail(operation.operationId, `has x-sunset but declares no ${goneStatus} response for the time after it`);
+  return sunset;
 }
 
 /**
@@ -55,8 +75,8 @@ export function deprecationHeadersOf(operation: OperationObject): Record<string,
   const headers: Record<string, string> = {
     deprecation: `@${Math.floor(instant(id, 'x-deprecated-at', operation['x-deprecated-at']).getTime() / 1000)}`,
   };
-  if (operation['x-sunset'] !== undefined)
-    headers['sunset'] = instant(id, 'x-sunset', operation['x-sunset']).toUTCString();
+  const sunset = sunsetOf(operation);
+  if (sunset !== undefined) headers['sunset'] = sunset.toUTCString();
   const links: string[] = [];
   const replacement = operation['x-replacement'] as Replacement | undefined;
   if (replacement !== undefined)
@@ -69,6 +89,24 @@ export function deprecationHeadersOf(operation: OperationObject): Record<string,
     deprecationHeaders.filter((name) => headers[name.toLowerCase()] !== undefined),
   );
   return headers;
+}
+
+/**
+ * A route's first step after admission (authentication, rate limit): once
+ * the clock reaches the operation's sunset, 410 with the Error object. The
+ * Deprecation, Sunset and Link headers were set on arrival and stay on it,
+ * so the answer names the replacement. Before the sunset it costs one
+ * comparison and changes nothing.
+ */
+export function sunsetGate(operation: OperationObject, sunset: Date, now: () => number) {
+  const at = sunset.getTime();
+  const replaced = operation['x-replacement'] !== undefined;
+  const message =
+    `${operation.operationId} was removed on ${sunset.toUTCString()}` +
+    (replaced ? '; use the replacement its Link header names.' : '.');
+  return async function refuseAfterSunset(): Promise<void> {
+    if (now() >= at) throw new ApiError(410, 'gone', message);
+  };
 }
 
 declare module 'fastify' {

@@ -11,7 +11,13 @@ import {
   type RouteEntry,
 } from '../../openapi/document.js';
 import { conditionalGetHook } from './conditional.js';
-import { deprecationHeadersFor, deprecationHeadersOf, withDeprecationLink } from './deprecation.js';
+import {
+  deprecationHeadersFor,
+  deprecationHeadersOf,
+  sunsetGate,
+  sunsetOf,
+  withDeprecationLink,
+} from './deprecation.js';
 
 function toRouteHandler<K extends OperationId>(
   handler: Handler<K>,
@@ -81,15 +87,16 @@ function hasConditionalGet(operation: OperationObject): boolean {
 }
 
 /** What the glue merges into the route it builds from the spec (method, url and schemas are its own). */
-type RouteParts = Pick<RouteOptions, 'handler' | 'config' | 'preValidation' | 'onSend'>;
+type RouteParts = Pick<RouteOptions, 'handler' | 'config' | 'onRequest' | 'preValidation' | 'onSend'>;
 
 /**
  * fastify-openapi-glue's operationResolver: for each operation of the spec,
  * its handler, the route config the auth hook reads (the security schemes
- * the operation requires), the deprecation headers and conditional GETs,
- * all taken from the spec.
+ * the operation requires), the deprecation headers, the 410 after a sunset
+ * and conditional GETs, all taken from the spec. `now` is the clock sunsets
+ * are compared with.
  */
-export function operationResolver(spec: OpenApiDocument, handlers: HandlerMap) {
+export function operationResolver(spec: OpenApiDocument, handlers: HandlerMap, now: () => number = Date.now) {
   const operations = new Map(listOperations(spec).map((entry) => [entry.operation.operationId, entry.operation]));
   // Computed up front so that a malformed deprecation fails at start.
   const deprecations = new Map([...operations].map(([id, operation]) => [id, deprecationHeadersOf(operation)]));
@@ -109,12 +116,15 @@ export function operationResolver(spec: OpenApiDocument, handlers: HandlerMap) {
       ...(excludedCombinations ? [excludedCombinations] : []),
     ];
     const deprecation = deprecations.get(operationId);
+    const sunset = sunsetOf(operation);
     const parts: RouteParts = {
       handler: toRouteHandler(handlers[operationId as OperationId] as Handler<OperationId>, deprecation, headerNames),
       // The deprecation headers are set on arrival, with the security headers
       // (no onSend hook per response): every answer of the route carries
       // them, errors included.
       config: { operationId, securitySchemes, ...(deprecation ? { deprecationHeaders: deprecation } : {}) },
+      // A route's onRequest runs after the app's (admission), before parsing and validation.
+      ...(sunset ? { onRequest: sunsetGate(operation, sunset, now) } : {}),
       ...(preValidation.length > 0 ? { preValidation } : {}),
       // Hashing the body needs it serialized: only the operations with conditional GETs pay for it.
       ...(hasConditionalGet(operation) ? { onSend: conditionalGetHook } : {}),
