@@ -44,7 +44,8 @@ const { values: flags } = parseArgs({
     'skip-extras': { type: 'boolean', default: false },
     extras: { type: 'boolean', default: false },
     'feature-scenarios': { type: 'string', default: 'getPet,list20' },
-    'feature-warmup': { type: 'string', default: '5' },
+    'feature-warmup': { type: 'string', default: '3' },
+    'feature-seconds': { type: 'string', default: '3' },
     'cold-starts': { type: 'string', default: '5' },
     help: { type: 'boolean', default: false },
   },
@@ -60,7 +61,8 @@ if (flags.help) {
   --skip-extras     only the table of ours against the two baselines
   --feature-scenarios LIST   loads the per-feature costs are measured on (default getPet,list20; of
                     list20, list100, getPet, createPet; "" for none)
-  --feature-warmup N  warm-up seconds per server for the per-feature costs (default 5: the baselines warm fast)
+  --feature-warmup N  warm-up seconds per server for the per-feature costs (default 3: the baselines warm fast)
+  --feature-seconds N  length of one round for the per-feature costs (default 3; nine servers take turns)
   --cold-starts N   interleaved cold starts of each server (default 5), medians
   --extras          also our own variants (key cache, response validation, log level, statements,
                     metrics, Idempotency-Key, 304, tracing) and one process against two (about 15 min more)
@@ -237,7 +239,11 @@ async function featureCosts(databaseUrl: string, scenarios: Scenario[]): Promise
         ),
       );
     }
-    const featureLoad = { ...load, warmupSeconds: Number(flags['feature-warmup']) };
+    const featureLoad = {
+      ...load,
+      seconds: positive('feature-seconds', flags['feature-seconds']),
+      warmupSeconds: Number(flags['feature-warmup']),
+    };
     for (const scenario of scenarios) columns.push(await interleaved(servers, scenario, featureLoad, log));
   } finally {
     await stopAll(servers);
@@ -262,7 +268,7 @@ async function featureCosts(databaseUrl: string, scenarios: Scenario[]): Promise
   rows.push(['sum of the single features', ...sums]);
   return [
     '\n### What each feature costs over the bare work (same-work baseline, one feature at a time)\n',
-    `SAME_WORK_FEATURES=<feature> against none, interleaved, ${rounds} rounds of ${seconds} s after ${flags['feature-warmup']} s warm-up, medians; server CPU µs per request.\n`,
+    `SAME_WORK_FEATURES=<feature> against none, interleaved, ${rounds} rounds of ${flags['feature-seconds']} s after ${flags['feature-warmup']} s warm-up, medians; server CPU µs per request.\n`,
     table(['features on', ...scenarios.flatMap((scenario) => [`${scenario.name} µs/req`, 'over none'])], rows),
   ].join('\n');
 }
