@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import t from 'tap';
 import { createBreakerStore, type Count, type CounterStore } from '../src/http/plugins/rateLimitStore.js';
 
@@ -65,4 +66,34 @@ t.test('a stalled Redis: each call gives up after the timeout, then the breaker 
   await count(store, 'ip:a');
   t.equal(state.calls, 5, 'closed again: every request asks Redis');
   t.equal(lines.length, 2);
+});
+
+const redisUrl = process.env['TEST_REDIS_URL'] || 'redis://127.0.0.1:6379';
+
+t.test('a counter left without an expiry in Redis gets one back, and a new window', async (t) => {
+  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0 });
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    t.skip(`no Redis at ${redisUrl}: ${(error as Error).message}`);
+    return;
+  }
+  // A prefix of this run's own: the test never meets a counter another run or the service left.
+  const nameSpace = `test-expiry-${randomUUID()}:`;
+  t.teardown(async () => {
+    await redis.del(`${nameSpace}key:a`);
+    redis.disconnect();
+  });
+  const store = createBreakerStore({ redis, nameSpace, timeoutMs: 5000, log: fakeLog().log });
+
+  for (let request = 0; request < 3; request += 1) await count(store, 'key:a');
+  t.ok((await redis.pttl(`${nameSpace}key:a`)) > 0, 'a window has an expiry');
+  t.equal(await redis.persist(`${nameSpace}key:a`), 1, 'the expiry removed, as a restore or PERSIST leaves it');
+
+  const next = await count(store, 'key:a');
+  t.same(next, { current: 1, ttl: 60_000 }, 'the next request starts a new window');
+  const pttl = await redis.pttl(`${nameSpace}key:a`);
+  t.ok(pttl > 0 && pttl <= 60_000, `the counter expires again (PTTL ${pttl} ms)`);
+  t.equal((await count(store, 'key:a')).current, 2, 'and counts on in it');
 });

@@ -15,11 +15,16 @@ export interface CounterStore {
   child: () => CounterStore;
 }
 
-// INCR, and start the window on the first request of it.
+// INCR, and start a window whenever the counter has no expiry: on the first
+// request of a window, and on a counter that lost its expiry (restored from a
+// dump, PERSIST), which would otherwise lock its bucket out for good. Such a
+// counter does not say when its window began, so it starts afresh at 1.
 const incrementScript = `
 local current = redis.call('INCR', KEYS[1])
-if current == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) return {current, tonumber(ARGV[1])} end
-return {current, redis.call('PTTL', KEYS[1])}`;
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl ~= -1 then return {current, ttl} end
+redis.call('SET', KEYS[1], 1, 'PX', ARGV[1])
+return {1, tonumber(ARGV[1])}`;
 
 /** Fixed-window counters in this process, bounded in number (oldest window dropped first). */
 export class ProcessCounters {
