@@ -6,6 +6,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { FastifyRequest } from 'fastify';
 import type { Database, Queryable } from '../db/index.js';
+import { pathWithoutQuery } from '../http/requestPath.js';
 import type { Tracing } from './tracingSwitch.js';
 
 // Loaded only through startTracingIfRequested (tracingSwitch.ts): importing
@@ -13,8 +14,13 @@ import type { Tracing } from './tracingSwitch.js';
 
 const serviceName = 'pet-store-service';
 
-/** Names the request span after its operationId and puts its trace id on every log line of the request. */
+/**
+ * Names the request span after its operationId, records the path without its
+ * query as the log line does (@fastify/otel puts the whole target in
+ * url.path), and puts the trace id on every log line of the request.
+ */
 function onRequestSpan(span: Span, request: FastifyRequest): void {
+  span.setAttribute('url.path', pathWithoutQuery(request.url));
   const operationId = request.routeOptions.config.operationId;
   span.updateName(operationId ?? `${request.method} ${request.routeOptions.url ?? 'unknown route'}`);
   request.log = request.log.child({ traceId: span.spanContext().traceId });

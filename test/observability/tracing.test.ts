@@ -88,7 +88,8 @@ t.test('a request continues the incoming trace, its span is named by operationId
       .join('');
     const parentId = '00f067aa0ba902b7';
     const response = await app.inject({
-      url: '/v1/pets?status=available',
+      // A key where a client should never put it: in the query.
+      url: '/v1/pets?status=available&api_key=secret-in-query',
       headers: { authorization: `Bearer ${key}`, traceparent: `00-${traceId}-${parentId}-01` },
     });
     t.equal(response.statusCode, 200);
@@ -106,6 +107,9 @@ t.test('a request continues the incoming trace, its span is named by operationId
     const root = mine.find((span) => span.name === 'listPets');
     t.ok(root, 'the request span is named by operationId');
     t.equal(root?.parentSpanId, parentId, 'and continues the caller’s span (W3C traceparent)');
+    t.equal(root && attribute(root, 'url.path'), '/v1/pets', 'url.path is the path, without the query');
+    t.equal(requestLine?.['path'], '/v1/pets', 'as the log line has it');
+    t.notMatch(JSON.stringify(mine), /secret-in-query/, 'no span records the query');
     const sql = mine.filter((span) => /from pets/i.test(attribute(span, 'db.query.text') ?? ''));
     t.ok(sql.length >= 1, 'the SQL statement has a span in the same trace');
     const ids = new Set(mine.map((span) => span.spanId));

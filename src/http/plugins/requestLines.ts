@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { routeOf } from '../pipeline.js';
+import { pathWithoutQuery } from '../requestPath.js';
 
 /** The request a line is about, taken when its response is sent. */
 interface Completed {
@@ -37,7 +38,7 @@ function completed(request: FastifyRequest, reply: FastifyReply): Completed {
 /**
  * The one line per request, replacing fastify's two (incoming, completed),
  * with the route template so that lines group by operation. The path is
- * logged without its query string: clients sometimes put secrets there.
+ * logged without its query string (pathWithoutQuery), as traces record it.
  */
 function write(line: Completed): void {
   lineTime = line.time;
@@ -46,7 +47,7 @@ function write(line: Completed): void {
       {
         method: line.method,
         route: line.route,
-        path: line.url.split('?', 1)[0],
+        path: pathWithoutQuery(line.url),
         status: line.status,
         durationMs: line.durationMs,
       },
