@@ -76,3 +76,39 @@ t.test('readiness says 503 while the schema is behind', { skip: noPostgres ?? fa
   await migrate(db);
   t.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200, 'ready once migrated');
 });
+
+t.test(
+  '/readyz tells anyone only ready or not, where reads go and each replica state: no host, driver text or pool',
+  { skip: noPostgres ?? false },
+  async (t) => {
+    const scratch = await createScratchPostgres();
+    t.teardown(() => scratch.drop());
+    // A replica whose role does not exist: the driver says so, in words that name the role.
+    const replica = new URL(scratch.url);
+    replica.username = 'reader';
+    const db = await openDatabase({
+      url: scratch.url,
+      poolSize: 2,
+      replicas: { urls: [replica.toString()], maxLagSeconds: 1, checkIntervalMs: 50 },
+      onPoolError: () => undefined,
+    });
+    await migrate(db);
+    const app = await buildApp(testConfig, { db, logger: false, limits: { ...testLimits, readinessMaxAgeMs: 0 } });
+    t.teardown(async () => {
+      await app.close();
+      await db.close();
+    });
+    for (let wait = 0; wait < 100 && !/^unreachable/.test(db.readStatus().replicas[0]?.state ?? ''); wait += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    t.match(db.readStatus().replicas[0]?.state, /role "reader" does not exist/, 'the driver said why');
+
+    const ready = await app.inject({ method: 'GET', url: '/readyz' });
+    t.equal(ready.statusCode, 200, 'a broken replica does not make the instance unready');
+    t.same(ready.json(), { status: 'ready', reads: 'primary', replicas: ['unreachable'] });
+    const database = scratch.url.slice(scratch.url.lastIndexOf('/') + 1);
+    for (const secret of ['reader', database, replica.port || '5432', '127.0.0.1', 'pool', 'idle']) {
+      t.notOk(ready.body.includes(secret), `the body does not show ${secret}`);
+    }
+  },
+);

@@ -58,15 +58,20 @@ async function startCluster(t: Test): Promise<Cluster> {
   return { primary, replica };
 }
 
-async function readStatusOf(app: LoggedApp): Promise<ReadStatus & { status: string }> {
+/**
+ * Where reads go as /readyz says it (which must be 200), with each replica's
+ * state in full from the database: /readyz shows anyone only its kind.
+ */
+async function readStatusOf(app: LoggedApp, db: Database): Promise<ReadStatus & { status: string }> {
   const response = await app.app.inject({ url: '/readyz' });
   if (response.statusCode !== 200) throw new Error(`/readyz answered ${response.statusCode}: ${response.body}`);
-  return response.json();
+  const shown = response.json<{ status: string; reads: ReadStatus['reads'] }>();
+  return { ...db.readStatus(), status: shown.status, reads: shown.reads };
 }
 
-function until(app: LoggedApp, what: string, test: (status: ReadStatus) => boolean): Promise<ReadStatus> {
+function until(app: LoggedApp, db: Database, what: string, test: (status: ReadStatus) => boolean): Promise<ReadStatus> {
   return waitUntil({ what, timeoutMs: 30_000 }, async () => {
-    const status = await readStatusOf(app);
+    const status = await readStatusOf(app, db);
     return test(status) ? status : undefined;
   });
 }
@@ -104,7 +109,7 @@ t.test('reads from a streaming replica', { skip: noPostgres ?? false }, async (t
     return (response.json() as Array<{ id: number }>).map((pet) => pet.id);
   };
   await waitForReplay(primary, replica);
-  const healthy = await until(app, 'reads from the replica', (status) => status.reads === 'replicas');
+  const healthy = await until(app, db, 'reads from the replica', (status) => status.reads === 'replicas');
   t.match(healthy.replicas, [{ replica: `127.0.0.1:${replica.port}/pets`, state: 'streaming' }]);
 
   await t.test('lists read the replica; getPet falls back to the primary on a miss', async (t) => {
@@ -115,12 +120,12 @@ t.test('reads from a streaming replica', { skip: noPostgres ?? false }, async (t
     t.equal(fetched.statusCode, 200, 'the client reads back what it created: the miss is asked of the primary');
     t.equal((await app.app.inject({ url: '/v1/pets/999999', headers: auth })).statusCode, 404, 'a true miss is 404');
 
-    const lagging = await until(app, 'the replica reported lagging', (status) => status.reads === 'primary');
+    const lagging = await until(app, db, 'the replica reported lagging', (status) => status.reads === 'primary');
     t.match(lagging.replicas[0]?.state, /^lagging: [\d.]+ s behind the primary, more than 1 s allowed$/);
     t.ok((await listedIds()).includes(id), 'past the lag bound, lists read the primary');
     t.equal(changes.filter((change) => change.startsWith('lagging')).length, 1, 'reported once, not at every check');
     await replica.query('SELECT pg_wal_replay_resume()');
-    await until(app, 'the replica back in use', (status) => status.reads === 'replicas');
+    await until(app, db, 'the replica back in use', (status) => status.reads === 'replicas');
     t.ok((await listedIds()).includes(id), 'replayed now');
   });
 
@@ -131,12 +136,12 @@ t.test('reads from a streaming replica', { skip: noPostgres ?? false }, async (t
     const list = await app.app.inject({ url: '/v1/pets?limit=100', headers: auth });
     t.equal(list.statusCode, 200, 'the first read after the stop is re-run on the primary');
     t.equal((await app.app.inject({ url: `/v1/pets/${id}`, headers: auth })).statusCode, 200);
-    const down = await readStatusOf(app);
+    const down = await readStatusOf(app, db);
     t.equal(down.status, 'ready', '/readyz stays 200: the primary serves every read');
     t.equal(down.reads, 'primary');
     t.match(down.replicas[0]?.state, /^unreachable: /);
     await replica.restart();
-    await until(app, 'the restarted replica in use', (status) => status.reads === 'replicas');
+    await until(app, db, 'the restarted replica in use', (status) => status.reads === 'replicas');
   });
 
   await t.test('a read URL that is no replica is not read from', async (t) => {

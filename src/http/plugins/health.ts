@@ -39,16 +39,31 @@ export function readinessCheck(
 }
 
 /**
+ * A replica's state as anyone may see it: its kind ("streaming",
+ * "unreachable", "lagging", "not in recovery", "not checked yet"), without the
+ * driver's words or any figure.
+ */
+function publicReplicaState(state: string): string {
+  return (/^[a-z ]+/.exec(state)?.[0] ?? 'unknown').trim();
+}
+
+/**
  * Probes for orchestrators, outside /v1 and outside the contract: no key, no
  * rate limit. /healthz says the process serves HTTP; /readyz says it can
  * serve the API now (see readinessCheck). A database error becomes the 503
  * Error object through the error handler.
  *
+ * Anyone who reaches the port may ask, so the answer says only whether the
+ * service is ready, where reads go and the kind of each replica's state:
+ * never a host, a database name, the driver's text or the pool's figures.
+ * Those are for operators: a replica's host and the driver's words are in
+ * its log line when its state changes, the pool in the metrics
+ * (pets_db_pool_*), on the private metrics listener.
+ *
  * Replicas do not decide readiness: reads fall back to the primary, so an
  * unreachable or lagging replica leaves /readyz at 200 (taking every
- * instance out of the balancer would not help) and shows in its body:
- * "reads" says where reads go, "replicas" the state of each. The database
- * part of /readyz may be up to httpLimits.readinessMaxAgeMs old.
+ * instance out of the balancer would not help). The database part of
+ * /readyz may be up to httpLimits.readinessMaxAgeMs old.
  */
 export function registerHealthRoutes(app: FastifyInstance, db: Database, checkReadiness: () => Promise<number>): void {
   const probe = { config: { rateLimit: false as const }, logLevel: 'warn' as const };
@@ -56,16 +71,12 @@ export function registerHealthRoutes(app: FastifyInstance, db: Database, checkRe
   app.get('/healthz', probe, async () => ({ status: 'ok' }));
 
   app.get('/readyz', probe, async () => {
-    const schemaVersion = await checkReadiness();
+    await checkReadiness();
     const { reads, replicas } = db.readStatus();
-    // Pool pressure: callers waiting for a connection mean the pool is too small for the load.
-    const pool = db.poolStatus();
     return {
       status: 'ready',
-      schemaVersion,
       reads,
-      ...(replicas.length > 0 ? { replicas } : {}),
-      ...(pool ? { pool } : {}),
+      ...(replicas.length > 0 ? { replicas: replicas.map((replica) => publicReplicaState(replica.state)) } : {}),
     };
   });
 }
