@@ -45,7 +45,8 @@ const { values: flags } = parseArgs({
     extras: { type: 'boolean', default: false },
     'feature-scenarios': { type: 'string', default: 'getPet,list20' },
     'feature-warmup': { type: 'string', default: '3' },
-    'feature-seconds': { type: 'string', default: '3' },
+    'feature-seconds': { type: 'string', default: '2' },
+    'feature-rounds': { type: 'string', default: '5' },
     'cold-starts': { type: 'string', default: '5' },
     help: { type: 'boolean', default: false },
   },
@@ -62,7 +63,8 @@ if (flags.help) {
   --feature-scenarios LIST   loads the per-feature costs are measured on (default getPet,list20; of
                     list20, list100, getPet, createPet; "" for none)
   --feature-warmup N  warm-up seconds per server for the per-feature costs (default 3: the baselines warm fast)
-  --feature-seconds N  length of one round for the per-feature costs (default 3; nine servers take turns)
+  --feature-seconds N  length of one round for the per-feature costs (default 2; nine servers take turns)
+  --feature-rounds N   rounds for the per-feature costs (default 5: more, shorter rounds, as the costs are small)
   --cold-starts N   interleaved cold starts of each server (default 5), medians
   --extras          also our own variants (key cache, response validation, log level, statements,
                     metrics, Idempotency-Key, 304, tracing) and one process against two (about 15 min more)
@@ -242,6 +244,7 @@ async function featureCosts(databaseUrl: string, scenarios: Scenario[]): Promise
     const featureLoad = {
       ...load,
       seconds: positive('feature-seconds', flags['feature-seconds']),
+      rounds: Math.round(positive('feature-rounds', flags['feature-rounds'])),
       warmupSeconds: Number(flags['feature-warmup']),
     };
     for (const scenario of scenarios) columns.push(await interleaved(servers, scenario, featureLoad, log));
@@ -268,7 +271,7 @@ async function featureCosts(databaseUrl: string, scenarios: Scenario[]): Promise
   rows.push(['sum of the single features', ...sums]);
   return [
     '\n### What each feature costs over the bare work (same-work baseline, one feature at a time)\n',
-    `SAME_WORK_FEATURES=<feature> against none, interleaved, ${rounds} rounds of ${flags['feature-seconds']} s after ${flags['feature-warmup']} s warm-up, medians; server CPU µs per request.\n`,
+    `SAME_WORK_FEATURES=<feature> against none, interleaved, ${flags['feature-rounds']} rounds of ${flags['feature-seconds']} s after ${flags['feature-warmup']} s warm-up, medians; server CPU µs per request.\n`,
     table(['features on', ...scenarios.flatMap((scenario) => [`${scenario.name} µs/req`, 'over none'])], rows),
   ].join('\n');
 }
