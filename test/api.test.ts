@@ -252,6 +252,22 @@ await forEachBackend(t, async (t, backend) => {
       t.notOk(exact.headers['link'], 'exactly 15 available pets, no next page');
     });
 
+    await t.test('only the cursor as issued is accepted, not another spelling of it', async (t) => {
+      const first = await get(own, '/v1/pets?limit=7');
+      const next = nextLink(first.headers['link']) ?? '';
+      const issued = new URL(next, 'http://x').searchParams.get('cursor') ?? '';
+      t.equal((await get(own, `/v1/pets?limit=7&cursor=${issued}`)).statusCode, 200, 'as issued');
+      // base64 ignores the unused low bits of the last character: these decode to the same bytes.
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      const last = alphabet.indexOf(issued.slice(-1));
+      const unusedBits = (6 * issued.length) % 8;
+      t.ok(unusedBits > 0, `the issued cursor ${issued} has unused bits to vary`);
+      const respelled = issued.slice(0, -1) + (alphabet[last ^ 1] ?? '');
+      t.same(Buffer.from(respelled, 'base64url'), Buffer.from(issued, 'base64url'), 'the same bytes');
+      const error = assertError(t, await get(own, `/v1/pets?limit=7&cursor=${respelled}`), 400, 'invalid_request');
+      t.match(error.message, /cursor/);
+    });
+
     await t.test('limit bounds 1 and 100 are accepted', async (t) => {
       t.equal((await get(own, '/v1/pets?limit=1')).json().length, 1);
       t.equal((await get(own, '/v1/pets?limit=100')).statusCode, 200);

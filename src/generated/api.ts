@@ -462,7 +462,8 @@ export interface operations {
                 status?: components["schemas"]["PetStatus"];
                 /**
                  * @description Opaque position in the list, taken from the `Link rel="next"`
-                 *     header of the previous page. Clients must not build or change it.
+                 *     header of the previous page. Clients must not build or change it:
+                 *     text not in the exact form of its cursors is a 400.
                  */
                 cursor?: string;
                 /**
