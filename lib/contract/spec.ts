@@ -48,7 +48,7 @@ export interface Operation {
   responses: Map<string, DeclaredResponse>;
   secured: boolean;
   /** A deprecated operation's x-deprecated-at and x-sunset. */
-  deprecation?: { deprecatedAt: Date; sunset?: Date };
+  deprecation?: Deprecation;
 }
 
 const ajv = new Ajv2020({ strict: true, allErrors: true });
@@ -63,11 +63,20 @@ export function readLocalSpec(): JsonObject {
   return parse(readFileSync(specPath, 'utf8')) as JsonObject;
 }
 
-function deprecationOf(operation: JsonObject): { deprecatedAt: Date; sunset?: Date } {
+/** A deprecated operation's x-deprecated-at, x-sunset and x-replacement.href. */
+export interface Deprecation {
+  deprecatedAt: Date;
+  sunset?: Date;
+  replacement?: string;
+}
+
+function deprecationOf(operation: JsonObject): Deprecation {
   const sunset = operation['x-sunset'];
+  const replacement = (operation['x-replacement'] as JsonObject | undefined)?.['href'];
   return {
     deprecatedAt: new Date(String(operation['x-deprecated-at'])),
     ...(typeof sunset === 'string' ? { sunset: new Date(sunset) } : {}),
+    ...(typeof replacement === 'string' ? { replacement } : {}),
   };
 }
 

@@ -1,0 +1,174 @@
+import fc from 'fast-check';
+import type { TestRequest } from '../../lib/contract/checks.js';
+import {
+  invalidCases,
+  opaqueCases,
+  validCases,
+  type Case,
+  type GeneratorContext,
+} from '../../lib/contract/requests.js';
+import { loadContract, readLocalSpec, type Operation } from '../../lib/contract/spec.js';
+import type { Json } from '../../src/openapi/dereference.js';
+import { httpLimits } from '../../src/http/limits.js';
+import { Exchanger } from './exchange.js';
+import { Findings } from './findings.js';
+import { PoliteClient } from './http.js';
+import { specDifferences } from './specDiff.js';
+import { etagRoundTrip, idempotentReplay, walkPages, type StepContext } from './steps.js';
+
+export interface VerifyOptions {
+  /** The API's base URL, e.g. https://staging.api.petstore.example.com/v1. */
+  baseUrl: string;
+  apiKey: string;
+  /** Production: send nothing that can write. */
+  readOnly: boolean;
+  maxRequests: number;
+  seed: number;
+  /** Tests only: the clock sunsets are compared with. */
+  now?: () => number;
+  /** Tests only: how a Retry-After is waited out. */
+  wait?: (seconds: number) => Promise<void>;
+}
+
+/** The prefix of every pet a write-mode run creates, so that staging's data says where it came from. */
+export const createdPetPrefix = 'contract-verify';
+// Staging keeps what a run creates: a bound on it, whatever the budget.
+const maxGeneratedCreates = 25;
+// Query parameters a client must not build (the page cursor): valid requests carry them only from a Link.
+const opaqueParameters = new Set(['cursor']);
+const safeMethods = new Set(['GET', 'HEAD']);
+
+/** The published contract (GET <base>/openapi.json) against openapi.yaml here: a difference is the first finding. */
+async function comparePublished(client: PoliteClient, findings: Findings, local: Json, base: string): Promise<void> {
+  const url = `${base.replace(/\/$/, '')}/openapi.json`;
+  const response = await client.send({ method: 'GET', url, headers: { accept: 'application/json' } });
+  const subject = 'published contract';
+  const curl = `curl -sS ${JSON.stringify(url)}`;
+  if (response === undefined) return;
+  let published: Json;
+  try {
+    published = JSON.parse(response.text) as Json;
+  } catch {
+    findings.fail({
+      subject,
+      status: response.status,
+      check: 'published contract',
+      message: `${url} answered ${response.status}, not JSON`,
+      curl,
+    });
+    return;
+  }
+  const differences = specDifferences(local, published);
+  if (differences.length > 0)
+    findings.fail({
+      subject,
+      check: 'published contract',
+      message: `the deployment publishes another contract than this checkout's openapi.yaml:\n  ${differences.join('\n  ')}`,
+      curl,
+    });
+}
+
+/** A createPet request's name under the run's prefix, within the name's maxLength. */
+function prefixed(request: TestRequest, prefix: string, maxLength: number): TestRequest {
+  const body = JSON.parse(String(request.body)) as { name: string };
+  const name = [...`${prefix} ${body.name}`].slice(0, maxLength).join('');
+  return { ...request, body: JSON.stringify({ ...body, name }) };
+}
+
+/** The generated requests of every operation, interleaved so that a small budget still reaches each one. */
+function generatedCases(
+  operations: Operation[],
+  context: GeneratorContext,
+  readOnly: boolean,
+  runs: number,
+  seed: number,
+) {
+  const streams = operations.map((operation) => {
+    const writes = !safeMethods.has(operation.method);
+    // Read-only: of an operation that writes, only requests the contract refuses before any write.
+    const valid = readOnly && writes ? [] : fc.sample(validCases(operation, context), { numRuns: runs, seed });
+    const invalid = fc
+      .sample(invalidCases(operation, context), { numRuns: runs * 2, seed })
+      .filter((item) => !readOnly || !writes || item.expect.every((status) => status >= 400));
+    const opaqueArbitrary = opaqueCases(operation, context);
+    const opaque =
+      opaqueArbitrary && !(readOnly && writes)
+        ? fc.sample(opaqueArbitrary, { numRuns: Math.ceil(runs / 5), seed })
+        : [];
+    return { operation, order: [valid, invalid, opaque] };
+  });
+  const rounds: Array<{ operation: Operation; item: Case }> = [];
+  for (let index = 0; ; index += 1) {
+    let added = false;
+    for (const { operation, order } of streams) {
+      for (const list of order) {
+        const item = list[index];
+        if (item !== undefined) {
+          rounds.push({ operation, item });
+          added = true;
+        }
+      }
+    }
+    if (!added) break;
+  }
+  return rounds;
+}
+
+export async function runVerification(options: VerifyOptions): Promise<Findings> {
+  const findings = new Findings();
+  const baseUrl = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+  const client = new PoliteClient(findings, options.maxRequests, options.wait);
+  const now = options.now ?? Date.now;
+  const exchanger = new Exchanger(baseUrl, client, findings, options.apiKey, now);
+  const raw = readLocalSpec();
+  await comparePublished(client, findings, raw as Json, options.baseUrl);
+  const { operations } = loadContract(raw);
+  const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
+  const authorization = `Bearer ${options.apiKey}`;
+  const steps: StepContext = { exchanger, findings, operations: byId, authorization };
+  const runId = `${now().toString(36)}-${options.seed.toString(36)}`;
+  const prefix = `${createdPetPrefix} ${runId}`;
+
+  const created = options.readOnly
+    ? undefined
+    : await idempotentReplay(steps, (text) => `${prefix} ${text}`, `${createdPetPrefix}-${runId}`);
+  const pets = await walkPages(steps);
+  const known = created ?? pets[0];
+  if (known === undefined) findings.notes.push('no pet to fetch: the 200 and 304 of getPet were not checked');
+  else await etagRoundTrip(steps, 'getPet', { pathParams: { petId: String(known.id) } });
+  await etagRoundTrip(steps, 'listPets', { query: [['limit', '3']] });
+
+  const context: GeneratorContext = { key: options.apiKey, bodyLimit: httpLimits.bodyLimitBytes, opaqueParameters };
+  const maxNameLength = Number(
+    (byId.get('createPet')?.body?.schema['properties'] as Record<string, Record<string, unknown>> | undefined)?.[
+      'name'
+    ]?.['maxLength'] ?? 100,
+  );
+  // Without a key, every secured operation answers 401 before it reads or writes anything.
+  for (const operation of operations.filter((candidate) => candidate.secured)) {
+    const [sample] = fc.sample(validCases(operation, context), { numRuns: 1, seed: options.seed });
+    if (sample === undefined) continue;
+    const { authorization: _dropped, ...headers } = sample.request.headers;
+    const keyless = { ...sample.request, intent: 'no API key', headers };
+    const request = operation.operationId === 'createPet' ? prefixed(keyless, prefix, maxNameLength) : keyless;
+    const answer = await exchanger.send(operation, request, { expect: [401] });
+    if (operation.operationId === 'createPet' && answer?.status === 201) findings.created += 1;
+  }
+
+  const runs = Math.max(1, Math.ceil(options.maxRequests / Math.max(1, operations.length) / 3));
+  let generatedCreates = 0;
+  for (const { operation, item } of generatedCases(operations, context, options.readOnly, runs, options.seed)) {
+    if (client.remaining <= 0) break;
+    let request = item.request;
+    const creates = operation.operationId === 'createPet' && item.request.intent === 'valid';
+    if (creates) {
+      if (generatedCreates >= maxGeneratedCreates) continue;
+      request = prefixed(request, prefix, maxNameLength);
+    }
+    const answer = await exchanger.send(operation, request, { expect: item.expect });
+    if (creates) generatedCreates += 1;
+    if (operation.operationId === 'createPet' && answer?.status === 201) findings.created += 1;
+  }
+  if (client.remaining <= 0) findings.notes.push(`stopped at --max-requests ${options.maxRequests}`);
+  return findings;
+}

@@ -1,0 +1,236 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { runCli } from '../scripts/verify/cli.js';
+import type { Findings } from '../scripts/verify/findings.js';
+import { createdPetPrefix, runVerification, type VerifyOptions } from '../scripts/verify/verify.js';
+import { forEachBackend, startTestApp, type TestApp } from './helpers/app.js';
+import { startRewritingProxy, type Rewrite } from './helpers/httpProxy.js';
+
+async function listen(app: TestApp['app']): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+}
+
+/** A run small enough for a test; retries are not waited out. */
+function verify(baseUrl: string, key: string, options: Partial<VerifyOptions> = {}): Promise<Findings> {
+  return runVerification({
+    baseUrl,
+    apiKey: key,
+    readOnly: false,
+    maxRequests: 80,
+    seed: 7,
+    wait: () => Promise.resolve(),
+    ...options,
+  });
+}
+
+/** The row count of every table of the database, by name. */
+async function rowCounts(db: TestApp['db']): Promise<Record<string, number>> {
+  const { rows } = await db.query<{ table_name: string }>({
+    text: "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+  });
+  const counts: Record<string, number> = {};
+  for (const { table_name: table } of rows) {
+    const { rows: count } = await db.query<{ n: string }>({ text: `SELECT count(*) AS n FROM "${table}"` });
+    counts[table] = Number(count[0]?.n);
+  }
+  return counts;
+}
+
+const io = () => {
+  const output: string[] = [];
+  return {
+    output,
+    io: { out: (text: string) => output.push(text), err: (text: string) => output.push(text), env: {} },
+  };
+};
+
+t.test('against the service itself nothing fails, in write mode and read-only', (t) =>
+  forEachBackend(t, async (t, backend) => {
+    const { app, db, key } = await startTestApp(t, backend);
+    const base = `${await listen(app)}/v1`;
+
+    const written = await verify(base, key);
+    t.same(written.failures, [], 'no failure in write mode');
+    const seen = [...written.rows.keys()];
+    for (const pair of [
+      'createPet 201',
+      'createPet 400',
+      'createPet 401',
+      'createPet 422',
+      'getPet 200',
+      'getPet 304',
+      'getPet 404',
+      'listPets 200',
+      'listPets 304',
+      'listPets 400',
+    ])
+      t.ok(seen.includes(pair), `${pair} was produced and checked`);
+    t.ok(written.sent <= 80, `stays within --max-requests (sent ${written.sent})`);
+    const { rows } = await db.query<{ n: string }>({ text: 'SELECT count(*) AS n FROM pets WHERE name LIKE $1' }, [
+      `${createdPetPrefix} %`,
+    ]);
+    t.ok(written.created > 0, `write mode created pets (${written.created})`);
+    t.equal(Number(rows[0]?.n), written.created, 'every pet it created carries the prefix, and it counted them all');
+
+    const before = await rowCounts(db);
+    const { output, io: cliIo } = io();
+    const exit = await runCli(
+      ['--base-url', base, '--api-key', key, '--read-only', '--max-requests', '100', '--seed', '3'],
+      cliIo,
+    );
+    const report = output.join('');
+    t.equal(exit, 0, `read-only run passes: ${report}`);
+    t.same(await rowCounts(db), before, "read-only leaves every table's row count unchanged");
+    t.match(report, /read-only: no pet created/);
+    t.match(report, /^createPet\s+400\s+\d+\s+0/m, 'the table has a row per (operation, status)');
+  }),
+);
+
+/** One way at a time to break the contract, and the check that must name it. */
+const breakages: Array<{ name: string; check: string; message: RegExp; rewrite: Rewrite }> = [
+  {
+    name: 'a required header dropped (createPet 201 without Location)',
+    check: 'required header missing',
+    message: /required header location missing/,
+    rewrite: (response) => {
+      if (response.status !== 201) return response;
+      const { location: _location, ...headers } = response.headers;
+      return { ...response, headers };
+    },
+  },
+  {
+    name: 'an undeclared status (418 for 404)',
+    check: 'undeclared status',
+    message: /status 418 is not declared for getPet/,
+    rewrite: (response) => (response.status === 404 ? { ...response, status: 418 } : response),
+  },
+  {
+    name: 'a body outside its schema (a pet with a field the schema forbids)',
+    check: 'body outside its schema',
+    message: /additionalProperties/,
+    rewrite: (response, request) => {
+      if (response.status !== 200 || !request.url.startsWith('/v1/pets')) return response;
+      const body = JSON.parse(response.body) as unknown;
+      const leak = (pet: object) => ({ ...pet, ownerEmail: 'someone@example.com' });
+      return { ...response, body: JSON.stringify(Array.isArray(body) ? body.map(leak) : leak(body as object)) };
+    },
+  },
+  {
+    name: 'an error body that is not the Error object',
+    check: 'not the Error object',
+    message: /must answer \{code, message, status\}/,
+    rewrite: (response) =>
+      response.status >= 400
+        ? { ...response, body: JSON.stringify({ error: 'Bad Request', statusCode: response.status }) }
+        : response,
+  },
+  {
+    name: 'a wrong content type (text/plain on JSON)',
+    check: 'wrong content type',
+    message: /Content-Type "text\/plain; charset=utf-8"; openapi.yaml declares application\/json/,
+    rewrite: (response, request) =>
+      request.url.startsWith('/v1/pets')
+        ? { ...response, headers: { ...response.headers, 'content-type': 'text/plain; charset=utf-8' } }
+        : response,
+  },
+  {
+    name: 'another contract published (openapi.json of another version)',
+    check: 'published contract',
+    message: /\/info\/version: local "[0-9.]+", published "0.0.1"/,
+    rewrite: (response, request) => {
+      if (!request.url.endsWith('/openapi.json')) return response;
+      const spec = JSON.parse(response.body) as { info: { version: string } };
+      return { ...response, body: JSON.stringify({ ...spec, info: { ...spec.info, version: '0.0.1' } }) };
+    },
+  },
+];
+
+async function behindProxy(t: Test, origin: string, rewrite: Rewrite): Promise<string> {
+  const proxy = await startRewritingProxy(origin, rewrite);
+  t.teardown(() => proxy.close());
+  return `${proxy.url}/v1`;
+}
+
+const sunset = Date.UTC(2030, 11, 5);
+
+// One service for the rest (an embedded database costs seconds on a busy machine), with a clock the tests move.
+t.test('against a broken deployment', async (t) => {
+  let clock = Date.now();
+  const { app, key } = await startTestApp(t, 'embedded', {}, { now: () => clock });
+  const origin = await listen(app);
+
+  await t.test(
+    'behind a proxy that breaks the contract one way at a time, it fails and names the violation',
+    async (t) => {
+      for (const breakage of breakages) {
+        await t.test(breakage.name, async (t) => {
+          const findings = await verify(await behindProxy(t, origin, breakage.rewrite), key, { maxRequests: 40 });
+          t.notOk(findings.passed, 'the run fails');
+          const checks = [...new Set(findings.failures.map((failure) => failure.check))];
+          const named = findings.failures.filter((failure) => failure.check === breakage.check);
+          t.ok(named.length > 0, `a failure names "${breakage.check}" (got: ${checks.join(', ')})`);
+          t.match(named[0]?.message, breakage.message);
+          if (breakage.check !== 'published contract')
+            t.match(named[0]?.curl, /^curl -sS -i -X (GET|POST) \$'http:\/\/127\.0\.0\.1:\d+\/v1\/pets/);
+        });
+      }
+    },
+  );
+
+  await t.test('a failed run exits 1, prints each failure with its curl line, and writes JUnit', async (t) => {
+    const base = await behindProxy(t, origin, breakages[3]!.rewrite);
+    const dir = mkdtempSync(join(tmpdir(), 'verify-junit-'));
+    t.teardown(() => {
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const junit = join(dir, 'verify.xml');
+    const { output, io: cliIo } = io();
+    const argv = ['--base-url', base, '--api-key', key, '--read-only', '--max-requests', '40', '--junit', junit];
+    const exit = await runCli(argv, cliIo);
+    const report = output.join('');
+    t.equal(exit, 1);
+    t.match(report, /FAIL listPets 400: not the Error object/);
+    t.match(report, /curl -sS -i -X GET \S+ -H "authorization: bearer +\$\{API_KEY\}"/i, 'the curl line names the key');
+    t.notOk(report.includes(key), 'the key itself appears nowhere in the report');
+    const xml = readFileSync(junit, 'utf8');
+    t.match(xml, /<testcase classname="contract" name="listPets 400">\s*<failure message="[^"]*not the Error object/);
+    t.notOk(xml.includes(key), 'nor in the JUnit file');
+    t.equal(await runCli(['--api-key', key], io().io), 2, 'a usage error exits 2');
+  });
+
+  await t.test('a 503 with Retry-After is waited out and the request sent again', async (t) => {
+    let refused = 0;
+    const base = await behindProxy(t, origin, (response, request) => {
+      if (refused > 0 || !request.url.startsWith('/v1/pets')) return response;
+      refused += 1;
+      const body = JSON.stringify({ code: 'service_unavailable', message: 'Try later.', status: 503 });
+      return {
+        status: 503,
+        headers: { ...response.headers, 'content-type': 'application/json', 'retry-after': '2' },
+        body,
+      };
+    });
+    const waits: number[] = [];
+    const findings = await verify(base, key, { maxRequests: 20, wait: async (seconds) => void waits.push(seconds) });
+    t.same(waits, [2], 'waited the Retry-After once');
+    t.equal(findings.retried, 1);
+    t.same(findings.failures, [], 'the answer after the wait is what was checked');
+  });
+
+  await t.test("past getPet's sunset it expects the 410, and fails a deployment that still answers", async (t) => {
+    clock = sunset;
+    const onTime = await verify(`${origin}/v1`, key, { now: () => sunset, maxRequests: 60 });
+    t.same(onTime.failures, [], 'a deployment that retired getPet on time passes');
+    t.ok(onTime.rows.has('getPet 410'));
+    clock = sunset - 1;
+    const late = await verify(`${origin}/v1`, key, { now: () => sunset, maxRequests: 60 });
+    t.ok(
+      late.failures.some((failure) => failure.subject === 'getPet' && failure.check === 'unexpected status'),
+      'one that still answers getPet after its sunset fails',
+    );
+  });
+});
