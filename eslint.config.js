@@ -19,10 +19,21 @@ const layer = (files, ...patterns) => ({
 });
 const layerRules = [
   layer(['src/**/*.ts'], drivers),
-  layer(['src/handlers/**/*.ts'], framework, httpLayer, drivers, {
-    group: ['**/config.js', '**/cli/**', '**/server.js', '**/app.js'],
-    message: 'A handler sees its typed input and its dependencies only.',
-  }),
+  layer(
+    ['src/handlers/**/*.ts'],
+    framework,
+    httpLayer,
+    drivers,
+    {
+      group: ['**/config.js', '**/cli/**', '**/server.js', '**/app.js'],
+      message: 'A handler sees its typed input and its dependencies only.',
+    },
+    {
+      group: ['**/errors.js'],
+      importNames: ['ApiError', 'invalidRequest'],
+      message: 'A handler returns its errors (errorResult), so the compiler checks them against the declared statuses.',
+    },
+  ),
   layer(['src/db/**/*.ts'], framework, httpLayer, {
     group: ['**/config.js', '**/handlers/**', '**/auth/**', '**/cli/**', '**/server.js', '**/app.js'],
     message: 'src/db knows no HTTP, no handlers and no environment variable names (it takes DatabaseOptions).',

@@ -22,5 +22,4 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (message: string) => new ApiError(404, 'not_found', message);
 export const invalidRequest = (message: string) => new ApiError(400, 'invalid_request', message);

@@ -1,6 +1,22 @@
 import { insertPet, type PetRecord } from '../db/pets.js';
-import { runIdempotently } from './idempotency.js';
+import { errorResult } from './errorResult.js';
+import { runIdempotently, type KeyRefusal } from './idempotency.js';
 import type { Handler, HandlerDeps, HandlerResult } from './types.js';
+
+const refusal = {
+  in_use: () =>
+    errorResult(
+      409,
+      'idempotency_key_in_use',
+      'A request with this Idempotency-Key is still being processed; retry after it has been answered.',
+    ),
+  reused: () =>
+    errorResult(
+      422,
+      'idempotency_key_reused',
+      'This Idempotency-Key was first used with a different request body; send a new key for a different request.',
+    ),
+} satisfies Record<KeyRefusal, () => HandlerResult<'createPet'>>;
 
 export function createPet({
   db,
@@ -17,7 +33,7 @@ export function createPet({
       return { status: 201, body: pet, headers: { Location: locationOf(pet) } };
     }
     if (!caller) throw new Error('createPet got an Idempotency-Key without an authenticated caller');
-    const { answer, replayed } = await runIdempotently(
+    const outcome = await runIdempotently(
       db,
       { apiKeyId: caller.apiKeyId, key },
       { body, ttlSeconds: idempotencyTtlSeconds },
@@ -26,6 +42,8 @@ export function createPet({
         return { status: 201, body: JSON.stringify(pet), location: locationOf(pet) };
       },
     );
+    if (outcome.refused) return refusal[outcome.refused]();
+    const { answer, replayed } = outcome;
     if (replayed) onIdempotentReplay();
     // Only 201 answers are ever stored; the body is the pet this service wrote.
     const pet = JSON.parse(answer.body) as PetRecord;

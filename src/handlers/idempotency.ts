@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Database, Queryable } from '../db/index.js';
 import { findStoredKey, storeKey, tryLockKey, type KeyScope, type StoredAnswer } from '../db/idempotencyKeys.js';
-import { ApiError } from '../errors.js';
 
 /** JSON with object keys sorted at every level: equal parsed bodies give equal text. */
 function canonicalJson(value: unknown): string {
@@ -18,31 +17,18 @@ export function fingerprintOf(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }
 
-const inUse = () =>
-  new ApiError(
-    409,
-    'idempotency_key_in_use',
-    'A request with this Idempotency-Key is still being processed; retry after it has been answered.',
-  );
+/** Why a key cannot be used now: it is in flight elsewhere, or was first used with another body. */
+export type KeyRefusal = 'in_use' | 'reused';
 
-const reused = () =>
-  new ApiError(
-    422,
-    'idempotency_key_reused',
-    'This Idempotency-Key was first used with a different request body; send a new key for a different request.',
-  );
-
-export interface IdempotentOutcome {
-  answer: StoredAnswer;
-  /** True when the answer is the stored one of an earlier request. */
-  replayed: boolean;
-}
+export type IdempotentOutcome =
+  /** The answer, and whether it is the stored one of an earlier request. */
+  { refused?: undefined; answer: StoredAnswer; replayed: boolean } | { refused: KeyRefusal };
 
 /**
  * Runs `work` at most once per (API key, Idempotency-Key) within ttlSeconds:
  * the answer is stored in the transaction that does the work, so either both
- * are committed or neither. A request with the key in flight elsewhere is a
- * 409, the same key with another body a 422; a failure stores nothing.
+ * are committed or neither. A key in flight elsewhere, or the same key with
+ * another body, is refused (the handler answers 409 or 422); a failure stores nothing.
  */
 export async function runIdempotently(
   db: Database,
@@ -52,11 +38,11 @@ export async function runIdempotently(
 ): Promise<IdempotentOutcome> {
   const fingerprint = fingerprintOf(request.body);
   return db.transaction(async (tx) => {
-    if (!(await tryLockKey(tx, scope))) throw inUse();
+    if (!(await tryLockKey(tx, scope))) return { refused: 'in_use' };
     // Read after taking the lock: a request that held it has committed or rolled back by now.
     const stored = await findStoredKey(tx, scope);
     if (stored && !stored.expired) {
-      if (stored.fingerprint !== fingerprint) throw reused();
+      if (stored.fingerprint !== fingerprint) return { refused: 'reused' };
       return { answer: stored, replayed: true };
     }
     const answer = await work(tx);

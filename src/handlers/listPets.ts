@@ -1,8 +1,11 @@
 import { readPetPage, readPetsByIds } from '../db/pets.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import { errorResult } from './errorResult.js';
 import type { Handler, HandlerDeps, HandlerResult } from './types.js';
 
 const defaultLimit = 20;
+const unissuedCursor =
+  "query parameter 'cursor' is not a cursor this service issued; take it from the Link header of the previous page";
 
 export function listPets({ db, basePath }: HandlerDeps): Handler<'listPets'> {
   // Built as text, not with URLSearchParams (a few µs per page): the limit is
@@ -21,6 +24,7 @@ export function listPets({ db, basePath }: HandlerDeps): Handler<'listPets'> {
     }
     const limit = query.limit ?? defaultLimit;
     const afterId = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
+    if (afterId === undefined) return errorResult(400, 'invalid_request', unissuedCursor);
     // One row more than asked tells whether a next page exists.
     const rows = await readPetPage(db, { afterId, status: query.status, limit: limit + 1 });
     const page = rows.slice(0, limit);

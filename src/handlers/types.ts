@@ -24,14 +24,17 @@ export interface HandlerInput<K extends OperationId> {
 }
 
 /**
- * Headers the HTTP layer sets on its own (request id, rate limit, the
- * deprecation headers of a deprecated operation, the security headers, the
- * entity tag of a body): a handler never sets them.
+ * Headers the HTTP layer sets on its own (request id, rate limit and its
+ * Retry-After, the authentication challenge, the deprecation headers of a
+ * deprecated operation, the security headers, the entity tag of a body): a
+ * handler never sets them.
  */
 type HttpLayerHeader =
   | 'X-Request-Id'
   | 'RateLimit'
   | 'RateLimit-Policy'
+  | 'Retry-After'
+  | 'WWW-Authenticate'
   | 'Deprecation'
   | 'Sunset'
   | 'X-Content-Type-Options'

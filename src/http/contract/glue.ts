@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod, RouteOptions } from 'fastify';
 import type { Handler, HandlerInput, HandlerMap, OperationId } from '../../handlers/types.js';
-import { invalidRequest } from '../../errors.js';
+import { ApiError, invalidRequest, type ErrorBody } from '../../errors.js';
 import {
   listOperations,
   parametersOf,
@@ -18,6 +18,10 @@ import {
   sunsetOf,
   withDeprecationLink,
 } from './deprecation.js';
+
+function errorOf(status: number, body: ErrorBody, headers: object | undefined): ApiError {
+  return new ApiError(status, body.code, body.message, headers as Record<string, string> | undefined);
+}
 
 function toRouteHandler<K extends OperationId>(
   handler: Handler<K>,
@@ -41,7 +45,10 @@ function toRouteHandler<K extends OperationId>(
       caller,
     } as HandlerInput<K>;
     const result = await handler(input);
-    reply.code(Number(result.status));
+    const status = Number(result.status);
+    // An error result takes the road of a thrown error: one handler logs it and writes the Error object.
+    if (status >= 400) throw errorOf(status, result.body as ErrorBody, result.headers);
+    reply.code(status);
     if (result.headers)
       reply.headers(
         withDeprecationLink(result.headers, deprecation && deprecationHeadersFor(deprecation, request.params)),
