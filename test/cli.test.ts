@@ -4,7 +4,12 @@ import { openDatabase } from '../src/db/index.js';
 import { runApiKey } from '../src/cli/apikey.js';
 import { runMigrate } from '../src/cli/migrate.js';
 import { startServer } from '../src/server.js';
-import { createScratchPostgres, migratedDataDir, postgresUnavailableReason } from './helpers/databases.js';
+import {
+  createScratchPostgres,
+  migratedDataDir,
+  postgresUnavailableReason,
+  testDatabaseUrl,
+} from './helpers/databases.js';
 import { runEntry, runInProcess } from './helpers/processes.js';
 
 // The commands run in-process (their run functions are what the entry points
@@ -142,6 +147,28 @@ t.test('migrate exits non-zero when it cannot migrate', async (t) => {
   t.equal(result.code, 1);
   t.match(result.stderr, /Migration failed/);
 });
+
+t.test(
+  'migrate against a database or role that does not exist: one line saying what to do, no stack',
+  postgresSkip ? { skip: postgresSkip } : {},
+  async (t) => {
+    const missing = new URL(testDatabaseUrl);
+    missing.pathname = `/pets_missing_${process.pid}`;
+    const noDatabase = await migrateCommand({ DATABASE_URL: missing.toString() });
+    t.equal(noDatabase.code, 1);
+    t.equal(
+      noDatabase.stderr.trimEnd(),
+      `Migration failed: database "pets_missing_${process.pid}" does not exist: ` +
+        `create it first (createdb pets_missing_${process.pid}, or CREATE DATABASE pets_missing_${process.pid} in psql), then run this again`,
+    );
+    const noRole = new URL(testDatabaseUrl);
+    noRole.username = 'nobody_here';
+    const refused = await migrateCommand({ DATABASE_URL: noRole.toString() });
+    t.equal(refused.code, 1);
+    t.match(refused.stderr, /^Migration failed: .*nobody_here.* \(PostgreSQL error 28[0-9A-Z]{3}\)\n$/);
+    t.notMatch(noDatabase.stderr + refused.stderr, /\n\s+at /, 'no stack trace');
+  },
+);
 
 /** Collects what a CLI writes. */
 function captured() {
