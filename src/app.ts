@@ -36,7 +36,7 @@ import { requestMetricsStep } from './http/plugins/metrics.js';
 import { rateLimiter } from './http/plugins/rateLimit.js';
 import { echoRequestId, requestIdOf } from './http/plugins/requestId.js';
 import { setSecurityHeaders } from './http/plugins/securityHeaders.js';
-import { startupGate } from './http/plugins/startupGate.js';
+import { readinessOf, startupGate } from './http/plugins/startupGate.js';
 import { trustProxy } from './http/plugins/trustProxy.js';
 import { limitsWith, type HttpLimitOverrides, type HttpLimits } from './http/limits.js';
 import { afterResponse, pipeline, type AfterStep, type Step } from './http/pipeline.js';
@@ -66,8 +66,12 @@ export interface AppDeps {
   metrics?: ServiceMetrics;
   /** The OpenTelemetry request spans (Tracing.httpPlugin), registered before anything else. */
   httpTracing?: FastifyPluginCallback;
-  /** False while the database is not ready (start-up): every route but /healthz answers 503. */
-  isReady?: () => boolean;
+  /**
+   * Resolves once the database is migrated and checked (start-up). Until then
+   * every route but /healthz answers 503 and no periodic database work runs.
+   * Absent: the database is ready already.
+   */
+  databaseReady?: Promise<void>;
   /** Tests only: other values for the fixed limits of src/http/limits.ts. */
   limits?: HttpLimitOverrides;
   /** Tests only: the clock (ms since the epoch) an operation's sunset (x-sunset) is compared with. */
@@ -146,7 +150,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.decorateRequest('routeFacts', undefined);
   const drain = registerDraining(app);
   const onArrival: Step[] = [echoRequestId, setSecurityHeaders, requireHostHeader, drain.onArrival];
-  if (deps.isReady) onArrival.push(startupGate(deps.isReady));
+  const isReady = readinessOf(deps.databaseReady);
+  if (deps.databaseReady) onArrival.push(startupGate(isReady));
   app.addHook('onRequest', pipeline(...onArrival));
   const isOverloaded = await registerLoadShedding(app, limits.loadShedding, metrics.loadShed);
   await registerCors(app, spec, parseOrigins(config.CORS_ORIGINS));
@@ -180,11 +185,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
 
   const checkReadiness = readinessCheck(deps.db, drain, isOverloaded, limits.readinessMaxAgeMs);
   registerHealthRoutes(app, deps.db, checkReadiness);
-  metrics.watchReadiness(() =>
-    deps.isReady?.() === false ? Promise.resolve(false) : checkReadiness().then(() => true),
-  );
+  metrics.watchReadiness(() => (isReady() ? checkReadiness().then(() => true) : Promise.resolve(false)));
   metrics.watchPool(() => deps.db.poolStatus());
-  registerIdempotencyPurge(app, deps.db, config.IDEMPOTENCY_TTL_SECONDS);
+  registerIdempotencyPurge(app, deps.db, config.IDEMPOTENCY_TTL_SECONDS, deps.databaseReady);
   await registerDocs(app);
   // Always on: a response outside the contract becomes a logged 500 rather
   // than reaching a client, and the check costs no measurable throughput

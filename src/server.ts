@@ -20,6 +20,7 @@ import {
 } from './db/index.js';
 import { SchemaOutdatedError } from './db/migrations.js';
 import { isMainModule } from './entryPoint.js';
+import type { LogStream } from './http/plugins/logging.js';
 import { exposeMetrics } from './observability/exposeMetrics.js';
 import { createMetrics, noMetrics } from './observability/metrics.js';
 import type { MetricsServer } from './observability/metricsServer.js';
@@ -209,6 +210,8 @@ export interface StartOptions {
   signal?: AbortSignal;
   /** Tests only: the embedded database's free-space floor (a disk that looks full). */
   minFreeMb?: number;
+  /** Tests only: the service's log lines go here instead of stdout. */
+  logStream?: LogStream;
 }
 
 /**
@@ -247,13 +250,17 @@ export async function startServer(
       logger.current?.info({ durationMs, failedCalls }, 'database outage ended');
     },
   });
-  let ready = false;
+  let markDatabaseReady = () => {};
+  const databaseReady = new Promise<void>((resolve) => {
+    markDatabaseReady = resolve;
+  });
   const attached: Attached = { metricsServer: undefined, tracing };
   const metricsPort = metricsPortOf(config);
   const metrics = metricsPort === undefined ? noMetrics : createMetrics();
   const app = await buildApp(config, {
     db: tracing ? tracing.traceDatabase(db) : db,
-    isReady: () => ready,
+    databaseReady,
+    ...(options.logStream ? { logStream: options.logStream } : {}),
     metrics,
     ...(tracing ? { httpTracing: tracing.httpPlugin } : {}),
   });
@@ -282,7 +289,7 @@ export async function startServer(
         'No active API key exists: every request will get 401. Create one with `npm run apikey -- create <name>` or set BOOTSTRAP_API_KEY.',
       );
     }
-    ready = true;
+    markDatabaseReady();
     if (prepared.firstKey) out.write(announceFirstKey(prepared.firstKey, address));
     const where = db.kind === 'embedded' ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL database';
     app.log.info(`serving ${address}${apiBasePath} on the ${where}`);

@@ -110,3 +110,27 @@ t.test('an embedded database on a full disk is refused in one line', async (t) =
   );
   t.notMatch(error?.message, /\n/);
 });
+
+t.test('the first start on a fresh embedded data directory logs no warning', async (t) => {
+  const dir = scratchDir();
+  t.teardown(dir.remove);
+  const lines: Array<{ level: number; msg: string }> = [];
+  const logStream = {
+    write(line: string) {
+      lines.push(JSON.parse(line) as { level: number; msg: string });
+    },
+  };
+  const server = await startServer({ ...quiet, LOG_LEVEL: 'info', DATA_DIR: dir.path }, collect().out, { logStream });
+  t.ok(
+    lines.some((line) => line.msg.startsWith('serving ')),
+    'its log is captured',
+  );
+  // Time for the periodic work that starts with the app (the idempotency purge) to run once.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  t.equal(await server.shutdown('SIGINT'), 0);
+  t.same(
+    lines.filter((line) => line.level >= 40).map((line) => line.msg),
+    [],
+    'no warning: nothing periodic ran before the migrations',
+  );
+});

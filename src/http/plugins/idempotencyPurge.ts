@@ -8,15 +8,21 @@ export function purgeIntervalMs(ttlSeconds: number): number {
 }
 
 /**
- * Deletes Idempotency-Keys past the expiry stored with each: once when the
- * app is ready, then on a timer. Expired keys are never replayed even before
- * they are deleted (the lookup checks the expiry), so the timer only bounds
- * the table's size. Every instance runs it, whatever its own
- * IDEMPOTENCY_TTL_SECONDS (which sets only how often); the deletes are
- * idempotent.
+ * Deletes Idempotency-Keys past the expiry stored with each: once the app is
+ * ready and its database migrated (databaseReady, at start-up), then on a
+ * timer. Expired keys are never replayed even before they are deleted (the
+ * lookup checks the expiry), so the timer only bounds the table's size.
+ * Every instance runs it, whatever its own IDEMPOTENCY_TTL_SECONDS (which
+ * sets only how often); the deletes are idempotent.
  */
-export function registerIdempotencyPurge(app: FastifyInstance, db: Database, ttlSeconds: number): void {
+export function registerIdempotencyPurge(
+  app: FastifyInstance,
+  db: Database,
+  ttlSeconds: number,
+  databaseReady?: Promise<void>,
+): void {
   let timer: NodeJS.Timeout | undefined;
+  let closed = false;
   const purge = async () => {
     try {
       const deleted = await purgeExpiredKeys(db);
@@ -27,12 +33,20 @@ export function registerIdempotencyPurge(app: FastifyInstance, db: Database, ttl
       app.log.warn(fields, 'idempotency key purge failed; it runs again later');
     }
   };
-  app.addHook('onReady', async () => {
+  const start = async () => {
+    if (closed) return;
     await purge();
+    if (closed) return;
     timer = setInterval(() => void purge(), purgeIntervalMs(ttlSeconds));
     timer.unref();
+  };
+  app.addHook('onReady', async () => {
+    // The server listens (for /healthz) before the database is migrated.
+    if (databaseReady) void databaseReady.then(start);
+    else await start();
   });
   app.addHook('onClose', async () => {
+    closed = true;
     clearInterval(timer);
   });
 }

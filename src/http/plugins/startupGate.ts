@@ -2,6 +2,15 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { routeOf } from '../pipeline.js';
 
+/** Whether the database is ready: at once without a start-up, else once databaseReady resolves. */
+export function readinessOf(databaseReady: Promise<void> | undefined): () => boolean {
+  let ready = databaseReady === undefined;
+  void databaseReady?.then(() => {
+    ready = true;
+  });
+  return () => ready;
+}
+
 /**
  * While the server listens but its database is not ready yet (start-up
  * retries), every route but /healthz answers a 503 Error object: the
