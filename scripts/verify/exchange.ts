@@ -69,7 +69,8 @@ export class Exchanger {
     const answer: Answer = { ...received, curl: curlLine(outgoing, this.key), ...(json === undefined ? {} : { json }) };
     const problems = responseProblems(operation, received, json);
     const expect = options.expect && this.expectedNow(operation, options.expect);
-    if (expect !== undefined && !expect.includes(received.status))
+    // A 429 still there after its Retry-After is the quota speaking, not the request: checked, never "unexpected".
+    if (expect !== undefined && !expect.includes(received.status) && received.status !== 429)
       problems.push({
         check: 'unexpected status',
         message: `${request.intent}: expected ${expect.join(' or ')}, got ${received.status} ${received.text.slice(0, 200)}`,
