@@ -6,11 +6,23 @@ const plainInteger = /^-?\d+$/;
 /** Space, tab, line feed, carriage return: the whitespace JSON allows between tokens. */
 const jsonWhitespace = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
-/** An exponent past any finite double's: such a literal is never an exact integer. */
-const largestDecimalExponent = 400;
-
 function fieldName(key: string | undefined): string {
   return key === undefined ? 'body' : `body.${excerpt(key)}`;
+}
+
+/** Digits without their leading and trailing zeros, and how many trailing zeros there were: "01200" is ["12", 2]. */
+function significand(digits: string): [string, number] {
+  let start = 0;
+  while (start < digits.length && digits.charCodeAt(start) === 0x30) start += 1;
+  let end = digits.length;
+  while (end > start && digits.charCodeAt(end - 1) === 0x30) end -= 1;
+  return [digits.slice(start, end), digits.length - end];
+}
+
+/** The integer a double holds, in decimal digits without sign: exact, even past 2^53 (where String() rounds). */
+function integerDigits(value: number): string {
+  const magnitude = Math.abs(value);
+  return Number.isSafeInteger(magnitude) ? String(magnitude) : BigInt(magnitude).toString();
 }
 
 /**
@@ -19,21 +31,17 @@ function fieldName(key: string | undefined): string {
  * schema (every number in this contract is an integer, so it is refused there);
  * what this catches is the literal that rounding turns into an integer it is
  * not: 2.9999999999999999 read as 3, 9007199254740993 read as 9007199254740992.
+ * Both sides are compared as significant digits and a power of ten.
  */
 function isExactWhereIntegral(literal: string, value: number): boolean {
   if (!Number.isInteger(value)) return true;
   if (Number.isSafeInteger(value) && plainInteger.test(literal)) return true;
   numberLiteral.lastIndex = 0;
   const [, whole = '', fraction = '', exponent = '0'] = numberLiteral.exec(literal) ?? [];
-  let digits = (whole + fraction).replace(/^0+/, '');
-  let power = Number(exponent) - fraction.length;
-  const trailingZeros = digits.length - digits.replace(/0+$/, '').length;
-  digits = digits.slice(0, digits.length - trailingZeros);
-  power += trailingZeros;
-  if (digits === '') return true;
-  if (power < 0 || power + digits.length > largestDecimalExponent) return false;
-  const magnitude = BigInt(digits) * 10n ** BigInt(power);
-  return (literal.startsWith('-') ? -magnitude : magnitude) === BigInt(value);
+  const [literalDigits, literalZeros] = significand(whole + fraction);
+  const [valueDigits, valueZeros] = significand(integerDigits(value));
+  if (valueDigits === '') return literalDigits === '';
+  return literalDigits === valueDigits && Number(exponent) - fraction.length + literalZeros === valueZeros;
 }
 
 function inexactNumber(literal: string, value: number, key: string | undefined): ApiError {
@@ -100,7 +108,9 @@ export function assertLiteralsExact(text: string): void {
       const end = endOfString(text, index);
       const container = open[open.length - 1];
       if (container?.keys !== undefined && text.charAt(nextNonSpace(text, end)) === ':') {
-        const key = JSON.parse(text.slice(index, end)) as string;
+        const quoted = text.slice(index, end);
+        // Escapes decoded, so that "n\u0061me" and "name" are one key.
+        const key = quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1);
         if (container.keys.has(key)) throw duplicateKey(key);
         container.keys.add(key);
         container.latestKey = key;
