@@ -26,6 +26,7 @@ import {
 } from './http/plugins/clientErrors.js';
 import { parseOrigins, registerCors } from './http/plugins/cors.js';
 import { registerDocs } from './http/plugins/docs.js';
+import { refuseUnknownExpectation, registerContinue } from './http/plugins/expectations.js';
 import { registerDraining } from './http/plugins/draining.js';
 import { readinessCheck, registerHealthRoutes } from './http/plugins/health.js';
 import { registerLoadShedding } from './http/plugins/loadShedding.js';
@@ -38,6 +39,7 @@ import { echoRequestId, requestIdOf } from './http/plugins/requestId.js';
 import { setSecurityHeaders } from './http/plugins/securityHeaders.js';
 import { readinessOf, startupGate } from './http/plugins/startupGate.js';
 import { trustProxy } from './http/plugins/trustProxy.js';
+import { guardConnections } from './http/connections.js';
 import { limitsWith, type HttpLimitOverrides, type HttpLimits } from './http/limits.js';
 import { afterResponse, pipeline, type AfterStep, type Step } from './http/pipeline.js';
 import { noMetrics, type ServiceMetrics } from './observability/metrics.js';
@@ -125,6 +127,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const deferred = new DeferredCompilation();
   const limits = limitsWith(deps.limits);
   const app = createFastify(config, deps, limits, deferred);
+  guardConnections(app.server, app.log);
   const metrics = deps.metrics ?? noMetrics;
   if (deps.httpTracing) await app.register(deps.httpTracing);
   app.setValidatorCompiler(validatorCompiler(deferred));
@@ -149,7 +152,13 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   // that guessing keys hits the limit.
   app.decorateRequest('routeFacts', undefined);
   const drain = registerDraining(app);
-  const onArrival: Step[] = [echoRequestId, setSecurityHeaders, requireHostHeader, drain.onArrival];
+  const onArrival: Step[] = [
+    echoRequestId,
+    setSecurityHeaders,
+    requireHostHeader,
+    refuseUnknownExpectation,
+    drain.onArrival,
+  ];
   const isReady = readinessOf(deps.databaseReady);
   if (deps.databaseReady) onArrival.push(startupGate(isReady));
   app.addHook('onRequest', pipeline(...onArrival));
@@ -173,6 +182,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       requireAuthentication,
     ),
   );
+  // 100 Continue only for a request admitted above, before its body is read.
+  registerContinue(app, limits.bodyLimitBytes);
   // Batched only where the lines go to the buffered stdout (see requestLines).
   const lines = requestLines(deps.logger === undefined && writesToBufferedStdout(deps.logStream));
   app.addHook('onClose', (_app, done) => {

@@ -40,7 +40,10 @@ function responseStarted(socket: Socket): boolean {
  */
 export function clientErrorHandler(this: FastifyInstance, error: ParserError, socket: Socket): void {
   const requestId = randomUUID();
-  if (error.code === 'ECONNRESET' || socket.destroyed) {
+  // HPE_PAUSED: the client ended a connection whose reading was stopped
+  // (connections.ts); nothing more is answered on it.
+  if (error.code === 'HPE_PAUSED') socket.destroy();
+  if (error.code === 'ECONNRESET' || error.code === 'HPE_PAUSED' || socket.destroyed) {
     this.log.debug({ requestId, errorCode: error.code }, 'client connection reset');
     return;
   }
@@ -49,14 +52,24 @@ export function clientErrorHandler(this: FastifyInstance, error: ParserError, so
     { requestId, status: answer.status, errorCode: error.code, reason: error.reason, bytesParsed: error.bytesParsed },
     'client error: request not parsed',
   );
-  if (socket.writable && !responseStarted(socket)) {
+  if (!responseStarted(socket)) answerOnSocket(socket, answer, requestId);
+  socket.destroySoon();
+}
+
+/**
+ * Writes the Error object straight to a socket Node has no response object
+ * for (a parser error, CONNECT), with X-Request-Id, the headers every
+ * answer carries and the answer's own, and closes the connection.
+ */
+export function answerOnSocket(socket: Socket, answer: ApiError, requestId: string): void {
+  if (socket.writable) {
     const body = JSON.stringify(answer.body());
     const head = [
       `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`,
       'content-type: application/json; charset=utf-8',
       `content-length: ${Buffer.byteLength(body)}`,
       `x-request-id: ${requestId}`,
-      ...Object.entries(everyResponseHeaders).map(([name, value]) => `${name}: ${value}`),
+      ...Object.entries({ ...everyResponseHeaders, ...answer.headers }).map(([name, value]) => `${name}: ${value}`),
       'connection: close',
     ];
     socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
