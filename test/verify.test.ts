@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { runCli } from '../scripts/verify/cli.js';
 import type { Findings } from '../scripts/verify/findings.js';
+import { specDifferences } from '../scripts/verify/specDiff.js';
 import { createdPetPrefix, runVerification, type VerifyOptions } from '../scripts/verify/verify.js';
+import { readLocalSpec } from '../lib/contract/spec.js';
+import { dereference } from '../src/openapi/dereference.js';
 import { forEachBackend, startTestApp, type TestApp } from './helpers/app.js';
 import { startRewritingProxy, type Rewrite } from './helpers/httpProxy.js';
 
@@ -89,6 +92,15 @@ t.test('against the service itself nothing fails, in write mode and read-only', 
     t.match(report, /^createPet\s+400\s+\d+\s+0/m, 'the table has a row per (operation, status)');
   }),
 );
+
+t.test('the published contract is compared as it reads, $refs resolved', async (t) => {
+  const local = readLocalSpec();
+  t.same(specDifferences(local, dereference(local)), [], 'moving a definition out of components is no difference');
+  const info = { ...(local['info'] as object), version: '9.9.9' };
+  t.same(specDifferences(local, { ...local, info }), [
+    `/info/version: local "${String((local['info'] as { version: string }).version)}", published "9.9.9"`,
+  ]);
+});
 
 /** One way at a time to break the contract, and the check that must name it. */
 const breakages: Array<{ name: string; check: string; message: RegExp; rewrite: Rewrite }> = [

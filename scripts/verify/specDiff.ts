@@ -1,4 +1,4 @@
-import { isObject, type Json } from '../../src/openapi/dereference.js';
+import { dereference, isObject, type Json, type JsonObject } from '../../src/openapi/dereference.js';
 
 // Enough differences to tell one contract from another; the rest are counted.
 const maxListed = 20;
@@ -30,9 +30,21 @@ function walk(local: Json | undefined, published: Json | undefined, path: string
     out.push(`${pointer(path)}: local ${short(local)}, published ${short(published)}`);
 }
 
+/**
+ * The contract a document states: $refs resolved, so that moving a
+ * definition into components (or back) is no difference; of the components
+ * only the security schemes, which operations name instead of referencing.
+ */
+function stated(document: Json): Json {
+  if (!isObject(document)) return document;
+  const { components, ...rest } = dereference(document);
+  const securitySchemes = isObject(components) ? components['securitySchemes'] : undefined;
+  return securitySchemes === undefined ? rest : ({ ...rest, components: { securitySchemes } } as JsonObject);
+}
+
 /** Where the published contract differs from the local one, as JSON pointers; empty when they are the same. */
 export function specDifferences(local: Json, published: Json): string[] {
   const out: string[] = [];
-  walk(local, published, [], out);
+  walk(stated(local), stated(published), [], out);
   return out.length > maxListed ? [...out.slice(0, maxListed), `... and ${out.length - maxListed} more`] : out;
 }
