@@ -384,6 +384,14 @@ export interface components {
     };
     parameters: {
         /**
+         * @description Identifier of the animal: any int64 in decimal digits.
+         *     The service only assigns ids from 1 to 9007199254740991
+         *     (2^53 - 1), so any other int64 (0, negative, or larger) answers
+         *     404 like an id no animal has. A value that is not an integer, or
+         *     lies outside int64, answers 400.
+         */
+        PetId: number;
+        /**
          * @description Entity tags from earlier responses (`ETag`), comma-separated, or
          *     `*` (RFC 9110, 13.1.2). When one matches the current body the
          *     answer is `304 Not Modified` with no body. Weak (`W/"..."`) and
@@ -610,13 +618,13 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Identifier of the animal to fetch: any int64 in decimal digits.
+                 * @description Identifier of the animal: any int64 in decimal digits.
                  *     The service only assigns ids from 1 to 9007199254740991
                  *     (2^53 - 1), so any other int64 (0, negative, or larger) answers
                  *     404 like an id no animal has. A value that is not an integer, or
                  *     lies outside int64, answers 400.
                  */
-                petId: number;
+                petId: components["parameters"]["PetId"];
             };
             cookie?: never;
         };

@@ -1,6 +1,7 @@
 import { readPetPage, readPetsByIds } from '../db/pets.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { errorResult } from './errorResult.js';
+import { isAssignableId } from './petIds.js';
 import type { Handler, HandlerDeps, HandlerResult } from './types.js';
 
 const defaultLimit = 20;
@@ -18,7 +19,7 @@ export function listPets({ db, basePath }: HandlerDeps): Handler<'listPets'> {
   return async ({ query }): Promise<HandlerResult<'listPets'>> => {
     if (query.id) {
       // One page with every match; ids the service never assigns match nothing and are not quoted.
-      const ids = [...new Set(query.id)].filter((id) => Number.isSafeInteger(id) && id >= 1);
+      const ids = [...new Set(query.id)].filter(isAssignableId);
       const pets = ids.length === 0 ? [] : await readPetsByIds(db, ids, query.status);
       return { status: 200, body: pets };
     }
