@@ -48,7 +48,8 @@ function refuseDeepPipelining(log: FastifyBaseLogger, request: IncomingMessage, 
   const answer = new ApiError(
     429,
     'rate_limited',
-    `At most ${maxUnansweredPerConnection} requests may wait for their answers on one connection; read the answers before sending more. This connection is closed.`,
+    `At most ${maxUnansweredPerConnection} requests may wait for their answers on one connection; ` +
+      'read the answers before sending more. This connection is closed.',
   );
   log.info(
     {

@@ -30,10 +30,16 @@ function entryProblem(entry: string): string | undefined {
 export function trustProxyProblem(setting: string): string | undefined {
   if (setting === 'false') return undefined;
   if (setting === 'true') {
-    return `TRUST_PROXY=true would let any client choose its address (X-Forwarded-For) and so escape the per-address rate limit; name the proxies' addresses or CIDRs instead (${example}).`;
+    return (
+      'TRUST_PROXY=true would let any client choose its address (X-Forwarded-For) and so escape the ' +
+      `per-address rate limit; name the proxies' addresses or CIDRs instead (${example}).`
+    );
   }
   if (/^[0-9]+$/.test(setting)) {
-    return `TRUST_PROXY=${setting} looks like a hop count, which would believe X-Forwarded-For from whoever connects, balancer or not; name the proxies' addresses or CIDRs instead (${example}).`;
+    return (
+      `TRUST_PROXY=${setting} looks like a hop count, which would believe X-Forwarded-For from whoever ` +
+      `connects, balancer or not; name the proxies' addresses or CIDRs instead (${example}).`
+    );
   }
   const problems = setting
     .split(',')
