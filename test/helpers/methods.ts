@@ -1,0 +1,32 @@
+import { basePath, loadContract } from '../../lib/contract/spec.js';
+
+const { document, operations } = loadContract();
+
+/** Methods fastify routes to the 405 handler; HEAD and OPTIONS have meanings of their own (GET, CORS). */
+const candidates = ['DELETE', 'PUT', 'PATCH', 'POST', 'GET'] as const;
+
+export interface UndeclaredMethod {
+  method: (typeof candidates)[number];
+  /** The methods openapi.yaml declares on the path: what a 405's Allow lists, sorted. */
+  allowed: string[];
+  /** The path with the base path, for a request URL (fill in its parameters). */
+  url: string;
+}
+
+/**
+ * A method that openapi.yaml does not declare on a path (/pets/{petId}), so
+ * that a test of the 405 keeps working when an operation is added to it.
+ */
+export function undeclaredMethodOn(path: string): UndeclaredMethod {
+  const allowed = operations
+    .filter((operation) => operation.path === path)
+    .map((operation) => operation.method)
+    .sort();
+  if (allowed.length === 0) throw new Error(`openapi.yaml has no path ${path}`);
+  const method = candidates.find((candidate) => !allowed.includes(candidate));
+  if (!method) throw new Error(`openapi.yaml declares every method on ${path}; a 405 cannot be tested there`);
+  return { method, allowed, url: basePath(document) + path };
+}
+
+/** An Allow header as a sorted list, so tests do not depend on its order. */
+export const allowList = (header: unknown): string[] => String(header).split(/,\s*/).sort();
