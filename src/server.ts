@@ -144,9 +144,10 @@ const sleep = (ms: number) =>
 /**
  * The shutdown a load balancer can follow. First the drain (SIGTERM only,
  * DRAIN_DELAY_MS): /readyz answers 503 so that the balancer's checks take
- * the instance out, while requests are still served as usual (their
- * responses close keep-alive connections). Then it stops accepting and lets
- * in-flight requests finish for at most SHUTDOWN_TIMEOUT_MS; at that
+ * the instance out, while requests are still served as usual (every answer
+ * from then on closes its connection). Then it stops accepting, closes the
+ * idle connections and lets in-flight requests finish for at most
+ * SHUTDOWN_TIMEOUT_MS, exiting as soon as the last is answered; at that
  * deadline the database work still in flight is cancelled (so that a write
  * whose client is cut never commits later) and the remaining connections
  * are cut. Then the pool or the embedded database (its lock) is closed.

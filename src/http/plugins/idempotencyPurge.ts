@@ -34,8 +34,8 @@ export function registerIdempotencyPurge(
     }
   };
   const start = async () => {
-    if (closed) return;
     await purge();
+    // The app may have closed while the first purge ran.
     if (closed) return;
     timer = setInterval(() => void purge(), purgeIntervalMs(ttlSeconds));
     timer.unref();
