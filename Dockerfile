@@ -4,12 +4,19 @@
 # Node 24 is the current LTS line; the service also runs on 20.19+ and 22.12+.
 
 FROM node:24-bookworm-slim AS build
+# os-lock (the embedded database's data directory lock) is a native addon that
+# node-gyp compiles during npm ci: a compiler, make and python3, against the
+# headers this image's Node.js ships in /usr/local/include (none downloaded).
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+ENV npm_config_nodedir=/usr/local
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build
+RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim AS runtime
 ENV HOST=0.0.0.0 \
@@ -17,7 +24,8 @@ ENV HOST=0.0.0.0 \
     DATA_DIR=/app/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+# The production dependencies, the addon compiled: no compiler in this image.
+COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # Read at run time, resolved relative to dist/ (see src/paths.ts).
 COPY openapi.yaml ./

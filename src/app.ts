@@ -27,6 +27,7 @@ import {
 import { parseOrigins, registerCors } from './http/plugins/cors.js';
 import { registerDocs } from './http/plugins/docs.js';
 import { refuseUnknownExpectation, registerContinue } from './http/plugins/expectations.js';
+import { refuseRepeatedHeaders, singleValuedHeaders } from './http/plugins/repeatedHeaders.js';
 import { registerDraining } from './http/plugins/draining.js';
 import { readinessCheck, registerHealthRoutes } from './http/plugins/health.js';
 import { registerLoadShedding } from './http/plugins/loadShedding.js';
@@ -156,6 +157,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     echoRequestId,
     setSecurityHeaders,
     requireHostHeader,
+    refuseRepeatedHeaders(singleValuedHeaders(spec)),
     refuseUnknownExpectation,
     drain.onArrival,
   ];

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { existsSync } from 'node:fs';
+import { lockDataDir } from '../src/db/dataDirLock.js';
 import { startServer } from '../src/server.js';
 import { migratedDataDir } from './helpers/databases.js';
 import { finished, spawnEntry, textSink, waitForOutput } from './helpers/processes.js';
@@ -33,9 +33,8 @@ t.test('npm start on the embedded default: a first key, real HTTP, a clean stop'
     ((await listed.json()) as Array<{ name: string }>).map((pet: { name: string }) => pet.name),
     ['Rex'],
   );
-  t.ok(existsSync(`${dir.path}/pets.lock`), 'the data directory is locked while serving');
+  await t.rejects(lockDataDir(dir.path), { name: 'DataDirLockedError' }, 'the data directory is locked while serving');
   t.equal(await server.shutdown('SIGTERM'), 0, 'a clean shutdown');
-  t.notOk(existsSync(`${dir.path}/pets.lock`), 'the lock is released');
 
   const restartPrinted = textSink();
   const restarted = await startServer(
@@ -70,7 +69,9 @@ t.test('the process: a second server is refused, SIGTERM and SIGINT exit 0', asy
   );
   first.kill('SIGTERM');
   t.equal((await firstDone).code, 0, 'exits 0 on SIGTERM');
-  t.notOk(existsSync(`${dir.path}/pets.lock`), 'the lock is released');
+  const released = await lockDataDir(dir.path);
+  t.pass('the lock is released');
+  released.release();
 
   const again = spawnEntry('src/server.ts', [], env);
   t.teardown(() => again.kill('SIGKILL'));

@@ -75,6 +75,28 @@ function prefixed(request: TestRequest, prefix: string, maxLength: number): Test
   return { ...request, body: JSON.stringify({ ...body, name }) };
 }
 
+interface Arbitraries {
+  valid: fc.Arbitrary<Case>;
+  invalid: fc.Arbitrary<Case>;
+  opaque: fc.Arbitrary<Case> | undefined;
+}
+const built = new Map<string, Arbitraries>();
+
+/** An operation's request generators, built once per key (building them samples the schemas' patterns). */
+function arbitraries(operation: Operation, context: GeneratorContext): Arbitraries {
+  const name = `${operation.operationId} ${context.key}`;
+  let found = built.get(name);
+  if (found === undefined) {
+    found = {
+      valid: validCases(operation, context),
+      invalid: invalidCases(operation, context),
+      opaque: opaqueCases(operation, context),
+    };
+    built.set(name, found);
+  }
+  return found;
+}
+
 /** The generated requests of every operation, interleaved so that a small budget still reaches each one. */
 function generatedCases(
   operations: Operation[],
@@ -86,11 +108,11 @@ function generatedCases(
   const streams = operations.map((operation) => {
     const writes = !safeMethods.has(operation.method);
     // Read-only: of an operation that writes, only requests the contract refuses before any write.
-    const valid = readOnly && writes ? [] : fc.sample(validCases(operation, context), { numRuns: runs, seed });
+    const valid = readOnly && writes ? [] : fc.sample(arbitraries(operation, context).valid, { numRuns: runs, seed });
     const invalid = fc
-      .sample(invalidCases(operation, context), { numRuns: runs * 2, seed })
+      .sample(arbitraries(operation, context).invalid, { numRuns: runs * 2, seed })
       .filter((item) => !readOnly || !writes || item.expect.every((status) => status >= 400));
-    const opaqueArbitrary = opaqueCases(operation, context);
+    const opaqueArbitrary = arbitraries(operation, context).opaque;
     const opaque =
       opaqueArbitrary && !(readOnly && writes)
         ? fc.sample(opaqueArbitrary, { numRuns: Math.ceil(runs / 5), seed })
@@ -114,15 +136,25 @@ function generatedCases(
   return rounds;
 }
 
+let compiled: { raw: Json; operations: Operation[] } | undefined;
+
+/** openapi.yaml here, its schemas compiled once per process (close to a second of ajv). */
+function localContract(): { raw: Json; operations: Operation[] } {
+  if (compiled === undefined) {
+    const raw = readLocalSpec();
+    compiled = { raw, operations: loadContract(raw).operations };
+  }
+  return compiled;
+}
+
 export async function runVerification(options: VerifyOptions): Promise<Findings> {
   const findings = new Findings();
   const baseUrl = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
   const client = new PoliteClient(findings, options.maxRequests, options.wait);
   const now = options.now ?? Date.now;
   const exchanger = new Exchanger(baseUrl, client, findings, options.apiKey, now);
-  const raw = readLocalSpec();
-  await comparePublished(client, findings, raw as Json, options.baseUrl);
-  const { operations } = loadContract(raw);
+  const { raw, operations } = localContract();
+  await comparePublished(client, findings, raw, options.baseUrl);
   const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
   const authorization = `Bearer ${options.apiKey}`;
   const steps: StepContext = { exchanger, findings, operations: byId, authorization };
@@ -146,7 +178,7 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
   );
   // Without a key, every secured operation answers 401 before it reads or writes anything.
   for (const operation of operations.filter((candidate) => candidate.secured)) {
-    const [sample] = fc.sample(validCases(operation, context), { numRuns: 1, seed: options.seed });
+    const [sample] = fc.sample(arbitraries(operation, context).valid, { numRuns: 1, seed: options.seed });
     if (sample === undefined) continue;
     const { authorization: _dropped, ...headers } = sample.request.headers;
     const keyless = { ...sample.request, intent: 'no API key', headers };

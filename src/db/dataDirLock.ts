@@ -1,5 +1,6 @@
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { lock } from 'os-lock';
 
 export class DataDirLockedError extends Error {
   override name = 'DataDirLockedError';
@@ -9,64 +10,71 @@ export interface DataDirLock {
   release(): void;
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+/**
+ * The lock files this process holds. An fcntl lock belongs to the process,
+ * so the kernel would grant this process a second one on the same file;
+ * and closing any descriptor of the file drops it, so the holder never
+ * opens the file again.
+ */
+const heldHere = new Set<string>();
 
-function readOwner(lockPath: string): number | undefined {
+/** The errors fcntl(F_SETLK) gives when another process holds a conflicting lock. */
+const heldElsewhere = new Set(['EACCES', 'EAGAIN', 'EBUSY']);
+
+/** The pid the holder wrote, for the message; a hint only (it is the holder's own view, e.g. 1 in a container). */
+function recordedOwner(lockPath: string): string {
   try {
     const pid = Number.parseInt(readFileSync(lockPath, 'utf8'), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    return Number.isInteger(pid) && pid > 0 ? `process ${pid}` : 'another process';
   } catch {
-    return undefined;
+    return 'another process';
   }
 }
 
 /**
  * Two processes opening one embedded data directory corrupt it silently, so
- * each holds this lock file (its pid inside) while the database is open. A
- * lock left by a process that no longer runs is taken over.
+ * each holds an exclusive advisory lock (fcntl, through os-lock) on
+ * DATA_DIR/pets.lock while the database is open. The kernel releases it
+ * when the holder exits, however it dies (kill -9, out of memory), so a
+ * crashed process never blocks the next start, whatever pid either has:
+ * in a container node is PID 1 on every start, and a recorded pid can
+ * belong to an unrelated process later. The file stays (removing it would
+ * let a process that opened it just before lock an orphaned copy); the pid
+ * inside only names the holder in the message.
  */
-export function lockDataDir(dataDir: string): DataDirLock {
+export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
   mkdirSync(dataDir, { recursive: true });
   const lockPath = join(dataDir, 'pets.lock');
-  for (let attempt = 0; attempt < 3; attempt += 1) {
-    try {
-      const fd = openSync(lockPath, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        process.off('exit', release);
-        if (readOwner(lockPath) === process.pid) unlinkSync(lockPath);
-      };
-      process.on('exit', release);
-      return { release };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const owner = readOwner(lockPath);
-      if (owner !== undefined && owner !== process.pid && isRunning(owner)) {
-        throw new DataDirLockedError(
-          `The embedded database in ${dataDir} is in use by process ${owner} (is \`npm start\` running?). ` +
-            'Stop that process first, or point DATABASE_URL at a PostgreSQL server.',
-        );
-      }
-      if (owner === process.pid) {
-        throw new DataDirLockedError(`The embedded database in ${dataDir} is already open in this process.`);
-      }
-      try {
-        unlinkSync(lockPath);
-      } catch (unlinkError) {
-        if ((unlinkError as NodeJS.ErrnoException).code !== 'ENOENT') throw unlinkError;
-      }
-    }
+  if (heldHere.has(lockPath)) {
+    throw new DataDirLockedError(`The embedded database in ${dataDir} is already open in this process.`);
   }
-  throw new DataDirLockedError(`Could not take the lock ${lockPath}; another process keeps taking it.`);
+  heldHere.add(lockPath);
+  let fd: number | undefined;
+  try {
+    fd = openSync(lockPath, constants.O_RDWR | constants.O_CREAT, 0o644);
+    await lock(fd, { exclusive: true, immediate: true });
+    ftruncateSync(fd, 0);
+    writeSync(fd, `${process.pid}\n`, 0);
+  } catch (error) {
+    heldHere.delete(lockPath);
+    if (fd !== undefined) closeSync(fd);
+    if (heldElsewhere.has((error as NodeJS.ErrnoException).code ?? '')) {
+      throw new DataDirLockedError(
+        `The embedded database in ${dataDir} is in use by ${recordedOwner(lockPath)} (is \`npm start\` running?). ` +
+          'Stop that process first, or point DATABASE_URL at a PostgreSQL server.',
+      );
+    }
+    throw error;
+  }
+  const held = fd;
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      // Closing the descriptor releases the lock.
+      closeSync(held);
+      heldHere.delete(lockPath);
+    },
+  };
 }

@@ -54,7 +54,7 @@ const defaultMinFreeMb = 24;
 export async function openEmbedded(options: EmbeddedOptions): Promise<Database> {
   const folder = resolve(options.dataDir);
   const minFreeMb = options.minFreeMb ?? defaultMinFreeMb;
-  const lock = lockDataDir(folder);
+  const lock = await lockDataDir(folder);
   try {
     const pgdata = join(folder, 'pgdata');
     mkdirSync(pgdata, { recursive: true });
