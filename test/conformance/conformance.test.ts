@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
 import { buildApp } from '../../src/app.js';
-import { openDatabase } from '../../src/db/index.js';
+import { DatabaseUnavailableError, openDatabase } from '../../src/db/index.js';
 import { httpLimits } from '../../src/http/limits.js';
 import { startTestApp, testConfig, testLimits, type TestApp } from '../helpers/app.js';
 import { postgresUnavailableReason, type Backend } from '../helpers/databases.js';
@@ -14,7 +14,8 @@ import {
   type Case,
   type GeneratorContext,
 } from '../../lib/contract/requests.js';
-import { basePath, loadContract } from '../../lib/contract/spec.js';
+import { basePath, loadContract, type Operation } from '../../lib/contract/spec.js';
+import { existingResourceRequest, startFaultableApp, successStatuses } from './steps.js';
 
 /**
  * The property-based conformance suite: requests generated from openapi.yaml,
@@ -443,6 +444,40 @@ t.test('data outside the contract makes a 500 Error object, never a response tha
   });
   t.same(besides500(list.problems), []);
   t.equal(list.status, 500, 'listPets over the off-contract pet is a 500');
+});
+
+t.test('stateful steps and the fault hook: each operation answers its success, 500 and 503 on demand', async (t) => {
+  const started = await startFaultableApp(t, await chooseBackend(t));
+  const client = await contractClient(t, started.app);
+  const context: GeneratorContext = {
+    key: started.key,
+    bodyLimit: httpLimits.bodyLimitBytes,
+    opaqueParameters: new Set(['cursor']),
+  };
+  const injected = 'fault injected by the conformance suite';
+  const steps: Array<{ fault: Error | undefined; expect: (operation: Operation) => number[] }> = [
+    { fault: undefined, expect: successStatuses },
+    { fault: new Error(injected), expect: () => [500] },
+    { fault: new DatabaseUnavailableError(new Error(injected), injected), expect: () => [503] },
+  ];
+  for (const operation of operations) {
+    for (const { fault, expect } of steps) {
+      // The resources are made before the fault is set; the request is answered while it holds.
+      const request = await existingResourceRequest(operation, client, context, seed);
+      started.faults.set(fault);
+      const response = await client.send(request).finally(() => {
+        started.faults.set(undefined);
+      });
+      const label = `${operation.operationId} ${fault ? `with ${fault.name}` : 'on an existing resource'}`;
+      // A 500 is the expected answer to the plain fault; every other check of the client holds.
+      t.same(
+        response.problems.filter((problem) => !problem.startsWith('server error 500')),
+        [],
+        `${label}: ${response.status} conforms`,
+      );
+      t.ok(expect(operation).includes(response.status), `${label}: ${response.status} (${response.text})`);
+    }
+  }
 });
 
 const retired = operations.filter((operation) => operation.deprecation?.sunset !== undefined);

@@ -1,0 +1,126 @@
+import type { Test } from 'tap';
+import fc from 'fast-check';
+import { buildApp, type AppConfig } from '../../src/app.js';
+import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
+import { insertApiKey } from '../../src/db/apiKeys.js';
+import type { Database, Queryable } from '../../src/db/index.js';
+import { validCases, type GeneratorContext } from '../../lib/contract/requests.js';
+import type { Operation } from '../../lib/contract/spec.js';
+import { testConfig, testLimits, type TestApp } from '../helpers/app.js';
+import { openBackend, type Backend } from '../helpers/databases.js';
+import type { ContractClient, TestRequest } from './client.js';
+
+/**
+ * Stateful steps: for each path parameter that names a resource, how to make
+ * one through the API and the value that names it. A request built with them
+ * names a resource that exists, so its answer is the operation's success
+ * status, never a 404 by chance. An operation on a path with a new kind of
+ * parameter adds its maker here.
+ */
+export const resourceMakers: Record<string, (client: ContractClient, key: string) => Promise<string>> = {
+  petId: async (client, key) => {
+    const response = await client.send({
+      operationId: 'createPet',
+      intent: 'a pet for a stateful step',
+      pathParams: {},
+      query: [],
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Stateful', categoryId: 1 }),
+    });
+    if (response.status !== 201) throw new Error(`createPet for a stateful step answered ${response.status}`);
+    return String((response.json as { id: number }).id);
+  },
+};
+
+/** The success statuses (2xx) an operation declares. */
+export const successStatuses = (operation: Operation): number[] =>
+  [...operation.responses.keys()].filter((status) => status.startsWith('2')).map(Number);
+
+/**
+ * A valid request of the operation that is sure to reach its handler's
+ * storage: the required parts only (an optional filter such as listPets' id
+ * may name nothing and skip the database), and each path parameter naming a
+ * resource made for it just now (resourceMakers).
+ */
+export async function existingResourceRequest(
+  operation: Operation,
+  client: ContractClient,
+  context: GeneratorContext,
+  seed: number,
+): Promise<TestRequest> {
+  const [sample] = fc.sample(validCases(operation, context), { numRuns: 1, seed });
+  const required = new Set(operation.parameters.filter((parameter) => parameter.required).map(({ name }) => name));
+  const pathParams: Record<string, string> = {};
+  for (const parameter of operation.parameters.filter((declared) => declared.in === 'path')) {
+    const make = resourceMakers[parameter.name];
+    if (!make)
+      throw new Error(
+        `${operation.operationId}: no stateful step makes a resource for path parameter ${parameter.name}; ` +
+          'add one to resourceMakers in test/conformance/steps.ts',
+      );
+    pathParams[parameter.name] = await make(client, context.key);
+  }
+  return {
+    ...sample!.request,
+    intent: 'existing resource, required parts only',
+    pathParams,
+    query: sample!.request.query.filter(([name]) => required.has(name)),
+  };
+}
+
+/** The fault hook: a database whose every use fails with the error set, until it is cleared. */
+export interface FaultHook {
+  /** From now on every query, script and transaction rejects with `fault`; undefined heals it. */
+  set(fault: Error | undefined): void;
+}
+
+function withFaults(db: Database): { db: Database; hook: FaultHook } {
+  let fault: Error | undefined;
+  const failing = <T>(run: () => Promise<T>): Promise<T> => (fault ? Promise.reject(fault) : run());
+  const wrapped = new Proxy(db, {
+    get(target, property) {
+      switch (property) {
+        case 'query':
+          return (...args: Parameters<Queryable['query']>) => failing(() => target.query(...args));
+        case 'execScript':
+          return (sql: string) => failing(() => target.execScript(sql));
+        case 'transaction':
+          return <T>(work: (tx: Queryable) => Promise<T>) => failing(() => target.transaction(work));
+        case 'replica':
+          // While failing, reads go to the primary, which fails.
+          return () => (fault ? undefined : target.replica());
+        default: {
+          const value: unknown = Reflect.get(target, property);
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        }
+      }
+    },
+  });
+  return { db: wrapped, hook: { set: (next) => (fault = next) } };
+}
+
+/**
+ * The app on a fresh database behind the fault hook. API keys are trusted
+ * for minutes: once a request has passed with the key, authentication needs
+ * no database, so a fault set afterwards reaches the handler, whatever the
+ * operation (a 500 for a response without a body too).
+ */
+export async function startFaultableApp(
+  t: Test,
+  backend: Backend,
+  config: Partial<AppConfig> = {},
+): Promise<TestApp & { faults: FaultHook }> {
+  const opened = await openBackend(backend);
+  const key = generateApiKey();
+  await insertApiKey(opened.db, toStoredKey('test', key));
+  const { db, hook } = withFaults(opened.db);
+  const app = await buildApp(
+    { ...testConfig, API_KEY_CACHE_SECONDS: 300, ...config },
+    { db, logger: false, limits: testLimits },
+  );
+  t.teardown(async () => {
+    await app.close();
+    await opened.close();
+  });
+  return { app, db: opened.db, key, auth: { authorization: `Bearer ${key}` }, faults: hook };
+}
