@@ -151,6 +151,41 @@ const breakages: Array<{ name: string; check: string; message: RegExp; rewrite: 
         : response,
   },
   {
+    name: 'a Sunset header other than x-sunset says',
+    check: 'deprecation headers',
+    message: /Sunset "Fri, 06 Dec 2030 00:00:00 GMT", expected Thu, 05 Dec 2030 00:00:00 GMT/,
+    rewrite: (response) =>
+      response.headers['sunset'] === undefined
+        ? response
+        : { ...response, headers: { ...response.headers, sunset: 'Fri, 06 Dec 2030 00:00:00 GMT' } },
+  },
+  {
+    name: 'a Link rel="next" that leads back to the first page',
+    check: 'paging',
+    message: /ids not rising across pages/,
+    rewrite: (response, request) => {
+      const link = response.headers['link'];
+      if (link === undefined || !link.includes('rel="next"')) return response;
+      return { ...response, headers: { ...response.headers, link: `<${request.url}>; rel="next"` } };
+    },
+  },
+  {
+    name: 'a conditional GET answered in full (If-None-Match ignored)',
+    check: 'unexpected status',
+    message: /ETag round trip: expected 304, got 200/,
+    rewrite: (response, request) =>
+      response.status === 304 && request.method === 'GET' ? { ...response, status: 200, body: '[]' } : response,
+  },
+  {
+    name: 'an Idempotency-Key replay without Idempotent-Replayed',
+    check: 'Idempotency-Key replay',
+    message: /the replay lacks Idempotent-Replayed: true/,
+    rewrite: (response) => {
+      const { 'idempotent-replayed': _replayed, ...headers } = response.headers;
+      return { ...response, headers };
+    },
+  },
+  {
     name: 'another contract published (openapi.json of another version)',
     check: 'published contract',
     message: /\/info\/version: local "[0-9.]+", published "0.0.1"/,
