@@ -27,7 +27,7 @@ COPY package.json package-lock.json ./
 # The production dependencies, the addon compiled: no compiler in this image.
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# Read at run time, resolved relative to dist/ (see src/paths.ts).
+# Read at run time, resolved relative to dist/ (see src/openapi/files.ts).
 COPY openapi.yaml ./
 COPY migrations ./migrations
 # Node.js (22.1+) keeps the compiled code of the modules it loads in
