@@ -251,6 +251,17 @@ t.test('against a broken deployment', async (t) => {
     t.equal(await runCli(['--api-key', key], io().io), 2, 'a usage error exits 2');
   });
 
+  await t.test('a header the contract does not declare is named in the table, not failed', async (t) => {
+    const base = await behindProxy(t, origin, (response) => ({
+      ...response,
+      headers: { ...response.headers, 'x-powered-by': 'a balancer' },
+    }));
+    const findings = await verify(base, key, { maxRequests: 20, readOnly: true });
+    t.same(findings.failures, []);
+    const rows = [...findings.rows.values()];
+    t.ok(rows.length > 0 && rows.every((row) => row.undeclaredHeaders.has('x-powered-by')), 'every row names it');
+  });
+
   await t.test('a 503 with Retry-After is waited out and the request sent again', async (t) => {
     let refused = 0;
     const base = await behindProxy(t, origin, (response, request) => {
