@@ -47,13 +47,14 @@ async function comparePublished(client: PoliteClient, findings: Findings, local:
   if (response === undefined) return;
   let published: Json;
   try {
+    if (response.status !== 200) throw new Error('not published');
     published = JSON.parse(response.text) as Json;
   } catch {
     findings.fail({
       subject,
       status: response.status,
       check: 'published contract',
-      message: `${url} answered ${response.status}, not JSON`,
+      message: `${url} answered ${response.status}, not the contract as JSON`,
       curl,
     });
     return;
