@@ -56,8 +56,21 @@ export interface RouteEntry {
 // Written by `npm run generate` next to src/generated/api.ts and copied
 // beside the compiled code by `npm run build`: the same place relative to
 // this module whether it runs from src/ or dist/.
+function generatedText(name: string): string {
+  return readFileSync(new URL(`../generated/${name}`, import.meta.url), 'utf8');
+}
+
 function generated(name: string, reviver?: (key: string, value: unknown) => unknown): unknown {
-  return JSON.parse(readFileSync(new URL(`../generated/${name}`, import.meta.url), 'utf8'), reviver);
+  return JSON.parse(generatedText(name), reviver);
+}
+
+/**
+ * openapi.yaml as JSON text, every integer with the digits the YAML has (the
+ * int64 bounds included): what /v1/openapi.json serves. The parsed document
+ * below holds JavaScript numbers, which round those bounds.
+ */
+export function openApiJsonText(): string {
+  return generatedText('openapi.json');
 }
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { apiBasePath, loadOpenApiDocument } from '../../openapi/document.js';
+import { apiBasePath, loadOpenApiDocument, openApiJsonText } from '../../openapi/document.js';
 import { specPath } from '../../openapi/files.js';
 
 // Everything the docs page loads comes from this server; the policy makes a
@@ -42,14 +42,20 @@ export function specForDocsPage(spec: Readonly<Record<string, unknown>>): Record
 }
 
 /**
- * The published contract: openapi.yaml as checked in (through @fastify/swagger
- * in static mode) at /v1/openapi.json and /v1/openapi.yaml, and Swagger UI
- * with its bundled assets at /docs. No key needed: these routes declare no
+ * The published contract: openapi.yaml as checked in at /v1/openapi.json and
+ * /v1/openapi.yaml, and Swagger UI with its bundled assets at /docs (its spec
+ * through @fastify/swagger in static mode). No key needed: these routes declare no
  * security schemes.
  */
 export async function registerDocs(app: FastifyInstance): Promise<void> {
   await app.register(swagger, { mode: 'static', specification: { document: loadOpenApiDocument() as never } });
-  app.get(`${apiBasePath}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+  // The JSON as generated from the YAML, not re-serialised: a JavaScript
+  // number would round the int64 bounds.
+  const checkedInJson = openApiJsonText();
+  app.get(`${apiBasePath}/openapi.json`, { schema: { hide: true } }, async (_request, reply) => {
+    reply.type('application/json; charset=utf-8');
+    return checkedInJson;
+  });
   // The YAML is sent byte for byte as checked in (comments and order kept);
   // @fastify/swagger would re-serialise it.
   const checkedIn = readFileSync(specPath, 'utf8');
