@@ -66,10 +66,13 @@ type Flatten<T> = { [Key in keyof T]: T[Key] };
 
 type Responses<K extends OperationId> = Operation<K>['responses'];
 
+/** The body part of a result: absent for a response without content (a 204), required otherwise. */
+type BodyPart<Body> = [Body] extends [undefined] ? { body?: undefined } : { body: Body };
+
 /** One of the responses the contract declares for the operation: status, typed body and typed headers. */
 export type HandlerResult<K extends OperationId> = {
   [Status in keyof Responses<K>]: Flatten<
-    { status: Status; body: JsonBody<Responses<K>[Status]> } & HeadersPart<HeadersOf<Responses<K>[Status]>>
+    { status: Status } & BodyPart<JsonBody<Responses<K>[Status]>> & HeadersPart<HeadersOf<Responses<K>[Status]>>
   >;
 }[keyof Responses<K>];
 

@@ -29,3 +29,10 @@ export const notFoundWrongCode: HandlerResult<'getPet'> = errorResult(404, 'idem
 export const teapot: HandlerResult<'getPet'> = errorResult(418, 'invalid_request', 'short and stout');
 // @ts-expect-error createPet answers 201, not 200
 export const createdAs200: HandlerResult<'createPet'> = { status: 200, body: pet };
+
+// A response without content (getPet's 304) is a status alone; one with content needs its body.
+export const notModified: HandlerResult<'getPet'> = { status: 304 };
+// @ts-expect-error a 304 has no body
+export const notModifiedWithBody: HandlerResult<'getPet'> = { status: 304, body: pet };
+// @ts-expect-error getPet's 200 carries the pet
+export const foundWithoutBody: HandlerResult<'getPet'> = { status: 200 };
