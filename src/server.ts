@@ -1,4 +1,6 @@
+import closeWithGrace from 'close-with-grace';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { pino } from 'pino';
 import { buildApp } from './app.js';
 import {
   ConfigError,
@@ -314,41 +316,56 @@ export async function startServer(
 // the process exits regardless: SHUTDOWN_TIMEOUT_MS bounds the exit.
 const exitGraceMs = 2000;
 
+/** What the process logs with: the app's logger once it exists, JSON lines on stdout before. */
+function processLogger(config: Config, server: () => RunningServer | undefined): () => FastifyBaseLogger {
+  let early: FastifyBaseLogger | undefined;
+  return () => server()?.app.log ?? (early ??= pino({ level: config.LOG_LEVEL }));
+}
+
 /**
- * The process: start, and on SIGTERM or SIGINT shut down and exit; a second
- * signal exits at once. A signal during start-up stops it.
+ * The process, run by close-with-grace as fastify/demo does: it starts the
+ * server, and on SIGTERM, SIGINT (or another terminating signal) runs our
+ * shutdown (the drain, then closeGracefully) and exits. A second signal
+ * exits at once; so does the deadline (DRAIN_DELAY_MS + SHUTDOWN_TIMEOUT_MS
+ * and a little). An uncaught exception or unhandled rejection is logged as
+ * one JSON line (its stack inside), then the server shuts down without the
+ * drain and the process exits 1. A signal during start-up stops it.
  */
 async function main(): Promise<void> {
+  const config = loadConfigOrFail(process.env);
   const starting = new AbortController();
-  const running: { server?: RunningServer } = {};
-  let closing = false;
-  const onSignal = (signal: string) => {
-    const server = running.server;
-    if (!server) {
-      starting.abort();
-      return;
-    }
-    if (closing) {
-      server.app.log.warn({ signal }, 'second signal: exiting without waiting');
-      process.exit(1);
-    }
-    closing = true;
-    setTimeout(
-      () => {
-        process.stderr.write('Shutdown did not finish within DRAIN_DELAY_MS + SHUTDOWN_TIMEOUT_MS: exiting.\n');
-        process.exit(1);
+  const serving: { server?: RunningServer } = {};
+  const log = processLogger(config, () => serving.server);
+  const started = startServer(process.env, process.stdout, { signal: starting.signal });
+  closeWithGrace(
+    {
+      delay: config.DRAIN_DELAY_MS + config.SHUTDOWN_TIMEOUT_MS + exitGraceMs,
+      logger: {
+        error: (error: unknown) => {
+          log().error({ err: error }, 'shutdown failed: exiting');
+        },
       },
-      drainDelayOf(server.config, signal) + server.config.SHUTDOWN_TIMEOUT_MS + exitGraceMs,
-    ).unref();
-    void server.shutdown(signal).then((code) => process.exit(code));
-  };
-  process.on('SIGTERM', () => {
-    onSignal('SIGTERM');
-  });
-  process.on('SIGINT', () => {
-    onSignal('SIGINT');
-  });
-  running.server = await startServer(process.env, process.stdout, { signal: starting.signal });
+      onSecondSignal: (signal) => {
+        log().warn({ signal }, 'second signal: exiting without waiting');
+      },
+      onSecondError: (error) => {
+        log().fatal({ err: error }, 'uncaught error while shutting down: exiting without waiting');
+      },
+      onTimeout: (delayMs) => {
+        log().error({ delayMs }, 'shutdown did not finish within DRAIN_DELAY_MS + SHUTDOWN_TIMEOUT_MS: exiting');
+      },
+    },
+    async ({ signal, err }) => {
+      if (err) log().fatal({ err }, 'uncaught error: shutting down');
+      starting.abort();
+      const running = await started.catch(() => undefined);
+      // A start that failed or was stopped: the catch below reports it and exits.
+      if (!running) return new Promise<never>(() => undefined);
+      const code = await running.shutdown(signal ?? (err ? 'error' : 'exit'));
+      if (code !== 0) process.exit(code);
+    },
+  );
+  serving.server = await started;
 }
 
 if (isMainModule(import.meta.url)) {
