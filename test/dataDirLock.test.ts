@@ -78,6 +78,7 @@ function startAsPid1(dataDir: string): ChildProcess {
       HOST: '127.0.0.1',
       PORT: '0',
       METRICS_PORT: 'off',
+      DRAIN_DELAY_MS: '0',
       BOOTSTRAP_API_KEY: 'pid-one-test-key-000000000001',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
