@@ -2,8 +2,8 @@ import { basePath, loadContract } from '../../lib/contract/spec.js';
 
 const { document, operations } = loadContract();
 
-/** Methods fastify routes to the 405 handler; HEAD and OPTIONS have meanings of their own (GET, CORS). */
-const candidates = ['DELETE', 'PUT', 'PATCH', 'POST', 'GET'] as const;
+/** Methods fastify routes to the 405 handler; OPTIONS has a meaning of its own (CORS preflights). */
+const candidates = ['DELETE', 'PUT', 'PATCH', 'POST', 'GET', 'HEAD'] as const;
 
 export interface UndeclaredMethod {
   method: (typeof candidates)[number];

@@ -12,7 +12,9 @@ import type { OpenApiDocument, RouteEntry } from '../../openapi/document.js';
  */
 export async function computeRouteTable(spec: OpenApiDocument): Promise<RouteEntry[]> {
   const routes: RouteEntry[] = [];
-  const app = Fastify({ logger: false });
+  // Only the methods the spec declares: fastify would add a HEAD route beside
+  // each GET, and the app, registering this table, would serve HEAD after all.
+  const app = Fastify({ logger: false, exposeHeadRoutes: false });
   app.addHook('onRoute', (route) => {
     const operationId = route.config?.operationId;
     if (typeof operationId !== 'string') return;
