@@ -113,6 +113,17 @@ function childOf(pid: number): number {
   return children[0]!;
 }
 
+/** Kills a namespace left running by a failed test: its PID 1 first (killing unshare alone leaves it). */
+function stopNamespace(unshare: ChildProcess): void {
+  if (unshare.exitCode !== null || unshare.signalCode !== null) return;
+  try {
+    process.kill(childOf(unshare.pid!), 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+  unshare.kill('SIGKILL');
+}
+
 const pidNamespaceSkip = (() => {
   if (!existsSync(join(repoRoot, 'dist/server.js'))) return 'dist/server.js is not built (npm run build)';
   const probe = spawnSync('unshare', ['-pf', '--mount-proc', 'true'], { stdio: 'ignore' });
@@ -127,14 +138,18 @@ t.test(
     const dir = await migratedDataDir();
     t.teardown(dir.remove);
     const first = startAsPid1(dir.path);
-    t.teardown(() => first.kill('SIGKILL'));
+    t.teardown(() => {
+      stopNamespace(first);
+    });
     await outputOf(first).until(/serving http/);
     t.equal(readFileSync(join(dir.path, 'pets.lock'), 'utf8'), '1\n', 'the server ran as PID 1');
     process.kill(childOf(first.pid!), 'SIGKILL');
     await once(first, 'exit');
 
     const second = startAsPid1(dir.path);
-    t.teardown(() => second.kill('SIGKILL'));
+    t.teardown(() => {
+      stopNamespace(second);
+    });
     const output = await outputOf(second).until(/serving http/);
     t.notMatch(output, /already open|in use by/, 'the second start is not refused');
     t.pass('the restarted PID 1 serves');
