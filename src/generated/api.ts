@@ -389,6 +389,7 @@ export interface components {
          *     (2^53 - 1), so any other int64 (0, negative, or larger) answers
          *     404 like an id no animal has. A value that is not an integer, or
          *     lies outside int64, answers 400.
+         * @example 1
          */
         PetId: number;
         /**
@@ -396,7 +397,6 @@ export interface components {
          *     `*` (RFC 9110, 13.1.2). When one matches the current body the
          *     answer is `304 Not Modified` with no body. Weak (`W/"..."`) and
          *     strong forms match alike.
-         * @example "3q2-7wEAAJgBAAAAAAAAAA"
          */
         IfNoneMatch: string;
     };
@@ -481,10 +481,6 @@ export interface operations {
                  *     The answer is one page with every match in ascending `id`
                  *     order, so `id` cannot be combined with `limit` or `cursor`
                  *     (400); it can be combined with `status`.
-                 * @example [
-                 *       1,
-                 *       7
-                 *     ]
                  */
                 id?: number[];
             };
@@ -494,7 +490,6 @@ export interface operations {
                  *     `*` (RFC 9110, 13.1.2). When one matches the current body the
                  *     answer is `304 Not Modified` with no body. Weak (`W/"..."`) and
                  *     strong forms match alike.
-                 * @example "3q2-7wEAAJgBAAAAAAAAAA"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -554,7 +549,6 @@ export interface operations {
                  *       409 `idempotency_key_in_use`; retry a little later.
                  *     - A request that failed (any 4xx or 5xx) stored nothing: its
                  *       retry is processed afresh.
-                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
                  */
                 "Idempotency-Key"?: string;
             };
@@ -612,7 +606,6 @@ export interface operations {
                  *     `*` (RFC 9110, 13.1.2). When one matches the current body the
                  *     answer is `304 Not Modified` with no body. Weak (`W/"..."`) and
                  *     strong forms match alike.
-                 * @example "3q2-7wEAAJgBAAAAAAAAAA"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -623,6 +616,7 @@ export interface operations {
                  *     (2^53 - 1), so any other int64 (0, negative, or larger) answers
                  *     404 like an id no animal has. A value that is not an integer, or
                  *     lies outside int64, answers 400.
+                 * @example 1
                  */
                 petId: components["parameters"]["PetId"];
             };
