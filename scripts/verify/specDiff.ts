@@ -1,4 +1,5 @@
 import { dereference, isObject, type Json, type JsonObject } from '../../src/openapi/dereference.js';
+import { toExactJson } from '../exactJson.js';
 
 // Enough differences to tell one contract from another; the rest are counted.
 const maxListed = 20;
@@ -9,8 +10,12 @@ function pointer(path: string[]): string {
     : `/${path.map((part) => part.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 }
 
+/** A value's JSON on one line, integers read with intAsBigInt written as their exact digits. */
+const oneLine = (value: Json | undefined) =>
+  value === undefined ? undefined : toExactJson(value).replace(/\n\s*/g, ' ');
+
 const short = (value: Json | undefined) => {
-  const text = JSON.stringify(value);
+  const text = oneLine(value);
   return text === undefined ? 'absent' : text.length > 80 ? `${text.slice(0, 77)}...` : text;
 };
 
@@ -26,7 +31,7 @@ function walk(local: Json | undefined, published: Json | undefined, path: string
     });
     return;
   }
-  if (JSON.stringify(local) !== JSON.stringify(published))
+  if (oneLine(local) !== oneLine(published))
     out.push(`${pointer(path)}: local ${short(local)}, published ${short(published)}`);
 }
 
