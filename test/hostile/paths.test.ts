@@ -15,7 +15,7 @@ t.test('paths: an empty or unassigned id is 404, a non-int64 one is 400', async 
   const auth = { Authorization: `Bearer ${h.key}` };
   const get = (path: string) => h.send(rawRequest(`GET ${path} HTTP/1.1`, auth));
 
-  await t.test('GET /v1/pets/ is a 404, as the README says', async (t) => {
+  await t.test('GET /v1/pets/ is a 404, as docs/api.md says', async (t) => {
     await assertErrorAnswer(t, h, await get('/v1/pets/'), 404, 'not_found');
   });
 
