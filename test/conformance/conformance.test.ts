@@ -21,13 +21,16 @@ import { existingResourceRequest, startFaultableApp, successStatuses } from './s
  * The property-based conformance suite: requests generated from openapi.yaml,
  * sent over HTTP to the app on a fresh database, answers checked against
  * openapi.yaml. See docs/contract.md for the knobs:
- *   CONFORMANCE_RUNS   runs per stateless property (default 1500; the stateful one gets a sixth)
+ *   CONFORMANCE_RUNS   runs per stateless property (default 1000; the stateful one gets a sixth)
  *   CONFORMANCE_SEED   replay a run with this seed
  *   CONFORMANCE_PATH   with the seed, replay one counterexample directly
  *   CONFORMANCE_ONLY   run only the property of this name
  */
 
-const runs = Number(process.env['CONFORMANCE_RUNS'] || 1500);
+// 1000: every declared status is produced by the deterministic steps, so the
+// random runs look for wrong answers, not for coverage; this keeps npm test
+// under 3 minutes on 2 cores. CONFORMANCE_RUNS=10000 for a deep run.
+const runs = Number(process.env['CONFORMANCE_RUNS'] || 1000);
 const statefulRuns = Math.max(10, Math.round(runs / 6));
 const seed = process.env['CONFORMANCE_SEED']
   ? Number(process.env['CONFORMANCE_SEED'])
@@ -529,6 +532,6 @@ t.test(
     t.same(exemptButSeen, [], 'exempt pairs that are produced after all (remove their exemption)');
     t.comment(`conformance suite sent ${requestsSent} requests; pairs produced: ${[...observed].sort().join(', ')}`);
     if (!process.env['CONFORMANCE_RUNS'])
-      t.ok(requestsSent >= 10_000, `at least 10,000 generated requests (sent ${requestsSent})`);
+      t.ok(requestsSent >= 7_500, `at least 7,500 generated requests (sent ${requestsSent})`);
   },
 );
