@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { hashApiKey } from '../src/auth/keys.js';
 import { openDatabase, type Database } from '../src/db/index.js';
 import { loadMigrations, migrate } from '../src/db/migrations.js';
-import { createScratchPostgres, postgresUnavailableReason, scratchDir } from './helpers/databases.js';
+import { createScratchPostgres, postgresUnavailableReason, unmigratedDataDir } from './helpers/databases.js';
 
 const oldKey = 'pets_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG';
 
@@ -38,7 +38,7 @@ t.test('0004 rewrites key_prefix on PostgreSQL', { skip: noPostgres ?? false }, 
 });
 
 t.test('0004 rewrites key_prefix on the embedded database', async (t) => {
-  const dir = scratchDir();
+  const dir = await unmigratedDataDir();
   t.teardown(dir.remove);
   const db = await openDatabase({ dataDir: dir.path });
   t.teardown(() => db.close());

@@ -77,6 +77,13 @@ export async function migratedDataDir(prefix?: string): Promise<{ path: string; 
   return dir;
 }
 
+/** A scratch data directory holding an embedded database no migration has touched (a cheap copy, too). */
+export async function unmigratedDataDir(): Promise<{ path: string; remove(): void }> {
+  const dir = scratchDir();
+  await copyEmbeddedTemplate(dir.path, 'empty');
+  return dir;
+}
+
 export type Backend = 'postgres' | 'embedded';
 
 export interface OpenedBackend {

@@ -10,12 +10,21 @@ export interface Finished {
   stderr: string;
 }
 
+/**
+ * V8 flags for every test process (package.json's tap node-arg) and every
+ * process a test spawns: --liftoff-only keeps PGlite's 9 MB of WebAssembly on
+ * the baseline compiler. A test process lives seconds, too short for the
+ * optimizing tier to pay back compiling it: about 1 s of CPU per process
+ * that opens an embedded database (measured with /usr/bin/time).
+ */
+export const testNodeFlags = ['--liftoff-only'];
+
 /** Runs a TypeScript entry point of src/ the way the npm scripts do, with tsx. */
 export function spawnEntry(entry: string, args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
   const cleanEnv = { ...process.env };
   for (const name of ['DATABASE_URL', 'DATA_DIR', 'BOOTSTRAP_API_KEY', 'PORT', 'HOST', 'MIGRATE_ON_START'])
     delete cleanEnv[name];
-  return spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+  return spawn(process.execPath, ['--import', 'tsx', ...testNodeFlags, entry, ...args], {
     cwd: repoRoot,
     // A free metrics port each (several servers run at once); no drain delay unless a test asks for one.
     env: { ...cleanEnv, LOG_LEVEL: 'info', METRICS_PORT: '0', DRAIN_DELAY_MS: '0', ...env },

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import t from 'tap';
 import { parse } from 'yaml';
 import { startServer } from '../../src/server.js';
-import { scratchDir } from '../helpers/databases.js';
+import { migratedDataDir } from '../helpers/databases.js';
 
 const silent = { write: () => true } as unknown as NodeJS.WritableStream;
 
@@ -38,7 +38,7 @@ function alertExpressions(): string[] {
 }
 
 t.test('metrics are served on their own listener, never on the API port', async (t) => {
-  const dir = scratchDir();
+  const dir = await migratedDataDir();
   t.teardown(dir.remove);
   const server = await startServer(
     {
@@ -90,7 +90,7 @@ t.test('metrics are served on their own listener, never on the API port', async 
 });
 
 t.test('METRICS_PORT=off starts no metrics listener', async (t) => {
-  const dir = scratchDir();
+  const dir = await migratedDataDir();
   t.teardown(dir.remove);
   const server = await startServer(
     {
