@@ -60,6 +60,7 @@ async function listen(app: TestApp['app']): Promise<string> {
 async function contractClient(t: Test, app: TestApp['app']): Promise<ContractClient> {
   const client = new ContractClient(await listen(app), prefix, operations);
   t.teardown(() => {
+    client.close();
     requestsSent += client.sent;
     for (const pair of client.observed) observed.add(pair);
   });
