@@ -3,6 +3,8 @@
 // and the median; variants as in bench:variants (an object of environment variables, ENTRY for another
 // build, "baseline" for the bare one, "sameWork" or "sameWork:<features>"). Also the CPU each used until its
 // first 200: a start is mostly CPU. Default: ours, the same-work baseline and the bare one.
+// COLD_PROFILE_DIR=<folder>: each start also writes a --cpu-prof profile there (spawn to SIGTERM after
+// the first 200), for `tsx bench/profileSummary.ts <file> 1 <seconds>` side by side.
 import { randomBytes } from 'node:crypto';
 import {
   baselineSpec,
@@ -48,6 +50,8 @@ for (let round = 0; round < Number(startsText); round++) {
         authorization: `Bearer ${key}`,
       };
     }
+    const profileDir = process.env['COLD_PROFILE_DIR'];
+    if (profileDir) spec = { ...spec, args: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...spec.args] };
     const server = await startServer(spec);
     timings[index]!.cpu.push(cpuSeconds(server.pid) * 1000);
     timings[index]!.wall.push(server.coldStartMs);

@@ -120,6 +120,15 @@ function createFastify(
   return app;
 }
 
+/**
+ * The first requests after listening (the readiness probe, the first
+ * traffic) compile what they need on demand; the rest waits this long, so
+ * that compiling it does not delay them on a one-core container. Long enough
+ * for a probe's round trip, short enough that a schema ajv refuses is still
+ * reported within a second of the start.
+ */
+const warmUpDelayMs = 500;
+
 /** The whole HTTP service, ready for inject() or listen(); it never listens by itself. */
 export async function buildApp(config: AppConfig, deps: AppDeps): Promise<FastifyInstance> {
   const spec = loadOpenApiDocument();
@@ -135,7 +144,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.addHook('onListen', (done) => {
     deferred.warmAll((error) => {
       app.log.error({ err: error }, 'a schema of openapi.yaml does not compile');
-    });
+    }, warmUpDelayMs);
     done();
   });
   const handleError = errorHandler(limits.bodyLimitBytes, metrics.serverError);

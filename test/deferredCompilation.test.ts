@@ -43,6 +43,20 @@ t.test('warmAll compiles everything pending and reports each failure', async (t)
   t.equal(deferred.pending, 0);
 });
 
+t.test('warmAll with a delay compiles nothing until it has passed, then everything', async (t) => {
+  const deferred = new DeferredCompilation();
+  const compiled: string[] = [];
+  deferred.defer(() => compiled.push('a'));
+  deferred.defer(() => compiled.push('b'));
+  const started = Date.now();
+  deferred.warmAll(() => undefined, 300);
+  for (let turn = 0; turn < 50; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+  t.same(compiled, [], 'the first requests after listening have the process to themselves');
+  while (deferred.pending > 0 && Date.now() - started < 5000) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.same(compiled, ['a', 'b']);
+  t.ok(Date.now() - started >= 300, 'not before the delay');
+});
+
 t.test('response validation: first error on the hot path, the whole list on failure', async (t) => {
   const deferred = new DeferredCompilation();
   const ajv = responseValidationAjv(deferred, { coerceTypes: false, useDefaults: false, removeAdditional: false });

@@ -2,7 +2,7 @@
  * Compilation put off from start-up to first use: a start compiles nothing
  * it does not need for its first request, which took most of the cold start
  * (ajv and fast-json-stringify: about 350 ms of 950). Whatever is still
- * pending is compiled soon after the server listens (warmAll), one item per
+ * pending is compiled shortly after the server listens (warmAll), one item per
  * turn of the event loop, so that requests are served in between and a
  * schema ajv refuses is still reported within moments of starting.
  */
@@ -27,8 +27,11 @@ export class DeferredCompilation {
     return this.#pending.size;
   }
 
-  /** Compiles everything still pending, one item per setImmediate; onError hears about each failure. */
-  warmAll(onError: (error: unknown) => void): void {
+  /**
+   * Compiles everything still pending, one item per setImmediate, starting
+   * afterMs from now; onError hears about each failure.
+   */
+  warmAll(onError: (error: unknown) => void, afterMs = 0): void {
     const next = (): void => {
       const [first] = this.#pending;
       if (!first) return;
@@ -39,6 +42,7 @@ export class DeferredCompilation {
       }
       setImmediate(next);
     };
-    setImmediate(next);
+    if (afterMs > 0) setTimeout(next, afterMs).unref();
+    else setImmediate(next);
   }
 }
