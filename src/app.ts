@@ -141,10 +141,15 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const metrics = deps.metrics ?? noMetrics;
   if (deps.httpTracing) await app.register(deps.httpTracing);
   app.setValidatorCompiler(validatorCompiler(deferred));
+  let stopWarmUp = (): void => undefined;
   app.addHook('onListen', (done) => {
-    deferred.warmAll((error) => {
+    stopWarmUp = deferred.warmAll((error) => {
       app.log.error({ err: error }, 'a schema of openapi.yaml does not compile');
     }, warmUpDelayMs);
+    done();
+  });
+  app.addHook('onClose', (_app, done) => {
+    stopWarmUp();
     done();
   });
   const handleError = errorHandler(limits.bodyLimitBytes, metrics.serverError);

@@ -57,6 +57,23 @@ t.test('warmAll with a delay compiles nothing until it has passed, then everythi
   t.ok(Date.now() - started >= 300, 'not before the delay');
 });
 
+t.test('a stopped warm-up compiles nothing more', async (t) => {
+  const deferred = new DeferredCompilation();
+  const compiled: string[] = [];
+  deferred.defer(() => compiled.push('a'));
+  deferred.defer(() => compiled.push('b'));
+  const stopDelayed = deferred.warmAll(() => undefined, 50);
+  stopDelayed();
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  t.same(compiled, [], 'stopped before its delay: nothing');
+  const stop = deferred.warmAll(() => undefined);
+  await new Promise((resolve) => setImmediate(resolve));
+  stop();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  t.same(compiled, ['a'], 'stopped after one item: no more');
+  t.equal(deferred.pending, 1);
+});
+
 t.test('response validation: first error on the hot path, the whole list on failure', async (t) => {
   const deferred = new DeferredCompilation();
   const ajv = responseValidationAjv(deferred, { coerceTypes: false, useDefaults: false, removeAdditional: false });

@@ -29,12 +29,14 @@ export class DeferredCompilation {
 
   /**
    * Compiles everything still pending, one item per setImmediate, starting
-   * afterMs from now; onError hears about each failure.
+   * afterMs from now; onError hears about each failure. Returns a stop
+   * function: an app closed before its warm-up ends compiles nothing more.
    */
-  warmAll(onError: (error: unknown) => void, afterMs = 0): void {
+  warmAll(onError: (error: unknown) => void, afterMs = 0): () => void {
+    let stopped = false;
     const next = (): void => {
       const [first] = this.#pending;
-      if (!first) return;
+      if (stopped || !first) return;
       try {
         first();
       } catch (error) {
@@ -42,7 +44,11 @@ export class DeferredCompilation {
       }
       setImmediate(next);
     };
-    if (afterMs > 0) setTimeout(next, afterMs).unref();
-    else setImmediate(next);
+    const timer = afterMs > 0 ? setTimeout(next, afterMs).unref() : undefined;
+    if (!timer) setImmediate(next);
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
   }
 }
