@@ -4,7 +4,7 @@ import { cp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openDatabase } from '../../src/db/index.js';
+import { openDatabase, type Database } from '../../src/db/index.js';
 import { loadMigrations, migrate } from '../../src/db/migrations.js';
 
 // Creating a PGlite database costs seconds (initdb in WebAssembly); copying a
@@ -33,7 +33,7 @@ const buildingDir = `${templateDir}.building`;
 const staleBuildMs = 120_000;
 
 /** Closes a just-opened embedded database and leaves its folder ready to copy. */
-async function closeForCopy(dataDir: string, db: Awaited<ReturnType<typeof openDatabase>>): Promise<void> {
+async function closeForCopy(dataDir: string, db: Database): Promise<void> {
   await db.close();
   rmSync(join(dataDir, 'pets.lock'), { force: true });
 }
