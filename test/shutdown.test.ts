@@ -137,9 +137,11 @@ t.test('SIGTERM: idle connections close at once, the in-flight request finishes,
     const exitMs = Date.now() - answeredAt;
     t.equal(signal, null);
     t.equal(code, 0, `exit code 0 (stderr: ${server.stderr()})`);
-    // Generous for a busy machine, and far below the deadline it used to wait for.
+    // Far below the deadline it used to wait for (60 s), and generous for a busy
+    // machine: on Node 24 the embedded database's exit took 1.1 s alone and
+    // 3.8-5.1 s in CI's runs of three suites at once.
     t.ok(
-      exitMs < 5000,
+      exitMs < 15_000,
       `exits ${exitMs} ms after the last answer, not at SHUTDOWN_TIMEOUT_MS (${shutdownTimeoutMs} ms)`,
     );
     t.notOk(
