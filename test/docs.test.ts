@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
@@ -9,6 +8,7 @@ import { listOperations, loadOpenApiDocument, parametersOf } from '../src/openap
 import { specPath } from '../src/openapi/files.js';
 import { startAppWithoutDatabase, startTestApp } from './helpers/app.js';
 import { BrowserPage, chromiumFlags, chromiumPath } from './helpers/browser.js';
+import { scratchRoot } from './helpers/scratchSpace.js';
 
 const checkedIn = parse(readFileSync(specPath, 'utf8')) as unknown;
 const chromium = chromiumPath;
@@ -77,7 +77,7 @@ t.test(
   async (t) => {
     const app = await startAppWithoutDatabase(t);
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
-    const profile = mkdtempSync(join(tmpdir(), 'pets-chromium-'));
+    const profile = mkdtempSync(join(scratchRoot, 'pets-chromium-'));
     t.teardown(() => {
       rmSync(profile, { recursive: true, force: true });
     });

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { scratchRoot } from './scratchSpace.js';
 
 /** Where CI and the development image install Chromium (scripts/ci-system-deps.sh). */
 export const chromiumPath = '/usr/bin/chromium';
@@ -69,7 +69,7 @@ export class BrowserPage {
 
   /** Starts Chromium with a blank page; close() stops it and removes its profile. */
   static async open(): Promise<{ page: BrowserPage; close: () => Promise<void> }> {
-    const profile = mkdtempSync(join(tmpdir(), 'pets-chromium-'));
+    const profile = mkdtempSync(join(scratchRoot, 'pets-chromium-'));
     const browser = spawn(chromiumPath, [...chromiumFlags(profile), '--remote-debugging-pipe', 'about:blank'], {
       stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'],
     });

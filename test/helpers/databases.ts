@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/index.js';
 import { migrate } from '../../src/db/migrations.js';
 import { copyEmbeddedTemplate } from './embeddedTemplate.js';
+import { scratchRoot } from './scratchSpace.js';
 
 export const testDatabaseUrl = process.env['TEST_DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -61,7 +61,7 @@ export async function createScratchPostgres(): Promise<ScratchDatabase> {
 }
 
 export function scratchDir(prefix = 'pets-test-'): { path: string; remove(): void } {
-  const path = mkdtempSync(join(tmpdir(), prefix));
+  const path = mkdtempSync(join(scratchRoot, prefix));
   return {
     path,
     remove: () => {

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { cp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase, type Database } from '../../src/db/index.js';
 import { loadMigrations, migrate } from '../../src/db/migrations.js';
+import { scratchRoot } from './scratchSpace.js';
 
 // Creating a PGlite database costs seconds (initdb in WebAssembly); copying a
 // migrated one and opening the copy costs a fraction of that. So the
@@ -27,7 +26,7 @@ function templateKey(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-const templateDir = join(tmpdir(), `pets-test-template-${templateKey()}`);
+const templateDir = join(scratchRoot, `pets-test-template-${templateKey()}`);
 const buildingDir = `${templateDir}.building`;
 // A build that has not finished in this time was left by a killed process.
 const staleBuildMs = 120_000;
@@ -45,7 +44,7 @@ async function build(): Promise<void> {
   await closeForCopy(empty, await openDatabase({ dataDir: empty }));
   appendFileSync(join(empty, 'pgdata', 'postgresql.conf'), testDatabaseSettings);
   const migrated = join(work, 'migrated');
-  await cp(empty, migrated, { recursive: true });
+  cpSync(empty, migrated, { recursive: true });
   const db = await openDatabase({ dataDir: migrated });
   try {
     await migrate(db);
@@ -93,5 +92,7 @@ let ready: Promise<string> | undefined;
  */
 export async function copyEmbeddedTemplate(dataDir: string, which: 'migrated' | 'empty' = 'migrated'): Promise<void> {
   ready ??= ensureTemplate();
-  await cp(join(await ready, which), dataDir, { recursive: true });
+  // Synchronous on purpose: fs.promises.cp hops to the thread pool for each
+  // of the 1,021 files, 210 ms against cpSync's 40 ms on tmpfs (measured).
+  cpSync(join(await ready, which), dataDir, { recursive: true });
 }
