@@ -102,8 +102,11 @@ export async function openBackend(backend: Backend): Promise<OpenedBackend> {
       db,
       env: { DATABASE_URL: scratch.url },
       close: async () => {
-        await db.close();
-        await scratch.drop();
+        try {
+          await db.close();
+        } finally {
+          await scratch.drop();
+        }
       },
     };
   }
@@ -112,9 +115,14 @@ export async function openBackend(backend: Backend): Promise<OpenedBackend> {
   return {
     db,
     env: { DATA_DIR: dir.path },
+    // The folder goes even when the database was closed already (a test
+    // that hands it to a server process closes it first).
     close: async () => {
-      await db.close();
-      dir.remove();
+      try {
+        await db.close();
+      } finally {
+        dir.remove();
+      }
     },
   };
 }
