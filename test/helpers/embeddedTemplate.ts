@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase, type Database } from '../../src/db/index.js';
@@ -26,10 +37,23 @@ function templateKey(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-const templateDir = join(scratchRoot, `pets-test-template-${templateKey()}`);
+const templatePrefix = 'pets-test-template-';
+const templateDir = join(scratchRoot, `${templatePrefix}${templateKey()}`);
 const buildingDir = `${templateDir}.building`;
 // A build that has not finished in this time was left by a killed process.
 const staleBuildMs = 120_000;
+// Templates live in memory (scratchSpace.ts) and each changed migration makes
+// a new one, 78 MB. One no run has used for this long (each run marks its own
+// in use) belongs to an old checkout and goes when a new one is built.
+const unusedTemplateMs = 60 * 60_000;
+
+function removeUnusedTemplates(): void {
+  for (const name of readdirSync(scratchRoot)) {
+    const path = join(scratchRoot, name);
+    if (!name.startsWith(templatePrefix) || name.endsWith('.building') || path === templateDir) continue;
+    if (Date.now() - statSync(path).mtimeMs > unusedTemplateMs) rmSync(path, { recursive: true, force: true });
+  }
+}
 
 /** Closes a just-opened embedded database and leaves its folder ready to copy. */
 async function closeForCopy(dataDir: string, db: Database): Promise<void> {
@@ -72,7 +96,10 @@ async function ensureTemplate(): Promise<string> {
   while (!existsSync(templateDir)) {
     if (claimBuild()) {
       try {
-        if (!existsSync(templateDir)) await build();
+        if (!existsSync(templateDir)) {
+          removeUnusedTemplates();
+          await build();
+        }
       } finally {
         rmSync(buildingDir, { recursive: true, force: true });
       }
@@ -80,6 +107,8 @@ async function ensureTemplate(): Promise<string> {
       await sleep(100);
     }
   }
+  const now = new Date();
+  utimesSync(templateDir, now, now);
   return templateDir;
 }
 
