@@ -51,7 +51,11 @@ function removeUnusedTemplates(): void {
   for (const name of readdirSync(scratchRoot)) {
     const path = join(scratchRoot, name);
     if (!name.startsWith(templatePrefix) || name.endsWith('.building') || path === templateDir) continue;
-    if (Date.now() - statSync(path).mtimeMs > unusedTemplateMs) rmSync(path, { recursive: true, force: true });
+    try {
+      if (Date.now() - statSync(path).mtimeMs > unusedTemplateMs) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Best effort: another run removed it first, or another user owns it.
+    }
   }
 }
 
@@ -92,6 +96,16 @@ function claimBuild(): boolean {
   }
 }
 
+/** Dates the template's folder now, so removeUnusedTemplates leaves it be. */
+function markInUse(dir: string): void {
+  try {
+    const now = new Date();
+    utimesSync(dir, now, now);
+  } catch {
+    // Another user's template: that user's runs keep it dated.
+  }
+}
+
 async function ensureTemplate(): Promise<string> {
   while (!existsSync(templateDir)) {
     if (claimBuild()) {
@@ -107,8 +121,7 @@ async function ensureTemplate(): Promise<string> {
       await sleep(100);
     }
   }
-  const now = new Date();
-  utimesSync(templateDir, now, now);
+  markInUse(templateDir);
   return templateDir;
 }
 
