@@ -4,7 +4,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { DataDirLockedError, lockDataDir } from '../src/db/dataDirLock.js';
-import { migratedDataDir, scratchDir } from './helpers/databases.js';
+import { migratedDataDir } from './helpers/databases.js';
+import { scratchDir } from './helpers/scratchSpace.js';
 import { repoRoot } from './helpers/processes.js';
 
 /** Another process that takes the lock on dir and holds it until killed. */

@@ -2,7 +2,8 @@ import { createServer } from 'node:net';
 import { once } from 'node:events';
 import t from 'tap';
 import { startServer } from '../src/server.js';
-import { postgresUnavailableReason, scratchDir, testDatabaseUrl } from './helpers/databases.js';
+import { postgresUnavailableReason, testDatabaseUrl } from './helpers/databases.js';
+import { scratchDir } from './helpers/scratchSpace.js';
 
 /** A port nothing listens on (bound once, then released). */
 async function closedPort(): Promise<number> {

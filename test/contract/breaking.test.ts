@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { stringify } from 'yaml';
 import { findBreakingChanges, type JsonObject } from '../../scripts/breaking/compare.js';
-import { scratchDir } from '../helpers/databases.js';
+import { scratchDir } from '../helpers/scratchSpace.js';
 
 /** A small contract in the shape of ours: one list with a bounded limit, one create. */
 function baseline(): JsonObject {

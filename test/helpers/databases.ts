@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/index.js';
 import { migrate } from '../../src/db/migrations.js';
 import { copyEmbeddedTemplate } from './embeddedTemplate.js';
-import { scratchRoot } from './scratchSpace.js';
+import { scratchDir } from './scratchSpace.js';
 
 export const testDatabaseUrl = process.env['TEST_DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -57,16 +55,6 @@ export async function createScratchPostgres(): Promise<ScratchDatabase> {
     url: url.toString(),
     drop: () =>
       onServer((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
-  };
-}
-
-export function scratchDir(prefix = 'pets-test-'): { path: string; remove(): void } {
-  const path = mkdtempSync(join(scratchRoot, prefix));
-  return {
-    path,
-    remove: () => {
-      rmSync(path, { recursive: true, force: true });
-    },
   };
 }
 

@@ -1,5 +1,6 @@
-import { accessSync, constants, statfsSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 // Every embedded test database is a copy of a 39 MB, 1,021-file template.
 // On this project's ext4 disks a copy costs 0.7 s of kernel CPU, on tmpfs
@@ -24,3 +25,26 @@ function hasRoom(dir: string): boolean {
 
 /** The folder test scratch files go in: memory-backed when it can be. */
 export const scratchRoot: string = hasRoom(memoryBackedCandidate) ? memoryBackedCandidate : tmpdir();
+
+// Folders made by scratchDir and not removed yet. One still there when the
+// process exits is memory lost until reboot, so the test file fails.
+const notRemoved = new Set<string>();
+process.on('exit', () => {
+  const left = [...notRemoved].filter((path) => existsSync(path));
+  if (left.length === 0) return;
+  console.error(`# scratch folders left behind, each holding memory in ${scratchRoot}: ${left.join(', ')}`);
+  process.exitCode = 1;
+});
+
+/** A new folder under scratchRoot; the test must call remove() when done with it. */
+export function scratchDir(prefix = 'pets-test-'): { path: string; remove(): void } {
+  const path = mkdtempSync(join(scratchRoot, prefix));
+  notRemoved.add(path);
+  return {
+    path,
+    remove: () => {
+      rmSync(path, { recursive: true, force: true });
+      notRemoved.delete(path);
+    },
+  };
+}
