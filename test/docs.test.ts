@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { parse } from 'yaml';
@@ -8,7 +7,7 @@ import { listOperations, loadOpenApiDocument, parametersOf } from '../src/openap
 import { specPath } from '../src/openapi/files.js';
 import { startAppWithoutDatabase, startTestApp } from './helpers/app.js';
 import { BrowserPage, chromiumFlags, chromiumPath } from './helpers/browser.js';
-import { scratchRoot } from './helpers/scratchSpace.js';
+import { scratchDir } from './helpers/scratchSpace.js';
 
 const checkedIn = parse(readFileSync(specPath, 'utf8')) as unknown;
 const chromium = chromiumPath;
@@ -77,13 +76,11 @@ t.test(
   async (t) => {
     const app = await startAppWithoutDatabase(t);
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
-    const profile = mkdtempSync(join(scratchRoot, 'pets-chromium-'));
-    t.teardown(() => {
-      rmSync(profile, { recursive: true, force: true });
-    });
+    const profile = scratchDir('pets-chromium-');
+    t.teardown(profile.remove);
     const { stdout } = await promisify(execFile)(
       chromium,
-      [...chromiumFlags(profile), '--virtual-time-budget=20000', '--dump-dom', `${address}/docs`],
+      [...chromiumFlags(profile.path), '--virtual-time-budget=20000', '--dump-dom', `${address}/docs`],
       { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 },
     );
     for (const operationId of ['listPets', 'createPet', 'getPet']) {

@@ -1,8 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { scratchRoot } from './scratchSpace.js';
+import { scratchDir } from './scratchSpace.js';
 
 /** Where CI and the development image install Chromium (scripts/ci-system-deps.sh). */
 export const chromiumPath = '/usr/bin/chromium';
@@ -69,8 +67,8 @@ export class BrowserPage {
 
   /** Starts Chromium with a blank page; close() stops it and removes its profile. */
   static async open(): Promise<{ page: BrowserPage; close: () => Promise<void> }> {
-    const profile = mkdtempSync(join(scratchRoot, 'pets-chromium-'));
-    const browser = spawn(chromiumPath, [...chromiumFlags(profile), '--remote-debugging-pipe', 'about:blank'], {
+    const profile = scratchDir('pets-chromium-');
+    const browser = spawn(chromiumPath, [...chromiumFlags(profile.path), '--remote-debugging-pipe', 'about:blank'], {
       stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'],
     });
     const page = new BrowserPage(browser.stdio[3] as Writable, browser.stdio[4] as Readable);
@@ -84,7 +82,7 @@ export class BrowserPage {
       page.send('Browser.close').catch(() => browser.kill('SIGKILL'));
       await exited;
       clearTimeout(killer);
-      rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      profile.remove();
     };
     try {
       const { targetId } = await page.send('Target.createTarget', { url: 'about:blank' });

@@ -32,7 +32,7 @@ const notRemoved = new Set<string>();
 process.on('exit', () => {
   const left = [...notRemoved].filter((path) => existsSync(path));
   if (left.length === 0) return;
-  console.error(`# scratch folders left behind, each holding memory in ${scratchRoot}: ${left.join(', ')}`);
+  console.error(`# scratch folders left behind (remove() was not called): ${left.join(', ')}`);
   process.exitCode = 1;
 });
 
@@ -43,7 +43,9 @@ export function scratchDir(prefix = 'pets-test-'): { path: string; remove(): voi
   return {
     path,
     remove: () => {
-      rmSync(path, { recursive: true, force: true });
+      // Retries: a process that has just exited (a database, Chromium) may
+      // still be finishing its last writes into the folder.
+      rmSync(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
       notRemoved.delete(path);
     },
   };
