@@ -75,6 +75,15 @@ function loadConfigOrFail(env: NodeJS.ProcessEnv): Config {
   }
 }
 
+async function startTracingOrFail(env: NodeJS.ProcessEnv): Promise<Tracing | undefined> {
+  try {
+    return await startTracingIfRequested(env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new StartupError(error.message, 2);
+    throw error;
+  }
+}
+
 /** Opens the database: the embedded one at once (its failures are final), a PostgreSQL pool lazily. */
 async function openOrFail(config: Config, hooks: DatabaseHooks, minFreeMb?: number): Promise<Database> {
   try {
@@ -229,7 +238,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const config = loadConfigOrFail(env);
   // Before the database is opened, so that its queries are instrumented.
-  const tracing = await startTracingIfRequested(process.env);
+  const tracing = await startTracingOrFail(process.env);
   // The app's logger, once the app exists (the pool is lazy: no errors before).
   const logger: { current?: FastifyBaseLogger } = {};
   const hooks: DatabaseHooks = {

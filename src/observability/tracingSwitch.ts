@@ -1,4 +1,5 @@
 import type { FastifyPluginCallback } from 'fastify';
+import { ConfigError } from '../config.js';
 import type { Database } from '../db/index.js';
 
 /**
@@ -13,6 +14,65 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env['OTEL_EXPORTER_OTLP_ENDPOINT'] || env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']);
 }
 
+export type TraceExporterName = 'otlp' | 'console';
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+export type PropagatorName = 'tracecontext' | 'baggage';
+
+/** What the OTEL_* variables select among what this service ships; the SDK reads the rest itself. */
+export interface TraceExportSettings {
+  exporters: TraceExporterName[];
+  protocol: OtlpProtocol;
+  /** Empty: OTEL_PROPAGATORS=none, no propagator is registered. */
+  propagators: PropagatorName[];
+}
+
+const exporterNames: readonly string[] = ['otlp', 'console'] satisfies TraceExporterName[];
+const protocols: readonly string[] = ['http/protobuf', 'http/json'] satisfies OtlpProtocol[];
+const propagatorNames: readonly string[] = ['tracecontext', 'baggage'] satisfies PropagatorName[];
+
+function listFrom(env: NodeJS.ProcessEnv, name: string): string[] | undefined {
+  const list = (env[name] ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  return list.length > 0 ? list : undefined;
+}
+
+function unsupported(name: string, value: string, supported: readonly string[], hint = ''): ConfigError {
+  return new ConfigError(`${name}=${value} is not supported here: use ${supported.join(', ')}${hint}.`);
+}
+
+function protocolFrom(env: NodeJS.ProcessEnv): OtlpProtocol {
+  const name = env['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']?.trim()
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const value = env[name]?.trim() || 'http/protobuf';
+  if (protocols.includes(value)) return value as OtlpProtocol;
+  const hint = value === 'grpc' ? " (a collector's OTLP/HTTP port, 4318 by default, rather than gRPC's 4317)" : '';
+  throw unsupported(name, value, protocols, hint);
+}
+
+/**
+ * Reads the exporter, protocol and propagators asked for, refusing (a
+ * ConfigError naming the variable) what this service does not ship: an
+ * operator who asked for gRPC or Zipkin learns it at start, not from a
+ * collector that never receives a span.
+ */
+export function traceExportSettings(env: NodeJS.ProcessEnv): TraceExportSettings {
+  const exporters = (listFrom(env, 'OTEL_TRACES_EXPORTER') ?? ['otlp']).filter((name) => name !== 'none');
+  for (const name of exporters)
+    if (!exporterNames.includes(name)) throw unsupported('OTEL_TRACES_EXPORTER', name, [...exporterNames, 'none']);
+  const propagators = listFrom(env, 'OTEL_PROPAGATORS') ?? ['tracecontext', 'baggage'];
+  for (const name of propagators)
+    if (name !== 'none' && !propagatorNames.includes(name))
+      throw unsupported('OTEL_PROPAGATORS', name, [...propagatorNames, 'none']);
+  return {
+    exporters: [...new Set(exporters)] as TraceExporterName[],
+    protocol: exporters.includes('otlp') ? protocolFrom(env) : 'http/protobuf',
+    propagators: propagators.includes('none') ? [] : ([...new Set(propagators)] as PropagatorName[]),
+  };
+}
+
 /** The running OpenTelemetry SDK, as the server uses it. */
 export interface Tracing {
   /** Opens a span per request, named by operationId; registered first by buildApp. */
@@ -23,9 +83,13 @@ export interface Tracing {
   flush(): Promise<void>;
 }
 
-/** Starts the SDK (loading OpenTelemetry only now) when the environment asks for traces. */
+/**
+ * Starts the SDK (loading OpenTelemetry only now) when the environment asks
+ * for traces; a ConfigError when it asks for something this service does not ship.
+ */
 export async function startTracingIfRequested(env: NodeJS.ProcessEnv): Promise<Tracing | undefined> {
   if (!tracingRequested(env)) return undefined;
+  const settings = traceExportSettings(env);
   const { startTracing } = await import('./tracing.js');
-  return startTracing();
+  return startTracing(settings);
 }

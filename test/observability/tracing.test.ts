@@ -6,7 +6,12 @@ import t, { type Test } from 'tap';
 import { buildApp } from '../../src/app.js';
 import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { insertApiKey } from '../../src/db/apiKeys.js';
-import { startTracingIfRequested, tracingRequested } from '../../src/observability/tracingSwitch.js';
+import {
+  startTracingIfRequested,
+  traceExportSettings,
+  tracingRequested,
+} from '../../src/observability/tracingSwitch.js';
+import { startServer, StartupError } from '../../src/server.js';
 import { testConfig, testLimits } from '../helpers/app.js';
 import { openBackend, postgresUnavailableReason, type Backend } from '../helpers/databases.js';
 
@@ -53,6 +58,57 @@ t.test('tracing is on only when an exporter is configured', async (t) => {
   t.ok(tracingRequested({ OTEL_TRACES_EXPORTER: 'console' }));
   t.notOk(tracingRequested({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }));
   t.notOk(tracingRequested({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }));
+});
+
+t.test(
+  'the OTEL_* variables choose the exporter, protocol and propagators; what is not shipped is refused',
+  async (t) => {
+    t.same(traceExportSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), {
+      exporters: ['otlp'],
+      protocol: 'http/protobuf',
+      propagators: ['tracecontext', 'baggage'],
+    });
+    t.equal(traceExportSettings({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).protocol, 'http/json');
+    t.equal(
+      traceExportSettings({
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      }).protocol,
+      'http/protobuf',
+      'the traces-specific variable wins',
+    );
+    t.same(traceExportSettings({ OTEL_TRACES_EXPORTER: 'console, otlp' }).exporters, ['console', 'otlp']);
+    t.same(traceExportSettings({ OTEL_PROPAGATORS: 'tracecontext' }).propagators, ['tracecontext']);
+    t.same(traceExportSettings({ OTEL_PROPAGATORS: 'none' }).propagators, []);
+    t.throws(() => traceExportSettings({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), {
+      name: 'ConfigError',
+      message: /^OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported here: use http\/protobuf, http\/json \(.*4318/,
+    });
+    t.throws(() => traceExportSettings({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' }), {
+      message: /^OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc /,
+    });
+    t.throws(() => traceExportSettings({ OTEL_TRACES_EXPORTER: 'zipkin' }), {
+      message: /^OTEL_TRACES_EXPORTER=zipkin /,
+    });
+    t.throws(() => traceExportSettings({ OTEL_PROPAGATORS: 'tracecontext,b3' }), { message: /^OTEL_PROPAGATORS=b3 / });
+    t.equal(
+      traceExportSettings({ OTEL_TRACES_EXPORTER: 'console', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).protocol,
+      'http/protobuf',
+      'the protocol matters only to the otlp exporter',
+    );
+  },
+);
+
+t.test('a server asked for gRPC export refuses to start, exit code 2, naming the variable', async (t) => {
+  const saved = { ...process.env };
+  t.teardown(() => {
+    process.env = saved;
+  });
+  // The server reads the OTEL_* variables from its process's environment, as the SDK does.
+  process.env['OTEL_EXPORTER_OTLP_ENDPOINT'] = 'http://127.0.0.1:4317';
+  process.env['OTEL_EXPORTER_OTLP_PROTOCOL'] = 'grpc';
+  const started = startServer({ PORT: '0', METRICS_PORT: 'off', LOG_LEVEL: 'silent', DATA_DIR: '/dev/null/data' });
+  await t.rejects(started, { constructor: StartupError, exitCode: 2, message: /OTEL_EXPORTER_OTLP_PROTOCOL=grpc/ });
 });
 
 t.test('a request continues the incoming trace, its span is named by operationId, with a SQL child', async (t) => {
