@@ -25,6 +25,8 @@ fail() {
 command -v curl >/dev/null || fail "curl is missing"
 
 work=$(mktemp -d)
+# Readable by the servers the tests start as user postgres (PgBouncer reads deploy/), as a clone would be.
+chmod 755 "$work"
 server_pid=
 cleanup() {
   if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then kill -KILL -- "-$server_pid" 2>/dev/null || true; fi
