@@ -48,7 +48,9 @@ USER node
 EXPOSE 3000 9464
 # Only used with the embedded database; with DATABASE_URL it stays empty.
 VOLUME ["/app/data"]
+# The check gives up after 2 s on its own: Docker enforces --timeout, but
+# Podman 4.3 does not, and a check of a hung server would never end.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz',{signal:AbortSignal.timeout(2000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # node itself is PID 1 so that SIGTERM reaches the graceful shutdown in src/server.ts.
 CMD ["node", "dist/server.js"]
