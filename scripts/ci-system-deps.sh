@@ -10,7 +10,7 @@ missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v pgbouncer >/dev/null || missing+=(pgbouncer)
 command -v haproxy >/dev/null || missing+=(haproxy)
-# shellcheck source=image/podman.sh
+# shellcheck source=scripts/image/podman.sh
 . "$(dirname "$0")/image/podman.sh"
 mapfile -t -O "${#missing[@]}" missing < <(image_missing_packages)
 if [ "${#missing[@]}" -eq 0 ]; then

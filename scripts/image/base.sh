@@ -8,7 +8,7 @@
 # that npm inside the build trusts what the host trusts. See docs/deploying.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=podman.sh
+# shellcheck source=scripts/image/podman.sh
 . "$here/podman.sh"
 
 base=$(dockerfile_base_image "$here/../../Dockerfile")

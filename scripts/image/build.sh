@@ -6,7 +6,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-# shellcheck source=podman.sh
+# shellcheck source=scripts/image/podman.sh
 . "$here/podman.sh"
 
 ensure_image_packages

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the scripts in scripts/image/: Podman's settings for this
 # repository, and the Debian packages the image scripts need.
 
