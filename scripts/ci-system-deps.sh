@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # System packages the test suites need beyond Node, PostgreSQL and Redis:
 # Chromium for the headless check of /docs (test/docs.test.ts skips without it),
-# PgBouncer and HAProxy for npm run test:topology (its tests skip without them).
+# PgBouncer and HAProxy for npm run test:topology (its tests skip without them),
+# Podman and debootstrap for npm run image and npm run test:image (the list is
+# in scripts/image/podman.sh).
 # Installs only what is missing; apt-get update runs only when something is.
 set -euo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v pgbouncer >/dev/null || missing+=(pgbouncer)
 command -v haproxy >/dev/null || missing+=(haproxy)
+# shellcheck source=scripts/image/podman.sh
+. "$(dirname "$0")/image/podman.sh"
+mapfile -t -O "${#missing[@]}" missing < <(image_missing_packages)
 if [ "${#missing[@]}" -eq 0 ]; then
-  echo "system packages present: chromium, pgbouncer, haproxy"
+  echo "system packages present: chromium, pgbouncer, haproxy, and what scripts/image needs"
   exit 0
 fi
 echo "installing with apt-get: ${missing[*]}"
