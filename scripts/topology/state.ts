@@ -19,6 +19,8 @@ export interface TopologyState {
   /** The HAProxy admin socket, for the balancer's view of the instances. */
   haproxySocket: string;
   processes: ProcessRecord[];
+  /** The pg_auto_failover monitor's port when the database tier is the failover one. */
+  monitorPort?: number;
 }
 
 export function readState(): TopologyState | undefined {

@@ -31,9 +31,10 @@ interface PrimaryState {
  * A primary that is unreachable (a failover under way) or read-only (a
  * demoted primary, a fenced one) fails every instance alike: taking them all
  * out of the balancer would stop the reads that a streaming replica still
- * serves. So while a replica serves reads, or the primary still answers
- * reads, the instance stays ready and says that writes are unavailable; with
- * neither, it is not ready.
+ * serves. So with replicas configured (during a failover each of them may
+ * be restarting or promoted for a moment: reads go to whichever answers), or
+ * while the primary still answers reads, the instance stays ready and says
+ * that writes are unavailable; an instance with neither is not ready.
  */
 export function readinessCheck(
   db: Database,
@@ -59,7 +60,7 @@ export function readinessCheck(
       lastSchema = state.schema;
     } catch (error) {
       const reason = unavailabilityReason(error);
-      if (reason === undefined || lastSchema === undefined || db.readStatus().reads !== 'replicas') throw error;
+      if (reason === undefined || lastSchema === undefined || db.readStatus().replicas.length === 0) throw error;
       return checkedSchema(lastSchema, `the primary is unavailable: ${reason}`);
     }
     return checkedSchema(
