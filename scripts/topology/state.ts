@@ -21,6 +21,8 @@ export interface TopologyState {
   processes: ProcessRecord[];
   /** The pg_auto_failover monitor's port when the database tier is the failover one. */
   monitorPort?: number;
+  /** The admin socket of the failover tier's HAProxy for PostgreSQL. */
+  postgresRouterSocket?: string;
 }
 
 export function readState(): TopologyState | undefined {

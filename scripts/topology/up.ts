@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     haproxySocket: topology.haproxy.statsSocket,
     processes: topology.processes(),
     ...(topology.cluster ? { monitorPort: topology.cluster.monitorPort } : {}),
+    ...(topology.postgresRouter ? { postgresRouterSocket: topology.postgresRouter.haproxy.statsSocket } : {}),
   });
   say(`Up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s; files and logs in ${topology.folder}`);
   for (const record of topology.processes())
