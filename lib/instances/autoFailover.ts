@@ -47,7 +47,7 @@ const monitorSettings: Record<string, number> = {
   'pgautofailover.node_considered_unhealthy_timeout': 2000,
   // Must exceed the keepers' network_partition_timeout (keeperPartitionTimeoutSeconds):
   // a primary cut off from the monitor and its standbys stops itself before another is promoted.
-  'pgautofailover.primary_demote_timeout': 3000,
+  'pgautofailover.primary_demote_timeout': 2500,
   'pgautofailover.startup_grace_period': 1000,
 };
 
