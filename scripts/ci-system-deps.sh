@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # System packages the test suites need beyond Node, PostgreSQL and Redis:
 # Chromium for the headless check of /docs (test/docs.test.ts skips without it),
-# PgBouncer and HAProxy for npm run test:topology (its tests skip without them),
+# PgBouncer, HAProxy and pg_auto_failover for npm run test:topology (its tests skip without them),
+# RE2 and g++ for test/contract/patterns.test.ts (the spec's patterns checked in RE2 too),
 # Podman and debootstrap for npm run image and npm run test:image (the list is
 # in scripts/image/podman.sh).
 # Installs only what is missing; apt-get update runs only when something is.
@@ -10,11 +11,15 @@ missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v pgbouncer >/dev/null || missing+=(pgbouncer)
 command -v haproxy >/dev/null || missing+=(haproxy)
+command -v pg_autoctl >/dev/null || missing+=(pg-auto-failover-cli)
+[ -f /usr/share/postgresql/15/extension/pgautofailover.control ] || missing+=(postgresql-15-auto-failover)
+[ -f /usr/include/re2/re2.h ] || missing+=(libre2-dev)
+command -v g++ >/dev/null || missing+=(g++)
 # shellcheck source=scripts/image/podman.sh
 . "$(dirname "$0")/image/podman.sh"
 mapfile -t -O "${#missing[@]}" missing < <(image_missing_packages)
 if [ "${#missing[@]}" -eq 0 ]; then
-  echo "system packages present: chromium, pgbouncer, haproxy, and what scripts/image needs"
+  echo "system packages present: chromium, pgbouncer, haproxy, pg_auto_failover, libre2-dev, g++, and what scripts/image needs"
   exit 0
 fi
 echo "installing with apt-get: ${missing[*]}"

@@ -30,6 +30,8 @@ export interface HaproxyOptions {
   servers: string[];
   /** deploy/haproxy.cfg by default. */
   configFile?: string;
+  /** More variables the configuration file expands (another file's addresses). */
+  environment?: Record<string, string>;
   parent?: string;
   port?: number;
   persistent?: boolean;
@@ -55,8 +57,8 @@ export interface HaproxyServer {
   readonly origin: string;
   /** One command on the admin socket ("show stat", "disable server pets_instances/app1"...). */
   command(line: string): Promise<string>;
-  /** Each server of the backend with its check status. */
-  servers(): Promise<ServerStatus[]>;
+  /** Each server of the backend (pets_instances by default) with its check status. */
+  servers(backend?: string): Promise<ServerStatus[]>;
   /** Waits until every server is UP (as the balancer sees it). */
   waitForAllUp(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -117,7 +119,11 @@ export async function startHaproxy(options: HaproxyOptions): Promise<HaproxyServ
   // Not in `folder`: a socket path under a deep checkout is past HAProxy's limit.
   const statsFolder = socketFolder('pets-haproxy-');
   const statsSocket = join(statsFolder, 'admin.sock');
-  const env = { ...process.env, ...haproxyEnvironment(`${loopback}:${port}`, options.servers, statsSocket) };
+  const env = {
+    ...process.env,
+    ...haproxyEnvironment(`${loopback}:${port}`, options.servers, statsSocket),
+    ...options.environment,
+  };
   // A configuration error is reported at once, with HAProxy's own words
   // (no -q: it would hide them and leave only the exit status).
   try {
@@ -148,7 +154,7 @@ export async function startHaproxy(options: HaproxyOptions): Promise<HaproxyServ
     statsSocket,
     origin: `http://${loopback}:${port}`,
     command: (line) => haproxyCommand(statsSocket, line),
-    servers: async () => parseServerStats(await haproxyCommand(statsSocket, 'show stat')),
+    servers: async (backend) => parseServerStats(await haproxyCommand(statsSocket, 'show stat'), backend),
     async waitForAllUp(timeoutMs = 30_000) {
       await waitUntil({ what: 'HAProxy seeing every instance UP', timeoutMs, pid, logFile }, async () => {
         const servers = await server.servers();

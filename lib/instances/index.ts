@@ -8,6 +8,7 @@
  */
 export { freePort, accepts, loopback } from './network.js';
 export {
+  descendants,
   isAlive,
   lastLines,
   ownedFolder,
@@ -37,6 +38,14 @@ export {
   type HaproxyOptions,
   type ServerStatus,
 } from './haproxy.js';
+export {
+  startFailoverCluster,
+  nodeStates,
+  type FailoverCluster,
+  type FailoverNode,
+  type NodeState,
+} from './autoFailover.js';
+export { startPostgresRouter, type PostgresRouter } from './postgresRouter.js';
 export { startService, builtServer, repoRoot, type ServiceInstance, type ServiceOptions } from './service.js';
 export {
   startTopology,

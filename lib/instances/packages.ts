@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { pgAutoctlBin } from './autoFailover.js';
 import { haproxyBin } from './haproxy.js';
 import { pgbouncerBin } from './pgbouncer.js';
 import { postgresBin } from './postgres.js';
@@ -15,13 +16,19 @@ const requirements = [
   { debian: 'redis-server', present: () => onPath(redisServerBin) },
   { debian: 'pgbouncer', present: () => onPath(pgbouncerBin) },
   { debian: 'haproxy', present: () => onPath(haproxyBin) },
+  // The failover topology: pg_autoctl, and the monitor's extension for PostgreSQL 15.
+  { debian: 'pg-auto-failover-cli', present: () => onPath(pgAutoctlBin) },
+  {
+    debian: 'postgresql-15-auto-failover',
+    present: () => existsSync('/usr/share/postgresql/15/extension/pgautofailover.control'),
+  },
 ] as const;
 
 function onPath(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v "$0"`, command], { stdio: 'ignore' }).status === 0;
 }
 
-/** The Debian packages among postgresql-15, redis-server, pgbouncer and haproxy that are missing. */
+/** The Debian packages the topology needs (requirements above) that are missing. */
 export function missingPackages(): string[] {
   return requirements.filter((requirement) => !requirement.present()).map((requirement) => requirement.debian);
 }

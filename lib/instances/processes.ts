@@ -127,6 +127,13 @@ export function childPids(pid: number): number[] {
   return children;
 }
 
+/** Every descendant of pid (children, their children...), e.g. a manager's postmaster and its backends. */
+export function descendants(pid: number): number[] {
+  const all: number[] = [];
+  for (const child of childPids(pid)) all.push(child, ...descendants(child));
+  return all;
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Pids to SIGKILL if this Node.js process exits with them still running (set `persistent` to keep a process). */

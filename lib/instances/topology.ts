@@ -3,17 +3,22 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { startFailoverCluster, type FailoverCluster } from './autoFailover.js';
 import { startHaproxy, type HaproxyServer } from './haproxy.js';
 import { startPgBouncer, type PgBouncerServer } from './pgbouncer.js';
 import { startPostgres, startReplica, type PostgresServer } from './postgres.js';
+import { startPostgresRouter, type PostgresRouter } from './postgresRouter.js';
 import { ownedFolder, runChecked, startTimeOf } from './processes.js';
 import { startRedis, type RedisServer } from './redis.js';
 import { builtServer, repoRoot, startService, type ServiceInstance } from './service.js';
 
 /**
- * The scale-out topology on one machine: a PostgreSQL primary and one
- * streaming replica, PgBouncer (transaction pooling) in front of the
- * primary, Redis, three service instances and HAProxy in front of them.
+ * The scale-out topology on one machine: PostgreSQL, Redis, three service
+ * instances and HAProxy in front of them. The database tier is either one
+ * primary with one streaming replica and PgBouncer (transaction pooling) in
+ * front of the primary, or (database: failover) a pg_auto_failover formation
+ * of three synchronous nodes, each with PgBouncer beside it, behind HAProxy
+ * routes to the node that takes writes and to the standbys.
  * `npm run topology:up` and the topology tests both start it from here.
  */
 
@@ -32,6 +37,13 @@ export interface TopologyOptions {
   poolMode?: 'session' | 'transaction';
   /** Progress lines ("starting the replica..."). */
   log?: (line: string) => void;
+  /**
+   * single (the default for tests): one primary and one streaming replica.
+   * failover: a pg_auto_failover formation (monitor, three synchronous data
+   * nodes) behind HAProxy routes to the node that takes writes and to the
+   * standbys (lib/instances/autoFailover.ts, deploy/haproxy-postgres.cfg).
+   */
+  database?: 'single' | 'failover';
 }
 
 export interface ProcessRecord {
@@ -47,8 +59,13 @@ export interface ProcessRecord {
 
 export interface Topology {
   readonly folder: string;
+  /** The single primary; the failover topology has none fixed (it throws: use cluster). */
   readonly primary: PostgresServer;
+  /** The single streaming replica; the failover topology has none fixed (it throws: use cluster). */
   readonly replica: PostgresServer;
+  /** The pg_auto_failover formation and its routes (database: failover). */
+  readonly cluster: FailoverCluster | undefined;
+  readonly postgresRouter: PostgresRouter | undefined;
   readonly pgbouncer: PgBouncerServer;
   readonly redis: RedisServer;
   readonly services: ServiceInstance[];
@@ -97,17 +114,17 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
   };
 
   try {
-    log('starting the PostgreSQL primary');
-    const primary = await startPostgres(common);
-    started.push(primary);
-    await primary.query(`CREATE DATABASE ${topologyDatabase}`);
-
-    log('starting the streaming replica and Redis');
-    const [replica, redis] = await Promise.all([startReplica(primary, common), startRedis(common)]);
-    started.push(replica, redis);
+    const poolMode = options.poolMode;
+    const tier =
+      options.database === 'failover'
+        ? await failoverTier(common, log, poolMode)
+        : await singleTier(common, log, poolMode);
+    started.push(...tier.started);
+    const redis = await tier.redis;
+    started.push(redis);
 
     log('migrating through the direct connection (node dist/cli/migrate.js)');
-    const directUrl = primary.url(topologyDatabase);
+    const directUrl = tier.directUrl;
     runChecked(process.execPath, [join(repoRoot, 'dist', 'cli', 'migrate.js')], {
       cwd: repoRoot,
       env: {
@@ -118,21 +135,12 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
       },
     });
 
-    log(`starting PgBouncer (${options.poolMode ?? 'transaction'} pooling)`);
-    const pgbouncer = await startPgBouncer({
-      ...common,
-      backend: { port: primary.port },
-      database: topologyDatabase,
-      ...(options.poolMode ? { poolMode: options.poolMode } : {}),
-    });
-    started.push(pgbouncer);
-
     const apiKey = newApiKey();
     const serviceEnv: Record<string, string> = {
-      DATABASE_URL: pgbouncer.url,
+      DATABASE_URL: tier.pooledUrl,
       DATABASE_STATEMENTS: 'unnamed',
       DATABASE_DIRECT_URL: directUrl,
-      DATABASE_READ_URL: replica.url(topologyDatabase),
+      DATABASE_READ_URL: tier.readUrl,
       DATABASE_POOL_SIZE: '10',
       REDIS_URL: redis.url,
       BOOTSTRAP_API_KEY: apiKey,
@@ -166,28 +174,8 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
 
     const records = (): ProcessRecord[] => {
       const entries: Array<Omit<ProcessRecord, 'startTime'>> = [
-        {
-          name: 'postgres-primary',
-          pid: primary.pid,
-          port: primary.port,
-          stopSignal: 'SIGINT',
-          logFile: primary.logFile,
-        },
-        {
-          name: 'postgres-replica',
-          pid: replica.pid,
-          port: replica.port,
-          stopSignal: 'SIGINT',
-          logFile: replica.logFile,
-        },
+        ...tier.records(),
         { name: 'redis', pid: redis.pid, port: redis.port, stopSignal: 'SIGTERM', logFile: redis.logFile },
-        {
-          name: 'pgbouncer',
-          pid: pgbouncer.pid,
-          port: pgbouncer.port,
-          stopSignal: 'SIGINT',
-          logFile: pgbouncer.logFile,
-        },
         ...services.map((service) => ({
           name: service.name,
           pid: service.pid,
@@ -200,11 +188,24 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
       return entries.map((entry) => ({ ...entry, startTime: startTimeOf(entry.pid) }));
     };
 
+    const fixed = (what: 'primary' | 'replica', server: PostgresServer | undefined): PostgresServer => {
+      if (!server) throw new Error(`the failover topology has no fixed ${what}: use topology.cluster`);
+      return server;
+    };
     return {
       folder,
-      primary,
-      replica,
-      pgbouncer,
+      get primary() {
+        return fixed('primary', tier.primary);
+      },
+      get replica() {
+        return fixed('replica', tier.replica);
+      },
+      cluster: tier.cluster,
+      postgresRouter: tier.router,
+      get pgbouncer() {
+        if (!tier.pgbouncer) throw new Error('the failover topology has one PgBouncer per node: use topology.cluster');
+        return tier.pgbouncer;
+      },
       redis,
       services,
       haproxy,
@@ -219,6 +220,145 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
     // The error carries the last lines of the failing log; a folder made here goes.
     if (options.folder) await stopAll();
     else await remove();
+    throw error;
+  }
+}
+
+type Record_ = Omit<ProcessRecord, 'startTime'>;
+
+/** The database processes of a topology, and where the service finds them. */
+interface DatabaseTier {
+  started: Array<{ stop(): Promise<void> }>;
+  redis: Promise<RedisServer>;
+  /** DATABASE_URL: through PgBouncer to the primary. */
+  pooledUrl: string;
+  /** DATABASE_DIRECT_URL (migrations): the primary without a pooler. */
+  directUrl: string;
+  readUrl: string;
+  pgbouncer?: PgBouncerServer;
+  primary?: PostgresServer;
+  replica?: PostgresServer;
+  cluster?: FailoverCluster;
+  router?: PostgresRouter;
+  records(): Record_[];
+}
+
+type Common = { parent: string; persistent: boolean };
+
+type PoolMode = TopologyOptions['poolMode'];
+
+async function singleTier(common: Common, log: (line: string) => void, poolMode: PoolMode): Promise<DatabaseTier> {
+  log('starting the PostgreSQL primary');
+  const primary = await startPostgres(common);
+  const started: Array<{ stop(): Promise<void> }> = [primary];
+  try {
+    await primary.query(`CREATE DATABASE ${topologyDatabase}`);
+    log('starting the streaming replica and Redis');
+    const redis = startRedis(common);
+    const replica = await startReplica(primary, common);
+    started.push(replica);
+    log(`starting PgBouncer (${poolMode ?? 'transaction'} pooling)`);
+    const pgbouncer = await startPgBouncer({
+      ...common,
+      backend: { port: primary.port },
+      database: topologyDatabase,
+      ...(poolMode ? { poolMode } : {}),
+    });
+    started.push(pgbouncer);
+    return {
+      started,
+      redis,
+      pooledUrl: pgbouncer.url,
+      directUrl: primary.url(topologyDatabase),
+      readUrl: replica.url(topologyDatabase),
+      primary,
+      replica,
+      pgbouncer,
+      records: () => [
+        {
+          name: 'postgres-primary',
+          pid: primary.pid,
+          port: primary.port,
+          stopSignal: 'SIGINT',
+          logFile: primary.logFile,
+        },
+        {
+          name: 'postgres-replica',
+          pid: replica.pid,
+          port: replica.port,
+          stopSignal: 'SIGINT',
+          logFile: replica.logFile,
+        },
+        {
+          name: 'pgbouncer',
+          pid: pgbouncer.pid,
+          port: pgbouncer.port,
+          stopSignal: 'SIGINT',
+          logFile: pgbouncer.logFile,
+        },
+      ],
+    };
+  } catch (error) {
+    for (const item of started.reverse()) await item.stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function failoverTier(common: Common, log: (line: string) => void, poolMode: PoolMode): Promise<DatabaseTier> {
+  const redis = startRedis(common);
+  log('starting the pg_auto_failover monitor and three data nodes');
+  const cluster = await startFailoverCluster({ ...common, database: topologyDatabase, log });
+  const started: Array<{ stop(): Promise<void> }> = [cluster];
+  try {
+    log(`starting PgBouncer beside each data node (${poolMode ?? 'transaction'} pooling)`);
+    const poolers = await Promise.all(
+      cluster.nodes.map((node) =>
+        startPgBouncer({
+          ...common,
+          backend: { port: node.port },
+          database: topologyDatabase,
+          ...(poolMode ? { poolMode } : {}),
+        }),
+      ),
+    );
+    started.push(...poolers);
+    log('starting HAProxy for PostgreSQL (deploy/haproxy-postgres.cfg)');
+    const router = await startPostgresRouter({
+      ...common,
+      nodes: cluster.nodes.map((node, index) => ({ postgresPort: node.port, poolerPort: poolers[index]!.port })),
+    });
+    started.push(router);
+    await router.waitForPrimary();
+    return {
+      started,
+      redis,
+      pooledUrl: router.primaryUrl(topologyDatabase),
+      directUrl: router.directUrl(topologyDatabase),
+      readUrl: router.standbysUrl(topologyDatabase),
+      cluster,
+      router,
+      records: () => [
+        // SIGINT: pg_autoctl's fast shutdown, its postmaster included.
+        ...cluster.processes().map((record) => ({ ...record, stopSignal: 'SIGINT' as const })),
+        ...poolers.map((pooler, index) => ({
+          name: `pgbouncer-node${index + 1}`,
+          pid: pooler.pid,
+          port: pooler.port,
+          stopSignal: 'SIGINT' as const,
+          logFile: pooler.logFile,
+        })),
+        {
+          name: 'haproxy-postgres',
+          pid: router.haproxy.pid,
+          port: router.primaryPort,
+          stopSignal: 'SIGUSR1' as const,
+          logFile: router.haproxy.logFile,
+        },
+      ],
+    };
+  } catch (error) {
+    for (const item of started.reverse()) await item.stop().catch(() => undefined);
+    await redis.then((server) => server.stop()).catch(() => undefined);
     throw error;
   }
 }

@@ -37,6 +37,7 @@ async function main(): Promise<void> {
   }
   // The balancer's admin socket lives in a short folder of its own (lib/instances/haproxy.ts).
   rmSync(dirname(state.haproxySocket), { recursive: true, force: true });
+  if (state.postgresRouterSocket) rmSync(dirname(state.postgresRouterSocket), { recursive: true, force: true });
   if (process.argv.includes('--keep')) {
     say(`Stopped; files and logs kept in ${topologyFolder}.`);
   } else {

@@ -19,6 +19,10 @@ export interface TopologyState {
   /** The HAProxy admin socket, for the balancer's view of the instances. */
   haproxySocket: string;
   processes: ProcessRecord[];
+  /** The pg_auto_failover monitor's port when the database tier is the failover one. */
+  monitorPort?: number;
+  /** The admin socket of the failover tier's HAProxy for PostgreSQL. */
+  postgresRouterSocket?: string;
 }
 
 export function readState(): TopologyState | undefined {

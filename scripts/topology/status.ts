@@ -1,11 +1,14 @@
 import { accepts, haproxyCommand, parseServerStats } from '../../lib/instances/index.js';
+import { databaseNodes } from './databaseNodes.js';
 import { readState, stillRunning, topologyFolder } from './state.js';
 
 /**
  * `npm run topology:status`: each process `topology:up` started, with its
  * pid, port and liveness (running and accepting connections), and the
- * balancer's view of each instance. Exits 0 when everything runs, 3 when
- * something does not (or nothing was started).
+ * balancer's view of each instance, and each database node's role. Exits 0
+ * when everything runs, 3 when something does not (or nothing was started).
+ * With --json: the same as one JSON object (databaseNodes: name, role,
+ * pids, port; processes: name, pid, port, running).
  */
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -23,6 +26,28 @@ async function main(): Promise<number> {
   } catch (error) {
     balancerView.set('*', `balancer view unavailable: ${(error as Error).message}`);
   }
+  const nodes = await databaseNodes(state).catch((error: unknown) => {
+    say(`database nodes unavailable: ${(error as Error).message}`);
+    return [];
+  });
+  if (process.argv.includes('--json')) {
+    const processes = await Promise.all(
+      state.processes.map(async (record) => {
+        const running = stillRunning(record);
+        return {
+          name: record.name,
+          pid: record.pid,
+          port: record.port,
+          running,
+          accepting: running && (await accepts(record.port)),
+        };
+      }),
+    );
+    say(
+      JSON.stringify({ startedAt: state.startedAt, baseUrl: state.baseUrl, databaseNodes: nodes, processes }, null, 2),
+    );
+    return processes.every((record) => record.accepting) ? 0 : 3;
+  }
   say(`Topology started ${state.startedAt}; files in ${state.folder}`);
   say(`${'process'.padEnd(17)} ${'pid'.padEnd(8)} ${'port'.padEnd(6)} state`);
   let allRunning = true;
@@ -37,6 +62,10 @@ async function main(): Promise<number> {
     );
   }
   if (balancerView.has('*')) say(balancerView.get('*')!);
+  for (const node of nodes)
+    say(
+      `database ${node.name.padEnd(16)} ${node.role.padEnd(10)} port ${node.port} pids ${node.pids.join(' ') || '-'}`,
+    );
   say(`BASE_URL=${state.baseUrl}`);
   return allRunning ? 0 : 3;
 }

@@ -26,6 +26,8 @@ async function main(): Promise<void> {
     persistent: true,
     // session only to compare with; the service needs transaction pooling to work (DATABASE_STATEMENTS=unnamed).
     ...(process.env['TOPOLOGY_POOL_MODE'] === 'session' ? { poolMode: 'session' as const } : {}),
+    // The highly available database tier by default; TOPOLOGY_DATABASE=single for one primary and one replica.
+    database: process.env['TOPOLOGY_DATABASE'] === 'single' ? 'single' : 'failover',
     log: (line) => say(`- ${line}`),
   });
   writeState({
@@ -35,6 +37,8 @@ async function main(): Promise<void> {
     apiKey: topology.apiKey,
     haproxySocket: topology.haproxy.statsSocket,
     processes: topology.processes(),
+    ...(topology.cluster ? { monitorPort: topology.cluster.monitorPort } : {}),
+    ...(topology.postgresRouter ? { postgresRouterSocket: topology.postgresRouter.haproxy.statsSocket } : {}),
   });
   say(`Up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s; files and logs in ${topology.folder}`);
   for (const record of topology.processes())

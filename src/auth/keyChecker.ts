@@ -1,5 +1,5 @@
 import { findActiveKeyId } from '../db/apiKeys.js';
-import type { Queryable } from '../db/index.js';
+import { DatabaseUnavailableError, type Queryable } from '../db/index.js';
 import { hashApiKey } from './keys.js';
 
 const maxRememberedKeys = 10_000;
@@ -52,6 +52,15 @@ function setBounded<K, V>(map: Map<K, V>, key: K, value: V): void {
  * a revoked key still passes, and how long a key tried before it was created
  * is still refused.
  */
+/**
+ * How long past its cacheSeconds a key accepted before is still accepted
+ * while the database cannot be asked (a failover of the primary, about
+ * 10 s): reads served by a replica go on for clients with a known key. No
+ * key can be revoked meanwhile (revoking writes to the primary), so this
+ * extends trust only across the outage.
+ */
+const staleWhileUnavailableMs = 60_000;
+
 export function createKeyChecker({ db, cacheSeconds, now = Date.now }: KeyCheckerOptions): KeyChecker {
   const acceptedUntil = new Map<string, AcceptedKey & { until: number }>();
   const refusedUntil = new Map<string, number>();
@@ -60,7 +69,16 @@ export function createKeyChecker({ db, cacheSeconds, now = Date.now }: KeyChecke
   const inFlight = new Map<string, Promise<AcceptedKey | undefined>>();
 
   async function findAndRemember(key: string, keyHash: string): Promise<AcceptedKey | undefined> {
-    const keyId = await findActiveKeyId(db, keyHash);
+    let keyId: number | undefined;
+    try {
+      keyId = await findActiveKeyId(db, keyHash);
+    } catch (error) {
+      const stale = acceptedUntil.get(key);
+      if (error instanceof DatabaseUnavailableError && stale && stale.until + staleWhileUnavailableMs > now()) {
+        return { keyId: stale.keyId, keyHash: stale.keyHash };
+      }
+      throw error;
+    }
     if (keyId === undefined) {
       acceptedUntil.delete(key);
       if (cacheMs > 0) setBounded(refusedUntil, keyHash, now() + cacheMs);

@@ -175,7 +175,11 @@ function sendOnPool(
       };
       const answered = settle(resolve, reject);
       dispatch(client, statement, values, settings, onTimeout, (error, result) => {
-        release();
+        // A connection that failed, or that reaches a server which shut down,
+        // crashed or turned read-only (a demoted primary), is not handed to
+        // the next request: releasing it with the error drops it, and the pool
+        // opens a new one, through the route to the current primary.
+        release(error && unavailabilityReason(error) !== undefined ? error : undefined);
         answered(error, result);
       });
     });

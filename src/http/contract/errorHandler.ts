@@ -15,6 +15,14 @@ const codeForStatus: Record<number, ErrorCode> = {
   503: 'service_unavailable',
 };
 
+/**
+ * Retry-After on a 503 the database caused. Such outages last seconds (a
+ * failover of the primary about 10 s, a restart less), and a client waits
+ * at least this long: a longer hint only adds to its own gap after the
+ * database is back. Overload has its own hint (loadShedding).
+ */
+const databaseRetryAfterSeconds = 1;
+
 function fromFastifyError(error: FastifyError, bodyLimit: number): ApiError | undefined {
   switch (error.code) {
     case 'FST_ERR_VALIDATION':
@@ -75,7 +83,7 @@ export function errorHandler(
       // driver or the pooler said.
       request.log.warn({ reason: error.reason, detail: unavailabilityOf(error) }, 'database unavailable');
       apiError = new ApiError(503, 'service_unavailable', 'The service is temporarily unavailable; retry later.', {
-        'retry-after': '5',
+        'retry-after': String(databaseRetryAfterSeconds),
       });
     }
     if (!apiError) {
