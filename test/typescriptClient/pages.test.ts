@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { PetStore, PetStoreError, type Pet } from '../../clients/typescript/src/index.js';
+import { PetStore, PetStoreError, type Pet, type PetStatus } from '../../clients/typescript/src/index.js';
 import { startRewritingProxy } from '../helpers/httpProxy.js';
 import { recordingFetch, serveApp, type ServedApp } from '../helpers/typescriptClient.js';
 
@@ -11,7 +11,7 @@ const seedSql = `INSERT INTO pets (name, category_id, status)
 async function seeded(t: Test): Promise<ServedApp & { all: Pet[] }> {
   const served = await serveApp(t);
   await served.db.query({ text: seedSql });
-  const { rows } = await served.db.query<{ id: string; name: string; category_id: string; status: Pet['status'] }>({
+  const { rows } = await served.db.query<{ id: string; name: string; category_id: string; status: PetStatus }>({
     text: 'SELECT id, name, category_id, status FROM pets ORDER BY id',
   });
   const all = rows.map((row) => ({
