@@ -49,17 +49,19 @@ t.test('error answers are PetStoreErrors with status, code, message and request 
 
 t.test('an answer the contract does not declare is an unexpected_response', async (t) => {
   const { origin, key } = await serveApp(t);
-  const proxy = await startRewritingProxy(origin, () => ({
-    status: 502,
-    headers: { 'content-type': 'text/html' },
-    body: '<html>Bad Gateway</html>',
-  }));
-  t.teardown(proxy.close);
-  const client = new PetStore({ baseUrl: `${proxy.url}/v1`, apiKey: key, maxRetries: 1 });
-  const error = await failure(client.listPets());
-  t.ok(error instanceof PetStoreError);
-  t.match(error, { status: 502, code: 'unexpected_response' });
-  t.notOk(PetStoreError.is(error, 'listPets'), 'not one of the errors the contract declares');
+  // A gateway's page instead of the service's answer; a declared status without the Error object.
+  for (const [status, body] of [
+    [502, '<html>Bad Gateway</html>'],
+    [400, '<html>Bad Request</html>'],
+  ] as const) {
+    const proxy = await startRewritingProxy(origin, () => ({ status, headers: { 'content-type': 'text/html' }, body }));
+    t.teardown(proxy.close);
+    const client = new PetStore({ baseUrl: `${proxy.url}/v1`, apiKey: key, maxRetries: 1 });
+    const error = await failure(client.listPets());
+    t.ok(error instanceof PetStoreError);
+    t.match(error, { status, code: 'unexpected_response' });
+    t.notOk(PetStoreError.is(error, 'listPets'), `${status}: not one of the errors the contract declares`);
+  }
 });
 
 t.test('getPet: onDeprecation once, then after the sunset a 410 that names the successor', async (t) => {
