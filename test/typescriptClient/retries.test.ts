@@ -2,6 +2,7 @@ import t from 'tap';
 import { PetStore } from '../../clients/typescript/src/index.js';
 import { postgresUnavailableReason } from '../helpers/databases.js';
 import { startDroppingProxy } from '../helpers/droppingProxy.js';
+import { startRewritingProxy } from '../helpers/httpProxy.js';
 import { countPets, recordingFetch, serveApp } from '../helpers/typescriptClient.js';
 
 // The retry loop of the TypeScript client, proven against the running service.
@@ -39,6 +40,50 @@ t.test('a 503 while the service is starting is retried until it is ready', async
   t.equal(sent[0]!.status, 503, 'the first attempt met the start-up gate');
   t.equal(sent.at(-1)!.status, 200, 'a retry got the answer');
   t.ok(sent.at(-1)!.at - sent[0]!.at >= 1000 - timerSlackMs, "after the gate's Retry-After: 1");
+});
+
+t.test('Retry-After as an HTTP-date is honoured; one past the cap is not waited for', async (t) => {
+  let ready!: () => void;
+  const { origin, key } = await serveApp(t, {}, { databaseReady: new Promise<void>((resolve) => (ready = resolve)) });
+  t.teardown(() => {
+    ready();
+  });
+  // The start-up gate's 503, with its Retry-After rewritten: a date 2 s ahead, or 120 s (past the 60 s cap).
+  let retryAfter = () => new Date(Math.ceil(Date.now() / 1000) * 1000 + 2000).toUTCString();
+  const proxy = await startRewritingProxy(origin, (response) => {
+    if (response.status === 503) ready();
+    return { ...response, headers: { ...response.headers, 'retry-after': retryAfter() } };
+  });
+  t.teardown(proxy.close);
+  const { fetch, sent } = recordingFetch();
+  const client = new PetStore({ baseUrl: `${proxy.url}/v1`, apiKey: key, fetch });
+  t.same(await client.listPets(), []);
+  const [limited, retried] = sent;
+  const until = Date.parse(limited!.answerHeaders!.get('retry-after')!);
+  t.equal(limited!.status, 503);
+  t.ok(
+    retried!.at >= until - timerSlackMs,
+    `not before ${new Date(until).toISOString()} (${until - retried!.at} ms early)`,
+  );
+
+  let readyAgain!: () => void;
+  const starting = await serveApp(t, {}, { databaseReady: new Promise<void>((resolve) => (readyAgain = resolve)) });
+  t.teardown(() => {
+    readyAgain();
+  });
+  retryAfter = () => '120';
+  const capped = await startRewritingProxy(starting.origin, (response) => ({
+    ...response,
+    headers: { ...response.headers, 'retry-after': retryAfter() },
+  }));
+  t.teardown(capped.close);
+  sent.length = 0;
+  const started = Date.now();
+  // A deadline far off: what stops the retry is the cap alone.
+  const cappedClient = new PetStore({ baseUrl: `${capped.url}/v1`, apiKey: starting.key, fetch, timeoutMs: 600_000 });
+  await t.rejects(cappedClient.listPets(), { status: 503, code: 'service_unavailable' });
+  t.equal(sent.length, 1, 'not retried sooner than the service asked');
+  t.ok(Date.now() - started < 1000, 'and thrown at once');
 });
 
 t.test('a createPet whose answer is lost is retried with the same key and adds one pet', async (t) => {
