@@ -16,8 +16,13 @@ async function failure(call: Promise<unknown>): Promise<unknown> {
 
 const requestIdPattern = /^[A-Za-z0-9._:-]+$/;
 
+// One service for every test here, on a clock a test may move past getPet's sunset (and back).
+const beforeSunset = Date.parse('2026-12-01T00:00:00Z');
+let clock = beforeSunset;
+const served = await serveApp(t, {}, { now: () => clock });
+
 t.test('error answers are PetStoreErrors with status, code, message and request id, never retried', async (t) => {
-  const { baseUrl, key } = await serveApp(t);
+  const { baseUrl, key } = served;
   const { fetch, sent } = recordingFetch();
   const client = new PetStore({ baseUrl, apiKey: key, fetch, onDeprecation: () => undefined });
 
@@ -48,7 +53,7 @@ t.test('error answers are PetStoreErrors with status, code, message and request 
 });
 
 t.test('an answer the contract does not declare is an unexpected_response', async (t) => {
-  const { origin, key } = await serveApp(t);
+  const { origin, key } = served;
   // A gateway's page instead of the service's answer; a declared status without the Error object.
   for (const [status, body] of [
     [502, '<html>Bad Gateway</html>'],
@@ -65,8 +70,10 @@ t.test('an answer the contract does not declare is an unexpected_response', asyn
 });
 
 t.test('getPet: onDeprecation once, then after the sunset a 410 that names the successor', async (t) => {
-  let clock = Date.parse('2026-12-01T00:00:00Z');
-  const { baseUrl, origin, key } = await serveApp(t, {}, { now: () => clock });
+  const { baseUrl, origin, key } = served;
+  t.teardown(() => {
+    clock = beforeSunset;
+  });
   const notices: DeprecationNotice[] = [];
   const client = new PetStore({ baseUrl, apiKey: key, onDeprecation: (notice) => notices.push(notice) });
   const pet = await client.createPet({ name: 'Rex', categoryId: 3 });
@@ -91,7 +98,7 @@ t.test('getPet: onDeprecation once, then after the sunset a 410 that names the s
 });
 
 t.test('by default, a deprecation is one console.warn', async (t) => {
-  const { baseUrl, key } = await serveApp(t);
+  const { baseUrl, key } = served;
   const warnings: unknown[][] = [];
   const warn = console.warn;
   console.warn = (...args: unknown[]) => warnings.push(args);

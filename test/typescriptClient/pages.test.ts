@@ -8,6 +8,7 @@ const seedSql = `INSERT INTO pets (name, category_id, status)
   SELECT 'walker-' || n, 1 + n % 5, CASE WHEN n % 4 = 0 THEN 'pending' ELSE 'available' END
   FROM generate_series(1, 250) AS n`;
 
+/** The service with the 250 pets; read, never written, by the tests below. */
 async function seeded(t: Test): Promise<ServedApp & { all: Pet[] }> {
   const served = await serveApp(t);
   await served.db.query({ text: seedSql });
@@ -23,6 +24,8 @@ async function seeded(t: Test): Promise<ServedApp & { all: Pet[] }> {
   return { ...served, all };
 }
 
+const seededApp = await seeded(t);
+
 async function collect(pets: AsyncIterable<Pet>): Promise<Pet[]> {
   const seen: Pet[] = [];
   for await (const pet of pets) seen.push(pet);
@@ -30,7 +33,7 @@ async function collect(pets: AsyncIterable<Pet>): Promise<Pet[]> {
 }
 
 t.test('pets() walks every page and sees each pet once, with and without a status filter', async (t) => {
-  const { baseUrl, key, all } = await seeded(t);
+  const { baseUrl, key, all } = seededApp;
   t.equal(all.length, 250);
   const { fetch, sent } = recordingFetch();
   const client = new PetStore({ baseUrl, apiKey: key, fetch });
@@ -51,7 +54,7 @@ t.test('pets() walks every page and sees each pet once, with and without a statu
 });
 
 t.test('listPets() is one page: a limit, a status, or ids', async (t) => {
-  const { baseUrl, key, all } = await seeded(t);
+  const { baseUrl, key, all } = seededApp;
   const client = new PetStore({ baseUrl, apiKey: key });
   t.same(await client.listPets(), all.slice(0, 20), "the service's default page");
   t.same(
@@ -63,7 +66,7 @@ t.test('listPets() is one page: a limit, a status, or ids', async (t) => {
 });
 
 t.test('a next link to another origin is refused, and the key never leaves', async (t) => {
-  const { origin, key } = await seeded(t);
+  const { origin, key } = seededApp;
   for (const elsewhere of ['http://evil.example.com', '//evil.example.com', 'https://127.0.0.1']) {
     const proxy = await startRewritingProxy(origin, (response) => ({
       ...response,
