@@ -51,6 +51,8 @@ export default tseslint.config(
       'data/',
       '.run/',
       'src/generated/',
+      'clients/typescript/src/generated/',
+      'clients/typescript/dist/',
       'bench/baseline/',
       'coverage/',
       '.tap/',

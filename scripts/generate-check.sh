@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fails when src/generated (api.ts, openapi.json, routes.json) is not what openapi.yaml generates now,
 # or configValidator.js is not what src/configSchema.ts compiles to, or docs/configuration.md is not
-# the reference its descriptions make.
+# the reference its descriptions make, or the TypeScript client's types, version and error table are not
+# what openapi.yaml makes (clients/typescript).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fresh=$(mktemp --suffix=.ts)
@@ -24,6 +25,15 @@ npx --no-install tsx scripts/generate-config.ts "$freshConfig" "$freshReference"
 for pair in "openapi.json:$freshSpec" "routes.json:$freshRoutes" "configValidator.js:$freshConfig"; do
   if ! diff -u "src/generated/${pair%%:*}" "${pair#*:}" >&2; then
     echo "src/generated/${pair%%:*} is out of step with openapi.yaml or src/configSchema.ts: run 'npm run generate' and commit the result." >&2
+    exit 1
+  fi
+done
+freshClient=$(mktemp -d)
+trap 'rm -rf "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig" "$freshReference" "$freshClient"' EXIT
+npx --no-install tsx scripts/generate-client.ts "$fresh" "$freshClient"
+for file in src/generated/api.ts src/generated/contract.ts package.json; do
+  if ! diff -u "clients/typescript/$file" "$freshClient/$file" >&2; then
+    echo "clients/typescript/$file is out of step with openapi.yaml (types, info.version): run 'npm run generate' and commit the result." >&2
     exit 1
   fi
 done

@@ -1,0 +1,82 @@
+import { sleep, startCall } from './deadline.js';
+import { isRepeatable, isRetryableAnswer, retryAfterMs, retryWaitMs } from './retryPolicy.js';
+
+/** How requests travel: the fetch to use, each call's deadline and how many times a call may retry. */
+export interface Transport {
+  readonly fetch: typeof fetch;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+}
+
+export interface Outgoing {
+  readonly method: 'GET' | 'POST';
+  readonly url: URL;
+  /** Sent unchanged on every attempt, Idempotency-Key included. */
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+}
+
+/** The service's answer, its body read. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+/** An attempt's outcome: an answer, or the error of a connection that gave none (refused, reset, cut mid-body). */
+type Outcome = Answer | { readonly failure: unknown };
+
+async function attempt(fetchImpl: typeof fetch, outgoing: Outgoing, signal: AbortSignal): Promise<Outcome> {
+  try {
+    const init: RequestInit = { method: outgoing.method, headers: outgoing.headers, signal };
+    if (outgoing.body !== undefined) init.body = outgoing.body;
+    const response = await fetchImpl(outgoing.url, init);
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  } catch (failure) {
+    return { failure };
+  }
+}
+
+/** The Error object's code of an answer, if its body is one. */
+function errorCodeOf(answer: Answer): string | undefined {
+  try {
+    const body = JSON.parse(answer.text) as { code?: unknown } | null;
+    return typeof body?.code === 'string' ? body.code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How long to wait before sending the request again after this outcome, or undefined when it is final. */
+function waitBeforeRetry(outgoing: Outgoing, outcome: Outcome, retry: number): number | undefined {
+  if (!isRepeatable(outgoing.method, outgoing.headers)) return undefined;
+  if ('failure' in outcome) return retryWaitMs(retry, undefined);
+  if (!isRetryableAnswer(outcome.status, errorCodeOf(outcome))) return undefined;
+  return retryWaitMs(retry, retryAfterMs(outcome.headers.get('retry-after'), Date.now()));
+}
+
+/**
+ * Sends a request until its answer is final: retries what the retry policy allows, at most maxRetries
+ * times, never past the call's deadline (a wait that would end after it is not started: the last answer
+ * stands). Resolves with the last answer, whatever its status. Throws the caller's abort reason once its
+ * signal aborts, a TimeoutError at the deadline, or the last connection error; none of those is retried
+ * after the call has ended.
+ */
+export async function exchange(transport: Transport, outgoing: Outgoing, signal?: AbortSignal): Promise<Answer> {
+  const call = startCall(transport.timeoutMs, signal);
+  try {
+    for (let retry = 0; ; retry++) {
+      call.signal.throwIfAborted();
+      const outcome = await attempt(transport.fetch, outgoing, call.signal);
+      call.signal.throwIfAborted();
+      const wait = retry < transport.maxRetries ? waitBeforeRetry(outgoing, outcome, retry) : undefined;
+      if (wait === undefined || Date.now() + wait >= call.deadline) {
+        if ('failure' in outcome) throw outcome.failure;
+        return outcome;
+      }
+      await sleep(wait, call.signal);
+    }
+  } finally {
+    call.end();
+  }
+}
