@@ -126,11 +126,6 @@ function validParts(operation: Operation, context: GeneratorContext): fc.Arbitra
   const pathParams = fc.record(
     Object.fromEntries(pathParameters.map((parameter) => [parameter.name, valid(parameter.schema).map(textOf)])),
   );
-  // A parameter's x-excludes names those it cannot be sent with (listPets' id: limit, cursor).
-  const exclusions = queryParameters.map((parameter) => ({
-    name: parameter.name,
-    excluded: Array.isArray(parameter['x-excludes']) ? (parameter['x-excludes'] as string[]) : [],
-  }));
   const query = fc
     .record(
       Object.fromEntries(
@@ -144,13 +139,11 @@ function validParts(operation: Operation, context: GeneratorContext): fc.Arbitra
         requiredKeys: queryParameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
       },
     )
-    .map((values) => {
-      const sent = Object.keys(values);
-      const dropped = new Set(exclusions.filter(({ name }) => sent.includes(name)).flatMap(({ excluded }) => excluded));
-      return (Object.entries(values) as Array<[string, string[]]>)
-        .filter(([name]) => !dropped.has(name))
-        .flatMap(([name, texts]) => texts.map((text) => [name, text] as [string, string]));
-    });
+    .map((values) =>
+      (Object.entries(values) as Array<[string, string[]]>).flatMap(([name, texts]) =>
+        texts.map((text) => [name, text] as [string, string]),
+      ),
+    );
   return fc.record({
     pathParams,
     query,
