@@ -84,7 +84,12 @@ function buildRe2(): { engine?: Engine; missing?: string; remove(): void } {
       return { matches: lines.map((line) => line === '1') };
     },
   };
-  return { engine, remove: () => dir.remove() };
+  return {
+    engine,
+    remove: () => {
+      dir.remove();
+    },
+  };
 }
 
 /** Every engine available here; those missing are named with the reason. */
