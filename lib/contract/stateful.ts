@@ -90,6 +90,12 @@ function expectStatus(what: string, answer: Observed | undefined, status: number
   return true;
 }
 
+/** The JSON body of an answer that must have one. */
+function bodyOf<T>(what: string, answer: Observed): T {
+  if (answer.json === undefined) throw new ModelMismatch(`${what}: no JSON body: ${answer.text.slice(0, 200)}`);
+  return answer.json as T;
+}
+
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 function compare(what: string, got: unknown, expected: unknown): void {
@@ -127,7 +133,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
       const headers = { ...auth, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) };
       const answer = await real.send(request('createPet', 'create', { headers, body }));
       if (!expectStatus('createPet', answer, 201)) return;
-      const pet = answer.json as Pet;
+      const pet = bodyOf<Pet>('createPet', answer);
       const sent = JSON.parse(body) as NewPet;
       compare('createPet body', pet, {
         id: pet.id,
@@ -166,7 +172,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         compare('replay body', answer.json, used.pet);
         compare('replay Idempotent-Replayed', answer.headers.get('idempotent-replayed'), 'true');
       } else if (expectStatus('replay, another body', answer, 422)) {
-        compare('replay code', (answer.json as { code?: string }).code, 'idempotency_key_reused');
+        compare('replay code', (answer.json as { code?: string } | undefined)?.code, 'idempotency_key_reused');
       }
     }
     toString = () => `replay(${this.pick}, ${this.sameBody ? 'same body' : 'another body'})`;
@@ -226,7 +232,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
       for (; pages < maxPages; pages += 1) {
         const answer = await real.send(first, url);
         if (!expectStatus(`walk page ${pages + 1}`, answer, 200)) return;
-        const pets = answer.json as Pet[];
+        const pets = bodyOf<Pet[]>(`walk page ${pages + 1}`, answer);
         if (pets.length > this.limit) throw new ModelMismatch(`a page of ${pets.length} for limit ${this.limit}`);
         for (const pet of pets) {
           if (pet.id <= (seen.at(-1)?.id ?? 0))
@@ -274,7 +280,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
       const answer = await real.send(get);
       if (id === undefined) {
         if (expectStatus(`getPet ${petId}`, answer, 404))
-          compare('getPet code', (answer.json as { code?: string }).code, 'not_found');
+          compare('getPet code', (answer.json as { code?: string } | undefined)?.code, 'not_found');
         return;
       }
       if (!expectStatus(`getPet ${petId}`, answer, 200)) return;
