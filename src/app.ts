@@ -13,7 +13,7 @@ import { DeferredCompilation } from './http/contract/deferredCompile.js';
 import { errorHandler } from './http/contract/errorHandler.js';
 import { registerStrictJsonParser } from './http/contract/jsonBody.js';
 import { operationResolver, registerOperations } from './http/contract/glue.js';
-import { notFoundHandler } from './http/contract/notFound.js';
+import { notFoundHandler, refuseUnrouted } from './http/contract/notFound.js';
 import { responseValidationAjv } from './http/contract/responseAjv.js';
 import { deferredSerializers } from './http/contract/serialization.js';
 import { validatorCompiler } from './http/contract/validation.js';
@@ -196,6 +196,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
       verifyKey(keys, metrics.authenticationFailed),
       limiter.limitRate,
       requireAuthentication,
+      refuseUnrouted(spec),
     ),
   );
   // 100 Continue only for a request admitted above, before its body is read.

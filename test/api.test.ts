@@ -87,7 +87,9 @@ await forEachBackend(t, async (t, backend) => {
       ['name of 101 characters', { name: 'n'.repeat(101), categoryId: 1 }, /name/],
       ['name with a control character', { name: 'Re\u0007x', categoryId: 1 }, /control characters/],
       ['name with NUL', { name: 'Re\u0000x', categoryId: 1 }, /control characters/],
-      ['name with an unpaired surrogate', { name: 'Re\ud800x', categoryId: 1 }, /control characters|surrogate/],
+      ['name with an unpaired surrogate', { name: 'Re\ud800x', categoryId: 1 }, /unpaired UTF-16 surrogate/],
+      ['name ending with a lone low surrogate', { name: 'Rex\udc00', categoryId: 1 }, /unpaired UTF-16 surrogate/],
+      ['name ending with a line feed', { name: 'Rex\n', categoryId: 1 }, /control characters/],
       ['name that is a number', { name: 5, categoryId: 1 }, /name must be string/],
       ['categoryId that is a string', { name: 'Rex', categoryId: '5' }, /categoryId must be integer/],
       ['categoryId that is fractional', { name: 'Rex', categoryId: 1.5 }, /categoryId must be integer/],
@@ -113,6 +115,17 @@ await forEachBackend(t, async (t, backend) => {
     await t.test('rejects a categoryId beyond 2^53-1 sent as a bare JSON number literal', async (t) => {
       const res = await post(ctx, '{"name":"Rex","categoryId":18446744073709551615}');
       assertError(t, res, 400, 'invalid_request');
+    });
+
+    await t.test('accepts a surrogate pair written as two escapes (one code point)', async (t) => {
+      const res = await post(ctx, '{"name":"Rex \\ud83d\\udc15","categoryId":1}');
+      t.equal(res.statusCode, 201);
+      t.equal(res.json().name, 'Rex 🐕');
+    });
+
+    await t.test('rejects an unpaired surrogate in any string of the body, an unknown field too', async (t) => {
+      const res = await post(ctx, '{"name":"Rex","categoryId":1,"x\\udfff":1}');
+      t.match(assertError(t, res, 400, 'invalid_request').message, /unpaired UTF-16 surrogate/);
     });
 
     await t.test('rejects malformed JSON with 400', async (t) => {

@@ -74,6 +74,7 @@ t.test('against the service itself nothing fails, in write mode and read-only', 
     ])
       t.ok(seen.includes(pair), `${pair} was produced and checked`);
     t.ok(written.sent <= 60, `stays within --max-requests (sent ${written.sent})`);
+    t.match(written.notes.join('\n'), /stateful: [1-9]\d* sequences of \d+ commands/, 'stateful sequences ran');
     const { rows } = await db.query<{ n: string }>({ text: 'SELECT count(*) AS n FROM pets WHERE name LIKE $1' }, [
       `${createdPetPrefix} %`,
     ]);
@@ -90,6 +91,7 @@ t.test('against the service itself nothing fails, in write mode and read-only', 
     t.equal(exit, 0, `read-only run passes: ${report}`);
     t.same(await rowCounts(db), before, "read-only leaves every table's row count unchanged");
     t.match(report, /read-only: no pet created/);
+    t.match(report, /stateful: [1-9]\d* sequences/, 'read-only runs the stateful sequences too, without writes');
     t.match(report, /^createPet\s+400\s+\d+\s+0/m, 'the table has a row per (operation, status)');
   }),
 );
@@ -258,6 +260,19 @@ t.test('against a broken deployment', async (t) => {
     t.match(xml, /<testcase classname="contract" name="listPets 400">\s*<failure message="[^"]*not the Error object/);
     t.notOk(xml.includes(key), 'nor in the JUnit file');
     t.equal(await runCli(['--api-key', key], io().io), 2, 'a usage error exits 2');
+  });
+
+  await t.test('an id lookup that forgets pets it was asked for fails the model of the store', async (t) => {
+    // Schema-valid answers ([] is a valid page): only the model knows the pets must be there.
+    const base = await behindProxy(t, origin, (response, request) =>
+      request.url.startsWith('/v1/pets?') && /[?&]id=[1-9]/.test(request.url) && response.status === 200
+        ? { ...response, body: '[]' }
+        : response,
+    );
+    const findings = await verify(base, key, { maxRequests: 300 });
+    const model = findings.failures.filter((failure) => failure.check === 'model of the store');
+    t.ok(model.length > 0, `the model names it (failures: ${findings.failures.map((f) => f.check).join(', ')})`);
+    t.match(model[0]?.message, /listPets \?id=.*got \[\], the model says \[\{/);
   });
 
   await t.test('a header the contract does not declare is named in the table, not failed', async (t) => {

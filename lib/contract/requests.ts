@@ -115,6 +115,8 @@ interface Parts {
   body?: unknown;
   authorization: string;
   contentType: string;
+  /** Declared header parameters (only the invalid generator sets one). */
+  headers?: Record<string, string>;
 }
 
 /** Everything of a valid request, as separate parts that the invalid generator breaks one at a time. */
@@ -126,11 +128,6 @@ function validParts(operation: Operation, context: GeneratorContext): fc.Arbitra
   const pathParams = fc.record(
     Object.fromEntries(pathParameters.map((parameter) => [parameter.name, valid(parameter.schema).map(textOf)])),
   );
-  // A parameter's x-excludes names those it cannot be sent with (listPets' id: limit, cursor).
-  const exclusions = queryParameters.map((parameter) => ({
-    name: parameter.name,
-    excluded: Array.isArray(parameter['x-excludes']) ? (parameter['x-excludes'] as string[]) : [],
-  }));
   const query = fc
     .record(
       Object.fromEntries(
@@ -144,13 +141,11 @@ function validParts(operation: Operation, context: GeneratorContext): fc.Arbitra
         requiredKeys: queryParameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
       },
     )
-    .map((values) => {
-      const sent = Object.keys(values);
-      const dropped = new Set(exclusions.filter(({ name }) => sent.includes(name)).flatMap(({ excluded }) => excluded));
-      return (Object.entries(values) as Array<[string, string[]]>)
-        .filter(([name]) => !dropped.has(name))
-        .flatMap(([name, texts]) => texts.map((text) => [name, text] as [string, string]));
-    });
+    .map((values) =>
+      (Object.entries(values) as Array<[string, string[]]>).flatMap(([name, texts]) =>
+        texts.map((text) => [name, text] as [string, string]),
+      ),
+    );
   return fc.record({
     pathParams,
     query,
@@ -166,7 +161,7 @@ function validParts(operation: Operation, context: GeneratorContext): fc.Arbitra
 }
 
 function toRequest(operation: Operation, intent: string, parts: Parts): TestRequest {
-  const headers: Record<string, string> = { authorization: parts.authorization };
+  const headers: Record<string, string> = { ...parts.headers, authorization: parts.authorization };
   const request: TestRequest = {
     operationId: operation.operationId,
     intent,
@@ -212,6 +207,9 @@ export function opaqueCases(operation: Operation, context: GeneratorContext): fc
     }));
 }
 
+/** A header value HTTP carries exactly: Latin-1 without controls, no white space at either end. */
+const sendableHeader = /^([!-~\u0080-\u00ff]([\t -~\u0080-\u00ff]*[!-~\u0080-\u00ff])?)?$/;
+
 /** Requests that break exactly one rule of the contract, each rule in turn. */
 export function invalidCases(operation: Operation, context: GeneratorContext): fc.Arbitrary<Case> {
   const cases: Array<fc.Arbitrary<Case>> = [];
@@ -224,10 +222,23 @@ export function invalidCases(operation: Operation, context: GeneratorContext): f
   ) => cases.push(parts.map((value) => ({ request: finish(toRequest(operation, intent, value)), expect })));
 
   for (const declared of operation.parameters) {
-    // Header parameters (Idempotency-Key, If-None-Match) are optional, and
-    // their rules have tests of their own (test/idempotency.test.ts,
-    // test/conditional.test.ts): fetch refuses many of their violations.
-    if (declared.in === 'header') continue;
+    if (declared.in === 'header') {
+      // Only what HTTP can carry as sent: no leading or trailing white space
+      // (parsers strip it), no character beyond Latin-1 (clients refuse it).
+      for (const violation of parameterViolations(declared)) {
+        make(
+          `header ${declared.name} ${violation.rule}`,
+          [400],
+          fc
+            .tuple(
+              base,
+              violation.values.filter((text) => sendableHeader.test(text)),
+            )
+            .map(([parts, text]) => ({ ...parts, headers: { [declared.name.toLowerCase()]: text } })),
+        );
+      }
+      continue;
+    }
     // An array parameter is broken one repeated value at a time, or by one value too many.
     const items = declared.schema['type'] === 'array' ? (declared.schema['items'] as Schema) : undefined;
     const parameter = items ? { ...declared, schema: items } : declared;

@@ -20,8 +20,6 @@ export interface Parameter {
   in: 'query' | 'path' | 'header' | 'cookie';
   required: boolean;
   schema: Schema;
-  /** Query parameters this one cannot be sent with. */
-  'x-excludes'?: string[];
 }
 
 export interface ResponseHeader {

@@ -11,6 +11,7 @@
 
 import { dereference, isObject, same, type Json, type JsonObject } from '../../src/openapi/dereference.js';
 import { httpMethods as methods } from '../../src/openapi/document.js';
+import { isReviewedPatternChange } from './reviewedPatterns.js';
 
 export type { JsonObject } from '../../src/openapi/dereference.js';
 
@@ -106,6 +107,9 @@ function narrowing(
   }
   for (const keyword of ['pattern', 'format', 'multipleOf'] as const) {
     if (narrower[keyword] !== undefined && !same(wider[keyword], narrower[keyword])) {
+      const [from, to] =
+        direction === 'request' ? [wider[keyword], narrower[keyword]] : [narrower[keyword], wider[keyword]];
+      if (keyword === 'pattern' && isReviewedPatternChange(from, to)) continue;
       report(
         `${keyword} changed: ${change(JSON.stringify(wider[keyword] ?? null), JSON.stringify(narrower[keyword]))}`,
       );

@@ -17,6 +17,7 @@ import { Exchanger } from './exchange.js';
 import { Findings } from './findings.js';
 import { PoliteClient } from './http.js';
 import { specDifferences } from './specDiff.js';
+import { runModelSequences } from './sequences.js';
 import { etagRoundTrip, idempotentReplay, walkPages, type StepContext } from './steps.js';
 
 export interface VerifyOptions {
@@ -40,6 +41,8 @@ const maxGeneratedCreates = 25;
 // Query parameters a client must not build (the page cursor): valid requests carry them only from a Link.
 const opaqueParameters = new Set(['cursor']);
 const safeMethods = new Set(['GET', 'HEAD']);
+// The share of --max-requests kept for the stateful sequences, which run last.
+const sequencesShare = 0.25;
 
 /** The published contract (GET <base>/openapi.json) against openapi.yaml here: a difference is the first finding. */
 async function comparePublished(client: PoliteClient, findings: Findings, base: string): Promise<void> {
@@ -193,8 +196,9 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
 
   const runs = Math.max(1, Math.ceil(options.maxRequests / Math.max(1, operations.length) / 3));
   let generatedCreates = 0;
+  const reserved = Math.floor(options.maxRequests * sequencesShare);
   for (const { operation, item } of generatedCases(operations, context, options.readOnly, runs, options.seed)) {
-    if (client.remaining <= 0) break;
+    if (client.remaining <= reserved) break;
     let request = item.request;
     const creates = operation.operationId === 'createPet' && item.request.intent === 'valid';
     if (creates) {
@@ -205,6 +209,23 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
     if (creates) generatedCreates += 1;
     if (operation.operationId === 'createPet' && answer?.status === 201) findings.created += 1;
   }
+  const retired = new Set(
+    operations
+      .filter((operation) => operation.deprecation?.sunset && now() >= operation.deprecation.sunset.getTime())
+      .map((operation) => operation.operationId),
+  );
+  const ran = await runModelSequences({
+    ...steps,
+    basePath: baseUrl.pathname.replace(/\/$/, ''),
+    context,
+    readOnly: options.readOnly,
+    retired,
+    namePrefix: prefix,
+    keyPrefix: `${createdPetPrefix}-${runId}-model`,
+    seed: options.seed,
+    budget: client.remaining,
+  });
+  findings.notes.push(`stateful: ${ran.sequences} sequences of ${ran.commands} commands against a model of the store`);
   if (client.remaining <= 0) findings.notes.push(`stopped at --max-requests ${options.maxRequests}`);
   return findings;
 }

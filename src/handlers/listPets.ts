@@ -17,15 +17,17 @@ export function listPets({ db, basePath }: HandlerDeps): Handler<'listPets'> {
     return `<${basePath}/pets?limit=${limit}${statusPart}&cursor=${encodeCursor(lastId)}>; rel="next"`;
   }
   return async ({ query }): Promise<HandlerResult<'listPets'>> => {
-    if (query.id) {
-      // One page with every match; ids the service never assigns match nothing and are not quoted.
-      const ids = [...new Set(query.id)].filter(isAssignableId);
-      const pets = ids.length === 0 ? [] : await readPetsByIds(db, ids, query.status);
-      return { status: 200, body: pets };
-    }
-    const limit = query.limit ?? defaultLimit;
     const afterId = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
     if (afterId === undefined) return errorResult(400, 'invalid_request', unissuedCursor);
+    if (query.id) {
+      // One page of the matches after the cursor, at most limit of them (all
+      // when absent: no more than id's 100); ids the service never assigns
+      // match nothing and are not quoted.
+      const ids = [...new Set(query.id)].filter((id) => isAssignableId(id) && id > afterId);
+      const pets = ids.length === 0 ? [] : await readPetsByIds(db, ids, query.status);
+      return { status: 200, body: query.limit === undefined ? pets : pets.slice(0, query.limit) };
+    }
+    const limit = query.limit ?? defaultLimit;
     // One row more than asked tells whether a next page exists.
     const rows = await readPetPage(db, { afterId, status: query.status, limit: limit + 1 });
     const page = rows.slice(0, limit);

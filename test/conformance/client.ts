@@ -54,6 +54,42 @@ function exchange(
 }
 
 /**
+ * One request on its own connection exactly as given: any method, only the
+ * headers named (no Content-Type added for a body).
+ */
+export async function rawExchange(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: Headers; text: string }> {
+  const agent = new Agent({ keepAlive: false });
+  try {
+    return await new Promise((resolve, reject) => {
+      const outgoing = httpRequest(new URL(url), { agent, method, headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const received = new Headers();
+          const raw = response.rawHeaders;
+          for (let index = 0; index < raw.length; index += 2) received.append(raw[index]!, raw[index + 1]!);
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: received,
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
+        });
+      });
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+  } finally {
+    agent.destroy();
+  }
+}
+
+/**
  * Sends generated requests over real HTTP and checks every answer against
  * the contract: a declared status, a body and headers that validate against
  * the declared schemas, and an Error object whose status is the HTTP status.

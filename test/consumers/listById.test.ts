@@ -45,12 +45,20 @@ await forEachBackend(t, async (t, backend) => {
     );
   });
 
-  await t.test('cannot be combined with limit or cursor', async (t) => {
-    for (const extra of ['limit=5', 'cursor=djE6MQ']) {
-      const res = await list(ctx, `id=${a.id}&${extra}`);
-      t.equal(res.statusCode, 400, extra);
-      t.match(res.json(), { code: 'invalid_request', message: /cannot be combined/ });
+  await t.test('limit bounds an id lookup to its lowest ids, and cursor starts after its position', async (t) => {
+    const ids = (res: Awaited<ReturnType<typeof list>>) => res.json<{ id: number }[]>().map((pet) => pet.id);
+    const all = `id=${c.id}&id=${a.id}&id=${b.id}`;
+    for (const limit of [1, 2, 3, 20, 100]) {
+      const res = await list(ctx, `${all}&limit=${limit}`);
+      t.equal(res.statusCode, 200, `limit=${limit}`);
+      t.same(ids(res), [a.id, b.id, c.id].slice(0, limit), `limit=${limit}: the lowest ids`);
+      t.equal(res.headers['link'], undefined, 'an id lookup has no next link');
     }
+    const afterA = Buffer.from(`v1:${a.id}`).toString('base64url');
+    t.same(ids(await list(ctx, `${all}&cursor=${afterA}`)), [b.id, c.id], 'after the cursor');
+    t.same(ids(await list(ctx, `${all}&cursor=${afterA}&limit=1&status=available`)), [c.id], 'all four together');
+    const unissued = await list(ctx, `${all}&cursor=x`);
+    t.equal(unissued.statusCode, 400, 'a cursor the service never issued is a 400, with id as without');
   });
 
   await t.test('1 to 100 int64 values', async (t) => {

@@ -6,6 +6,7 @@ import t from 'tap';
 import { stringify } from 'yaml';
 import { findBreakingChanges, type JsonObject } from '../../scripts/breaking/compare.js';
 import { scratchDir } from '../helpers/scratchSpace.js';
+import { reviewedPatternChanges } from '../../scripts/breaking/reviewedPatterns.js';
 
 /** A small contract in the shape of ours: one list with a bounded limit, one create. */
 function baseline(): JsonObject {
@@ -323,4 +324,22 @@ t.test('npm run check:breaking fails on a narrowed maximum unless the major vers
     }),
   );
   t.equal(major.status, 0, 'the same change in 2.0.0 passes', { output: major.stdout + major.stderr });
+});
+
+t.test('a reviewed pattern change passes, in requests and responses; any other pattern change does not', async (t) => {
+  const [reviewed] = reviewedPatternChanges;
+  const withName = (pattern: string) => (doc: Doc) => {
+    doc.components.schemas.NewPet.properties.name.pattern = pattern;
+    doc.components.schemas.Pet.properties.name.pattern = pattern;
+  };
+  const before = edited(withName(reviewed!.from));
+  const after = edited(withName(reviewed!.to));
+  t.same(findBreakingChanges(before, after), [], 'the reviewed change, exactly as listed');
+  const other = edited(withName('^[^\\x00-\\x1F]+$'));
+  t.match(
+    findBreakingChanges(before, other).map(({ where, what }) => `${where}: ${what}`),
+    [/\.name: pattern changed/],
+    'another change of the same pattern is still reported',
+  );
+  t.ok(findBreakingChanges(after, before).length > 0, 'the reverse of a reviewed change is not reviewed');
 });

@@ -7,7 +7,6 @@ import {
   securityOf,
   type OpenApiDocument,
   type OperationObject,
-  type ParameterObject,
   type RouteEntry,
 } from '../../openapi/document.js';
 import { conditionalGetHook } from './conditional.js';
@@ -64,29 +63,6 @@ async function requireBody(request: FastifyRequest): Promise<void> {
     throw invalidRequest('The request body is required: send a JSON object with Content-Type: application/json.');
 }
 
-/**
- * A query parameter's `x-excludes` in openapi.yaml names the parameters it
- * cannot be sent with (listPets' id: limit and cursor). Checked on the query
- * as sent, before defaults fill it in.
- */
-function exclusionsCheck(parameters: ParameterObject[]) {
-  const rules = parameters.flatMap((parameter) => {
-    const excluded = parameter['x-excludes'];
-    return parameter.in === 'query' && Array.isArray(excluded)
-      ? [{ name: parameter.name, excluded: excluded.map(String) }]
-      : [];
-  });
-  if (rules.length === 0) return undefined;
-  return async function refuseExcludedCombinations(request: FastifyRequest): Promise<void> {
-    const query = request.query as Record<string, unknown>;
-    for (const { name, excluded } of rules) {
-      if (query[name] === undefined) continue;
-      const other = excluded.find((candidate) => query[candidate] !== undefined);
-      if (other !== undefined) throw invalidRequest(`query parameter '${name}' cannot be combined with '${other}'.`);
-    }
-  };
-}
-
 /** Operations whose 200 declares an ETag and that declare a 304 get conditional GETs. */
 function hasConditionalGet(operation: OperationObject): boolean {
   const responses = operation.responses ?? {};
@@ -117,11 +93,7 @@ export function operationResolver(spec: OpenApiDocument, handlers: HandlerMap, n
     ];
     const parameters = parametersOf(spec, operation);
     const headerNames = parameters.filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name);
-    const excludedCombinations = exclusionsCheck(parameters);
-    const preValidation = [
-      ...(operation.requestBody?.required ? [requireBody] : []),
-      ...(excludedCombinations ? [excludedCombinations] : []),
-    ];
+    const preValidation = operation.requestBody?.required ? [requireBody] : [];
     const deprecation = deprecations.get(operationId);
     const sunset = sunsetOf(operation);
     const parts: RouteParts = {

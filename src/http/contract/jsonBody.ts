@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { excerpt } from './excerpt.js';
 import { assertLiteralsExact } from './jsonLiterals.js';
+import { assertNoUnpairedSurrogates } from './surrogates.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const charsetParameter = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
@@ -35,7 +36,8 @@ function decodeBody(request: FastifyRequest, body: Buffer): string {
  * service does not decompress, and a plain body labelled gzip is a lie).
  * Parsing itself stays fastify's, with its prototype-poisoning protection;
  * what parses is then checked for what JSON.parse changes without a word (a
- * number rounded into another integer, a property sent twice), a 400.
+ * number rounded into another integer, a property sent twice) and for
+ * strings that are no Unicode text (an unpaired surrogate), a 400.
  */
 export function registerStrictJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -55,6 +57,7 @@ export function registerStrictJsonParser(app: FastifyInstance): void {
       }
       try {
         assertLiteralsExact(text);
+        assertNoUnpairedSurrogates(text, parsed);
       } catch (refusal) {
         done(refusal as ApiError, undefined);
         return;

@@ -30,7 +30,24 @@ function pathMatchers(spec: OpenApiDocument): PathMethods[] {
  * have answers 405 with the Allow header listing the methods it does have.
  */
 export function notFoundHandler(spec: OpenApiDocument) {
-  const matchers = pathMatchers(spec);
+  return answerUnrouted(pathMatchers(spec));
+}
+
+/**
+ * The same answer as an onRequest step, so that it comes before anything
+ * fastify does with the body of a request no route takes: Content-Type
+ * checks (a QUERY without one is a 400 there, an unparsable one a 415), body
+ * parsing and its limits. Whatever the body or headers, an undeclared method
+ * on a known path is a 405 and an unknown path a 404.
+ */
+export function refuseUnrouted(spec: OpenApiDocument) {
+  const answer = answerUnrouted(pathMatchers(spec));
+  return function refuseUnroutedStep(request: FastifyRequest, reply: FastifyReply): void {
+    if (request.is404) answer(request, reply);
+  };
+}
+
+function answerUnrouted(matchers: PathMethods[]) {
   return function handleNotFound(request: FastifyRequest, _reply: FastifyReply): never {
     const path = request.url.split('?', 1)[0] ?? '';
     const known = matchers.find((matcher) => matcher.pattern.test(path));
