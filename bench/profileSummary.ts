@@ -61,27 +61,30 @@ for (const node of profile.nodes) for (const child of node.children ?? []) byId.
  */
 const featureRules: [RegExp, string][] = [
   [
-    /dist\/http\/plugins\/(requestLines|requestLogger|logging)\.js|node_modules\/(pino|sonic-boom|fast-redact|quick-format-unescaped|on-exit-leak-free)\/|fastify\/lib\/logger-factory\.js/,
+    /dist[^/]*\/http\/plugins\/(requestLines|requestLogger|logging)\.js|node_modules\/(pino|sonic-boom|fast-redact|quick-format-unescaped|on-exit-leak-free)\/|fastify\/lib\/logger-factory\.js/,
     'log line',
   ],
-  [/dist\/http\/plugins\/metrics\.js|dist\/observability\/|node_modules\/(prom-client|tdigest|bintrees)\//, 'metric'],
   [
-    /dist\/http\/plugins\/(rateLimit|localRateLimit|clientAddress)\.js|node_modules\/toad-cache\//,
+    /dist[^/]*\/http\/plugins\/metrics\.js|dist[^/]*\/observability\/|node_modules\/(prom-client|tdigest|bintrees)\//,
+    'metric',
+  ],
+  [
+    /dist[^/]*\/http\/plugins\/(rateLimit|localRateLimit|clientAddress)\.js|node_modules\/toad-cache\//,
     'rate limit and its headers',
   ],
-  [/dist\/http\/plugins\/authentication\.js|dist\/auth\//, 'key check'],
+  [/dist[^/]*\/http\/plugins\/authentication\.js|dist[^/]*\/auth\//, 'key check'],
   [
-    /dist\/http\/plugins\/(requestId|securityHeaders)\.js|dist\/http\/contract\/deprecation\.js/,
+    /dist[^/]*\/http\/plugins\/(requestId|securityHeaders)\.js|dist[^/]*\/http\/contract\/deprecation\.js/,
     'request id, security and deprecation headers',
   ],
-  [/dist\/http\/contract\/conditional\.js/, 'ETag'],
-  [/node_modules\/@fastify\/response-validation\/|dist\/http\/contract\/responseAjv\.js/, 'response validation'],
-  [/dist\/http\/contract\/(validation|jsonBody)\.js|fastify\/lib\/validation\.js/, 'request validation'],
-  [/node_modules\/fast-json-stringify\/|dist\/http\/contract\/serialization\.js/, 'serialization'],
-  [/node_modules\/(pg|pg-pool|pg-protocol|pg-types|postgres-[a-z]+)\/|dist\/db\//, 'database (pg and src/db)'],
-  [/dist\/handlers\/|dist\/http\/contract\/glue\.js/, 'handler and glue'],
+  [/dist[^/]*\/http\/contract\/conditional\.js/, 'ETag'],
+  [/node_modules\/@fastify\/response-validation\/|dist[^/]*\/http\/contract\/responseAjv\.js/, 'response validation'],
+  [/dist[^/]*\/http\/contract\/(validation|jsonBody)\.js|fastify\/lib\/validation\.js/, 'request validation'],
+  [/node_modules\/fast-json-stringify\/|dist[^/]*\/http\/contract\/serialization\.js/, 'serialization'],
+  [/node_modules\/(pg|pg-pool|pg-protocol|pg-types|postgres-[a-z]+)\/|dist[^/]*\/db\//, 'database (pg and src/db)'],
+  [/dist[^/]*\/handlers\/|dist[^/]*\/http\/contract\/glue\.js/, 'handler and glue'],
   [
-    /dist\/http\/(pipeline|connections)\.js|dist\/http\/plugins\/(repeatedHeaders|expectations|draining|startupGate|clientErrors|cors|loadShedding)\.js|@fastify\/(under-pressure|cors)\//,
+    /dist[^/]*\/http\/(pipeline|connections)\.js|dist[^/]*\/http\/plugins\/(repeatedHeaders|expectations|draining|startupGate|clientErrors|cors|loadShedding)\.js|@fastify\/(under-pressure|cors)\//,
     'arrival checks (hosts, headers, draining, load shedding, pipelining bound)',
   ],
 ];

@@ -55,6 +55,7 @@ const { values: flags } = parseArgs({
     'feature-rounds': { type: 'string', default: '5' },
     'cold-starts': { type: 'string', default: '7' },
     entry: { type: 'string', default: 'dist/server.js' },
+    'compare-entry': { type: 'string', default: '' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -69,6 +70,8 @@ if (flags.help) {
   --pets N          pets seeded (default 10000)
   --skip-extras     only the table of ours against the peer and the two baselines
   --entry FILE      ours from another build (default dist/server.js; a copy beside node_modules)
+  --compare-entry FILE  also another build of ours, in the same rounds: its CPU and ours ÷ it
+                    (e.g. cp -r dist dist-before before a change; 25 % longer)
   --feature-scenarios LIST   loads the per-feature costs are measured on (default getPet,list20; of
                     list20, list100, getPet, createPet; "" for none)
   --feature-warmup N  warm-up seconds per server for the per-feature costs (default 3: the baselines warm fast)
@@ -203,6 +206,7 @@ function mainTable(scenarios: Scenario[], results: Rounds[]): string {
       spread(cpuRatio(rounds, 0, 2)),
       spread(cpuRatio(rounds, 1, 3)),
       spread(roundRatios(rpsOf(rounds[0]!), rpsOf(rounds[1]!))),
+      ...(rounds[4] ? [`${fmt(summarize(rounds[4]).cpuUsPerRequest, 1)}: ${spread(cpuRatio(rounds, 0, 4))}`] : []),
       all.map((x) => fmt(x.rps)).join(' / '),
       `${fmt(o.p50)} / ${fmt(p.p50)} · ${fmt(o.p99)} / ${fmt(p.p99)}`,
       all.map((x) => fmt(x.rssMiB)).join(' / '),
@@ -218,6 +222,7 @@ function mainTable(scenarios: Scenario[], results: Rounds[]): string {
       'CPU ours ÷ same-work',
       'CPU peer ÷ bare',
       'throughput ours ÷ peer',
+      ...(flags['compare-entry'] ? [`CPU µs/req of ${flags['compare-entry']}: ours ÷ it`] : []),
       `req/s ${sides.join(' / ')}`,
       'p50 · p99 ms ours / peer',
       `RSS under load MiB ${sides.join(' / ')}`,
@@ -393,6 +398,8 @@ async function compare(urls: { bench: string; admin: string }, pinning: string):
     await startServer(baselineSpec('sameWork', { databaseUrl: urls.bench, key, port: nextPort++ })),
     await startServer(baselineSpec('bare', { databaseUrl: urls.bench, key, port: nextPort++ })),
   ];
+  if (flags['compare-entry'])
+    main.push(await startServer(ours(flags['compare-entry'], urls.bench, {}, '1', flags['compare-entry'])));
   const [oursServer] = main as [Server, Server, Server, Server];
   const results: Rounds[] = [];
   try {
