@@ -167,8 +167,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
 
   // The onRequest hooks, in order, are the request pipeline. On arrival:
   // name the request, set the headers every answer carries, refuse new work
-  // once closing or before the database is ready. Then refuse it when
-  // overloaded, and answer CORS preflights (they carry no key). Then
+  // once closing or before the database is ready, or when overloaded. Then
+  // answer CORS preflights (they carry no key). Then
   // admission: accept a remembered key (no hashing, no query), count a key
   // not remembered against the address before it is hashed and looked up
   // (429 there costs no query), look it up, count the request against its
@@ -186,8 +186,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   ];
   const isReady = readinessOf(deps.databaseReady);
   if (deps.databaseReady) onArrival.push(startupGate(isReady));
+  const loadShedding = registerLoadShedding(app, limits.loadShedding, metrics.loadShed);
+  onArrival.push(loadShedding.shed);
   app.addHook('onRequest', pipeline(...onArrival));
-  const isOverloaded = await registerLoadShedding(app, limits.loadShedding, metrics.loadShed);
   await registerCors(app, spec, parseOrigins(config.CORS_ORIGINS));
   app.decorateRequest('apiKeyId', undefined);
   app.decorateRequest('apiKeyHash', undefined);
@@ -218,7 +219,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const afterSteps: AfterStep[] = recordDuration ? [lines.record, recordDuration] : [lines.record];
   app.addHook('onResponse', afterResponse(...afterSteps));
 
-  const checkReadiness = readinessCheck(deps.db, drain, isOverloaded, limits.readinessMaxAgeMs);
+  const checkReadiness = readinessCheck(deps.db, drain, loadShedding.isOverloaded, limits.readinessMaxAgeMs);
   registerHealthRoutes(app, deps.db, checkReadiness);
   metrics.watchReadiness(() => (isReady() ? checkReadiness().then(() => true) : Promise.resolve(false)));
   metrics.watchPool(() => deps.db.poolStatus());
