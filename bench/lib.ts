@@ -1,7 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 
@@ -304,9 +306,27 @@ export function summarize(samples: Sample[]): Summary {
 export async function interleaved(
   servers: Server[],
   scenarioOrPerServer: Scenario | Scenario[],
-  options: { rounds: number; seconds: number; warmupSeconds: number; connections: number; authorization: string },
+  options: LoadOptions,
   log: (line: string) => void,
 ): Promise<Summary[]> {
+  return (await interleavedRounds(servers, scenarioOrPerServer, options, log)).map(summarize);
+}
+
+export interface LoadOptions {
+  rounds: number;
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+  authorization: string;
+}
+
+/** As interleaved, but every round's sample of every server (a ratio is taken round by round). */
+export async function interleavedRounds(
+  servers: Server[],
+  scenarioOrPerServer: Scenario | Scenario[],
+  options: LoadOptions,
+  log: (line: string) => void,
+): Promise<Sample[][]> {
   // Some comparisons need a path per server (a cursor depends on the database behind it).
   const scenarioOf = (index: number) =>
     Array.isArray(scenarioOrPerServer) ? scenarioOrPerServer[index]! : scenarioOrPerServer;
@@ -330,7 +350,13 @@ export async function interleaved(
       }
     }
   }
-  return samples.map(summarize);
+  return samples;
+}
+
+/** The median, smallest and largest of per-round ratios a[i] / b[i]: how far one round can move a ratio. */
+export function roundRatios(a: number[], b: number[]): { median: number; min: number; max: number } {
+  const ratios = a.map((value, index) => value / (b[index] ?? Number.NaN)).filter((value) => Number.isFinite(value));
+  return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
 }
 
 export function fmt(value: number, digits = 0): string {
@@ -430,13 +456,15 @@ export const sameWorkFeatures = [
 
 /**
  * A baseline server: "bare" (bench/baseline/server.mjs: routes, schemas, a
- * constant key check) or "sameWork" (bench/sameWork/server.mjs: the
- * per-request contract work too; `features` "all", "none" or a comma list).
+ * constant key check), "sameWork" (bench/sameWork/server.mjs: the
+ * per-request contract work too; `features` "all", "none" or a comma list)
+ * or "peer" (the lean hand-written peer, installed by installPeer).
  */
 export function baselineSpec(
-  kind: 'bare' | 'sameWork',
+  kind: 'bare' | 'sameWork' | 'peer',
   options: { name?: string; databaseUrl: string; key: string; port: number; features?: string; cores?: string },
 ): ServerSpec {
+  if (kind === 'peer') return { ...peerSpec({ ...options, script: installPeer() }), name: options.name ?? 'peer' };
   const sameWork = kind === 'sameWork';
   return {
     name: options.name ?? (sameWork ? 'same-work' : 'bare'),
@@ -456,13 +484,84 @@ export function baselineSpec(
 /**
  * A variant named on the command line of bench:variants, bench:cold and
  * bench:profile: "baseline" or "bare" (the bare baseline), "sameWork" or
- * "sameWork:<features>" (the same-work baseline); undefined for anything else.
+ * "sameWork:<features>" (the same-work baseline), "peer" (the lean peer);
+ * undefined for anything else.
  */
-export function parseBaseline(variant: unknown): { kind: 'bare' | 'sameWork'; features?: string } | undefined {
+export function parseBaseline(variant: unknown): { kind: 'bare' | 'sameWork' | 'peer'; features?: string } | undefined {
   if (variant === 'baseline' || variant === 'bare') return { kind: 'bare' };
+  if (variant === 'peer') return { kind: 'peer' };
   if (typeof variant !== 'string' || !variant.startsWith('sameWork')) return undefined;
   const features = variant.slice('sameWork:'.length);
   return { kind: 'sameWork', features: features || 'all' };
+}
+
+// ---------------------------------------------------------------- the lean peer
+
+/**
+ * Where the lean hand-written peer lives (its README: a measuring instrument,
+ * read-only, run from a copy): BENCH_PEER_DIR, else shared/peers/fastify-full
+ * beside the repository (a clone) or beside its parent folder (a worktree).
+ */
+function peerSource(): string {
+  const explicit = process.env['BENCH_PEER_DIR'];
+  const candidates = explicit
+    ? [explicit]
+    : ['../shared/peers/fastify-full', '../../shared/peers/fastify-full'].map((path) =>
+        fileURLToPath(new URL(path, repoRoot)),
+      );
+  const found = candidates.find((dir) => existsSync(join(dir, 'server.js')));
+  if (!found) throw new Error(`the lean peer is not at ${candidates.join(' or ')}; set BENCH_PEER_DIR`);
+  return found;
+}
+
+/**
+ * Copies the peer out to the temp dir and installs it there (npm ci), once
+ * per version of its files: the copy is named by a hash of its server and
+ * lock file, and reused while its install is complete. Returns its server.js.
+ */
+export function installPeer(log: (line: string) => void = () => undefined): string {
+  const source = peerSource();
+  const fingerprint = createHash('sha256');
+  for (const file of ['server.js', 'package.json', 'package-lock.json'])
+    fingerprint.update(readFileSync(join(source, file)));
+  const copy = join(tmpdir(), `pets-bench-peer-${fingerprint.digest('hex').slice(0, 12)}`);
+  const installed = join(copy, 'node_modules', '.package-lock.json');
+  if (!existsSync(installed)) {
+    log(`installing the lean peer from ${source} in ${copy}`);
+    rmSync(copy, { recursive: true, force: true });
+    cpSync(source, copy, { recursive: true });
+    spawnSync('chmod', ['-R', 'u+w', copy]);
+    const npm = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: copy,
+      encoding: 'utf8',
+    });
+    if (npm.status !== 0) throw new Error(`npm ci of the lean peer failed: ${npm.stderr}`);
+  }
+  return join(copy, 'server.js');
+}
+
+/** The lean peer as the bench runs it: every feature it has on, a quota no run reaches, metrics on. */
+export function peerSpec(options: {
+  script: string;
+  databaseUrl: string;
+  key: string;
+  port: number;
+  cores?: string;
+}): ServerSpec {
+  return {
+    name: 'peer',
+    args: [options.script],
+    env: {
+      DATABASE_URL: options.databaseUrl,
+      API_KEY: options.key,
+      RATE_LIMIT_MAX: '1000000',
+      LOG_LEVEL: 'info',
+      // startServer's METRICS_PORT=0: its histogram on, on a free port.
+    },
+    port: options.port,
+    cores: options.cores ?? '1',
+    authorization: `Bearer ${options.key}`,
+  };
 }
 
 export { encodeCursor } from '../src/handlers/cursor.js';

@@ -1,7 +1,7 @@
 // tsx bench/profile.ts <list20|list100|getPet|createPet> [seconds] [noseed]: one server (node --cpu-prof
 // dist/server.js, pinned like the bench) under that load; prints its CPU until the first 200 and per request,
 // and the path of the .cpuprofile (bench/results/profiles/). PROFILE_ENV={"NAME":"value"} adds settings;
-// PROFILE_SERVER=baseline profiles bench/baseline/server.mjs instead, PROFILE_SERVER=sameWork (or
+// PROFILE_ENTRY=dist-before/server.js profiles another build of ours; PROFILE_SERVER=baseline profiles bench/baseline/server.mjs instead, PROFILE_SERVER=sameWork (or
 // sameWork:<features>) bench/sameWork/server.mjs, to compare the profiles.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
@@ -40,10 +40,16 @@ mkdirSync(dir, { recursive: true });
 const before = new Set(readdirSync(dir));
 const base = parseBaseline(process.env['PROFILE_SERVER']);
 if (base) await storeBenchKey(urls.bench, key);
-const baseSpec = base && baselineSpec(base.kind, { databaseUrl: urls.bench, key, port: 3190, ...base });
+// PROFILE_PORT: two profiles at once (two builds under the same machine load), each on its own port.
+const profilePort = Number(process.env['PROFILE_PORT'] ?? 3190);
+const baseSpec = base && baselineSpec(base.kind, { databaseUrl: urls.bench, key, port: profilePort, ...base });
 const server = await startServer({
   name: baseSpec ? baseSpec.name : 'ours',
-  args: ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(baseSpec ? baseSpec.args : ['dist/server.js'])],
+  args: [
+    '--cpu-prof',
+    `--cpu-prof-dir=${dir}`,
+    ...(baseSpec ? baseSpec.args : [process.env['PROFILE_ENTRY'] ?? 'dist/server.js']),
+  ],
   env: {
     ...baseSpec?.env,
     DATABASE_URL: urls.bench,
@@ -54,7 +60,7 @@ const server = await startServer({
     DRAIN_DELAY_MS: '0',
     ...(process.env['PROFILE_ENV'] ? (JSON.parse(process.env['PROFILE_ENV']) as Record<string, string>) : {}),
   },
-  port: 3190,
+  port: profilePort,
   cores: '1',
   authorization,
 });

@@ -32,7 +32,14 @@ import { registerDraining } from './http/plugins/draining.js';
 import { readinessCheck, registerHealthRoutes } from './http/plugins/health.js';
 import { registerLoadShedding } from './http/plugins/loadShedding.js';
 import { registerIdempotencyPurge } from './http/plugins/idempotencyPurge.js';
-import { loggerOptions, writesToBufferedStdout, type LogStream } from './http/plugins/logging.js';
+import {
+  bufferedStdout,
+  lineFormatOf,
+  loggerOptions,
+  writesToBufferedStdout,
+  type LogStream,
+} from './http/plugins/logging.js';
+import { lazyChildLogger } from './http/plugins/requestLogger.js';
 import { requestLines } from './http/plugins/requestLines.js';
 import { requestMetricsStep } from './http/plugins/metrics.js';
 import { rateLimiter } from './http/plugins/rateLimit.js';
@@ -99,6 +106,8 @@ function createFastify(
     logger: deps.logger ?? loggerOptions(config, deps.logStream),
     // One line per request comes from requestLines instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    // A request's pino child is made only if something logs through it.
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: limits.bodyLimitBytes,
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
@@ -158,8 +167,8 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
 
   // The onRequest hooks, in order, are the request pipeline. On arrival:
   // name the request, set the headers every answer carries, refuse new work
-  // once closing or before the database is ready. Then refuse it when
-  // overloaded, and answer CORS preflights (they carry no key). Then
+  // once closing or before the database is ready, or when overloaded. Then
+  // answer CORS preflights (they carry no key). Then
   // admission: accept a remembered key (no hashing, no query), count a key
   // not remembered against the address before it is hashed and looked up
   // (429 there costs no query), look it up, count the request against its
@@ -177,8 +186,9 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   ];
   const isReady = readinessOf(deps.databaseReady);
   if (deps.databaseReady) onArrival.push(startupGate(isReady));
+  const loadShedding = registerLoadShedding(app, limits.loadShedding, metrics.loadShed);
+  onArrival.push(loadShedding.shed);
   app.addHook('onRequest', pipeline(...onArrival));
-  const isOverloaded = await registerLoadShedding(app, limits.loadShedding, metrics.loadShed);
   await registerCors(app, spec, parseOrigins(config.CORS_ORIGINS));
   app.decorateRequest('apiKeyId', undefined);
   app.decorateRequest('apiKeyHash', undefined);
@@ -201,17 +211,16 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   );
   // 100 Continue only for a request admitted above, before its body is read.
   registerContinue(app, limits.bodyLimitBytes);
-  // Batched only where the lines go to the buffered stdout (see requestLines).
-  const lines = requestLines(deps.logger === undefined && writesToBufferedStdout(deps.logStream));
-  app.addHook('onClose', (_app, done) => {
-    lines.close();
-    done();
-  });
+  // Formatted without pino where the lines go to the buffered stdout (see requestLines).
+  const lines =
+    deps.logger === undefined && writesToBufferedStdout(deps.logStream)
+      ? requestLines(bufferedStdout(), lineFormatOf(app.log))
+      : requestLines();
   const recordDuration = requestMetricsStep(metrics);
   const afterSteps: AfterStep[] = recordDuration ? [lines.record, recordDuration] : [lines.record];
   app.addHook('onResponse', afterResponse(...afterSteps));
 
-  const checkReadiness = readinessCheck(deps.db, drain, isOverloaded, limits.readinessMaxAgeMs);
+  const checkReadiness = readinessCheck(deps.db, drain, loadShedding.isOverloaded, limits.readinessMaxAgeMs);
   registerHealthRoutes(app, deps.db, checkReadiness);
   metrics.watchReadiness(() => (isReady() ? checkReadiness().then(() => true) : Promise.resolve(false)));
   metrics.watchPool(() => deps.db.poolStatus());

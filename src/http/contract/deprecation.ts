@@ -104,8 +104,10 @@ export function sunsetGate(operation: OperationObject, sunset: Date, now: () => 
   const message =
     `${operation.operationId} was removed on ${sunset.toUTCString()}` +
     (replaced ? '; use the replacement its Link header names.' : '.');
-  return async function refuseAfterSunset(): Promise<void> {
-    if (now() >= at) throw new ApiError(410, 'gone', message);
+  // Called back rather than async: no promise per request.
+  return function refuseAfterSunset(_request: unknown, _reply: unknown, done: (error?: Error) => void): void {
+    if (now() >= at) done(new ApiError(410, 'gone', message));
+    else done();
   };
 }
 

@@ -1,4 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod, RouteOptions } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  RouteHandlerMethod,
+  RouteOptions,
+} from 'fastify';
 import type { Handler, HandlerInput, HandlerMap, OperationId } from '../../handlers/types.js';
 import { ApiError, invalidRequest, type ErrorBody } from '../../errors.js';
 import {
@@ -57,10 +64,12 @@ function toRouteHandler<K extends OperationId>(
 }
 
 // Fastify picks the body schema by Content-Type, so a request with no body
-// and no Content-Type would skip body validation altogether.
-async function requireBody(request: FastifyRequest): Promise<void> {
+// and no Content-Type would skip body validation altogether. (Route hooks
+// here call `done` rather than return a promise: one promise less per request.)
+function requireBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   if (request.body === undefined)
-    throw invalidRequest('The request body is required: send a JSON object with Content-Type: application/json.');
+    done(invalidRequest('The request body is required: send a JSON object with Content-Type: application/json.'));
+  else done();
 }
 
 /** Operations whose 200 declares an ETag and that declare a 304 get conditional GETs. */

@@ -17,10 +17,14 @@ function unauthorized(message: string, tokenSent: boolean): ApiError {
  * Node keeps the first of several Authorization headers and drops the rest,
  * so which key counts would depend on header order; the raw headers tell.
  */
+const authorizationLength = 'authorization'.length;
+
 function authorizationHeaderCount(rawHeaders: string[]): number {
   let count = 0;
   for (let index = 0; index < rawHeaders.length; index += 2) {
-    if (rawHeaders[index]?.toLowerCase() === 'authorization') count += 1;
+    const name = rawHeaders[index];
+    // Only a name of the right length is lower-cased (a new string each): most are not.
+    if (name?.length === authorizationLength && name.toLowerCase() === 'authorization') count += 1;
   }
   return count;
 }

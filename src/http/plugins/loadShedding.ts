@@ -1,49 +1,81 @@
-import underPressure from '@fastify/under-pressure';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
 import type { LoadSheddingLimits } from '../limits.js';
-import { routeOf } from '../pipeline.js';
+import { routeOf, type Step } from '../pipeline.js';
 
 /**
- * Registers @fastify/under-pressure, which samples the event-loop delay.
- * Past the limit, API requests (routes with an operationId) get the 503
- * Error object with Retry-After before any key lookup or query; probes, docs
- * and CORS preflights go on, so /healthz stays 200 and /readyz can say 503
- * itself. Returns whether the process is over the limit now. Only the delay
- * is watched: it is what a waiting client feels, whereas a busy event loop
- * (utilisation near 1) is a healthy one at full use, and the heap has
- * --max-old-space-size and the container's memory limit.
+ * The event-loop delay histogram's resolution, ms: it samples the loop this
+ * often, and its mean includes this much of its own timer (subtracted), as
+ * @fastify/under-pressure measures it.
+ */
+const resolutionMs = 10;
+
+export interface LoadShedding {
+  /** An arrival step: the 503 Error object for an API request while the mean event-loop delay is past the limit. */
+  shed: Step;
+  /** Whether the process is over the limit now (readiness). */
+  isOverloaded: () => boolean;
+}
+
+const never: LoadShedding = { shed: () => undefined, isOverloaded: () => false };
+
+/**
+ * Samples the event-loop delay (the mean over each sampleIntervalMs, as
+ * @fastify/under-pressure does). Past the limit, API requests (routes with
+ * an operationId) get the 503 Error object with Retry-After before any key
+ * lookup or query; probes, docs and CORS preflights go on, so /healthz stays
+ * 200 and /readyz can say 503 itself. Only the delay is watched: it is what
+ * a waiting client feels, whereas a busy event loop (utilisation near 1) is
+ * a healthy one at full use, and the heap has --max-old-space-size and the
+ * container's memory limit. The check is a step of the arrival pipeline (a
+ * comparison per request) rather than a hook of its own.
  *
  * The first two samples after the app is ready are ignored: they hold the
  * start-up itself (loading, compiling schemas), which blocks the loop once
  * and says nothing about load.
  */
-export async function registerLoadShedding(
+export function registerLoadShedding(
   app: FastifyInstance,
   limits: LoadSheddingLimits,
   countShed: (reason: string) => void,
-): Promise<() => boolean> {
-  if (limits.maxEventLoopDelayMs <= 0) return () => false;
-  const retryAfter = limits.retryAfterSeconds;
+): LoadShedding {
+  if (limits.maxEventLoopDelayMs <= 0) return never;
+  const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
+  let delayMs = 0;
   let warm = false;
+  let sampler: NodeJS.Timeout | undefined;
+  let warmUp: NodeJS.Timeout | undefined;
+  const sample = () => {
+    // No sample in a whole interval: the loop never turned; as overloaded as it gets.
+    delayMs = Number.isNaN(histogram.mean) ? Infinity : Math.max(0, histogram.mean / 1e6 - resolutionMs);
+    histogram.reset();
+  };
+  histogram.enable();
+  sampler = setInterval(sample, limits.sampleIntervalMs).unref();
   app.addHook('onReady', function startWarmUp(done) {
-    setTimeout(() => {
+    warmUp = setTimeout(() => {
       warm = true;
     }, 2 * limits.sampleIntervalMs).unref();
     done();
   });
+  app.addHook('onClose', (_app, done) => {
+    clearInterval(sampler);
+    clearTimeout(warmUp);
+    sampler = undefined;
+    histogram.disable();
+    done();
+  });
   const overloaded = new ApiError(503, 'service_unavailable', 'The service is overloaded; retry later.', {
-    'retry-after': String(retryAfter),
+    'retry-after': String(limits.retryAfterSeconds),
   });
-  await app.register(underPressure, {
-    maxEventLoopDelay: limits.maxEventLoopDelayMs,
-    sampleInterval: limits.sampleIntervalMs,
-    retryAfter,
-    pressureHandler(request: FastifyRequest, _reply, type) {
-      if (!warm || routeOf(request).config.operationId === undefined) return;
-      countShed(type);
-      return Promise.reject(overloaded);
+  const isOverloaded = () => warm && delayMs > limits.maxEventLoopDelayMs;
+  return {
+    isOverloaded,
+    shed(request: FastifyRequest) {
+      if (!isOverloaded() || routeOf(request).config.operationId === undefined) return;
+      countShed('eventLoopDelay');
+      throw overloaded;
     },
-  });
-  return () => warm && app.isUnderPressure();
+  };
 }

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import type { FastifyServerOptions } from 'fastify';
-import { destination } from 'pino';
+import { destination, symbols, type Logger } from 'pino';
 import type { Config } from '../../config.js';
-import { logTimestamp } from './requestLines.js';
+import { logTimestamp, type LineFormat, type LineSink } from './requestLines.js';
 
 // Keys only ever travel in the Authorization header; these paths cover it
 // wherever a serializer or a careless log call might put the headers, and
@@ -73,7 +73,7 @@ const logBufferBytes = 4096;
 const logFlushIntervalMs = 250;
 
 /** What pino writes to: one line per call. */
-interface LineBuffer {
+interface LineBuffer extends LineSink {
   write(line: string): boolean;
   flushSync(): void;
 }
@@ -92,7 +92,7 @@ let stdout: LineBuffer | undefined;
  * out-of-memory kill loses what waits: at most logBufferBytes, and at most
  * logFlushIntervalMs of lines. One per process, shared by every logger in it.
  */
-function bufferedStdout(): LineBuffer {
+export function bufferedStdout(): LineBuffer {
   if (stdout) return stdout;
   const target = destination({ dest: 1, sync: true });
   const lines: string[] = [];
@@ -127,4 +127,24 @@ function bufferedStdout(): LineBuffer {
   });
   stdout = buffer;
   return buffer;
+}
+
+/** What requestLines needs to format a line as this logger would (its root bindings, its number for info). */
+export function lineFormatOf(logger: unknown): LineFormat | undefined {
+  const pinoLogger = logger as Partial<Logger> & Record<symbol, unknown>;
+  const rootBindings = pinoLogger[symbols.chindingsSym];
+  const infoLevel = pinoLogger.levels?.values['info'];
+  // Only pino's own numeric levels and bindings: anything else goes through pino.
+  if (typeof rootBindings !== 'string' || typeof infoLevel !== 'number') return undefined;
+  if (pinoLogger[symbols.formattersSym] !== undefined && hasLevelFormatter(pinoLogger[symbols.formattersSym]))
+    return undefined;
+  return { rootBindings, infoLevel };
+}
+
+function hasLevelFormatter(formatters: unknown): boolean {
+  const level = (formatters as { level?: (label: string, number: number) => object }).level;
+  if (typeof level !== 'function') return false;
+  // pino's default level formatter writes { level: number }.
+  const written = level('info', 30) as Record<string, unknown>;
+  return !(Object.keys(written).length === 1 && written['level'] === 30);
 }

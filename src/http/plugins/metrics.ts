@@ -8,21 +8,26 @@ export const unknownOperation = 'unknown';
 /**
  * One histogram observation per API request (and per unmatched request),
  * after the response (an onResponse step). The series of each (operation,
- * method, status) is looked up once and kept, so a request costs a map
- * lookup and an observe. Probes and docs (routes without an operationId)
+ * method, status) is looked up once and kept, so a request costs three map
+ * lookups and an observe. Probes and docs (routes without an operationId)
  * are not recorded. Undefined when nothing records metrics.
  */
 export function requestMetricsStep(
   metrics: ServiceMetrics,
 ): ((request: FastifyRequest, reply: FastifyReply) => void) | undefined {
   if (metrics.registry === undefined) return undefined;
-  const series = new Map<string, DurationSeries>();
+  // (operation, method) -> status code -> series: numbers and strings the
+  // request already has, no key built per request.
+  const series = new Map<string, Map<string, Map<number, DurationSeries>>>();
   function seriesOf(operation: string, method: string, statusCode: number): DurationSeries {
-    const key = `${operation} ${method} ${statusCode}`;
-    let found = series.get(key);
+    let methods = series.get(operation);
+    if (methods === undefined) series.set(operation, (methods = new Map<string, Map<number, DurationSeries>>()));
+    let statuses = methods.get(method);
+    if (statuses === undefined) methods.set(method, (statuses = new Map<number, DurationSeries>()));
+    let found = statuses.get(statusCode);
     if (found === undefined) {
       found = metrics.durationSeries(operation, method, statusCode);
-      series.set(key, found);
+      statuses.set(statusCode, found);
     }
     return found;
   }

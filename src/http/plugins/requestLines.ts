@@ -1,9 +1,10 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { routeOf } from '../pipeline.js';
 import { pathWithoutQuery } from '../requestPath.js';
+import { RequestLogger } from './requestLogger.js';
 
 /** The request a line is about, taken when its response is sent. */
-interface Completed {
+export interface Completed {
   log: FastifyBaseLogger;
   time: number;
   method: string;
@@ -16,8 +17,8 @@ interface Completed {
 let lineTime: number | undefined;
 
 /**
- * pino's `timestamp` option: pino's own epoch time, except while a batch is
- * written, when each line carries the time its request completed.
+ * pino's `timestamp` option: pino's own epoch time, except while a request
+ * line is written, which carries the time its request completed.
  */
 export function logTimestamp(): string {
   return `,"time":${lineTime ?? Date.now()}`;
@@ -61,69 +62,68 @@ function write(line: Completed): void {
 /** Where `info` lines are not written: nothing is recorded for them. */
 const levelsAboveInfo = new Set(['warn', 'error', 'fatal', 'silent']);
 
-const openBatches = new Set<() => void>();
-let exitHandled = false;
+/** Where formatted lines go: the buffered stdout of logging.ts. */
+export interface LineSink {
+  write(line: string): boolean;
+}
 
-function flushEveryBatchAtExit(): void {
-  if (exitHandled) return;
-  exitHandled = true;
-  // Prepended: before the buffered stdout writes itself out at exit (logging.ts).
-  process.prependListener('exit', () => {
-    for (const flush of openBatches) flush();
-  });
+/** What the line of a request needs from the logger it was made from: pino's level number and bindings. */
+export interface LineFormat {
+  /** pino's number for `info`. */
+  infoLevel: number;
+  /** The root logger's bindings as pino writes them (`,"pid":1,"hostname":"h"`). */
+  rootBindings: string;
+}
+
+/**
+ * The request line pino would write through the request's child logger,
+ * formatted here as one template: the same keys in the same order, the
+ * same values (test/requestLines.test.ts compares the two). Strings from
+ * the client go through JSON.stringify as pino's do; the route and method
+ * are the route's own.
+ */
+export function formatLine(format: LineFormat, log: RequestLogger, line: Omit<Completed, 'log'>): string {
+  let bound = '';
+  for (const key in log.bindings) bound += `,${JSON.stringify(key)}:${JSON.stringify(log.bindings[key])}`;
+  return (
+    `{"level":${format.infoLevel},"time":${line.time}${format.rootBindings}${bound}` +
+    `,"method":${JSON.stringify(line.method)},"route":${line.route === null ? 'null' : JSON.stringify(line.route)}` +
+    `,"path":${JSON.stringify(pathWithoutQuery(line.url))},"status":${line.status},"durationMs":${line.durationMs}` +
+    ',"msg":"request completed"}\n'
+  );
 }
 
 export interface RequestLines {
   /** The onResponse step that logs the request. */
   record: (request: FastifyRequest, reply: FastifyReply) => void;
-  /** Writes what waits; the app calls it when it closes. */
-  close: () => void;
 }
 
 /**
- * Request lines written at once (tests, development), or taken on the
- * request path and formatted in batches: once `capacity` wait, or
- * `maxWaitMs` after the first. Under load pino's formatting costs 7-15 µs of
- * CPU per line, where the caches are cold between two requests, and about
- * 2 µs in a loop over a batch (npm run bench:hooks). The lines go to the
- * buffered stdout, which holds them up to 250 ms anyway; each keeps the time
- * its request completed. They are written at exit and when the app closes.
+ * The request line, written at once. Given a sink (the buffered stdout, in
+ * production), a request whose logger is still fastify's request logger
+ * (a RequestLogger: no child of pino's was made for it) gets its line
+ * formatted here and handed to the sink, without pino: pino's formatting of
+ * one line cost 7-15 µs of CPU under load, a template a fraction of that.
+ * A request whose logger was replaced (tracing adds the trace id) goes
+ * through pino, as every line does without a sink (tests, pino-pretty).
  */
-export function requestLines(batched: boolean, capacity = 64, maxWaitMs = 100): RequestLines {
-  if (!batched) {
+export function requestLines(sink?: LineSink, format?: LineFormat): RequestLines {
+  if (!sink || !format) {
     return {
       record: (request, reply) => {
         write(completed(request, reply));
       },
-      close: () => undefined,
     };
   }
-  const waiting: Completed[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  function flush(): void {
-    clearTimeout(timer);
-    timer = undefined;
-    for (let index = 0; index < waiting.length; index++) {
-      try {
-        write(waiting[index] as Completed);
-      } catch {
-        // stdout is gone: the line has nowhere to go, and a timer must not throw.
-      }
-    }
-    waiting.length = 0;
-  }
-  flushEveryBatchAtExit();
-  openBatches.add(flush);
   return {
     record: (request, reply) => {
-      if (levelsAboveInfo.has(request.log.level)) return;
-      waiting.push(completed(request, reply));
-      if (waiting.length >= capacity) flush();
-      else timer ??= setTimeout(flush, maxWaitMs).unref();
-    },
-    close: () => {
-      flush();
-      openBatches.delete(flush);
+      const log = request.log;
+      if (!(log instanceof RequestLogger)) {
+        write(completed(request, reply));
+        return;
+      }
+      if (levelsAboveInfo.has(log.level)) return;
+      sink.write(formatLine(format, log, completed(request, reply)));
     },
   };
 }
