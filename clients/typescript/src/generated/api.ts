@@ -26,6 +26,9 @@ export interface paths {
          *     (`GET /pets?id=1&id=7`): the answer holds those that exist, in
          *     ascending `id` order, in one page (no `Link`), filtered by `status`
          *     too when given. This replaces the deprecated `GET /pets/{petId}`.
+         *     Every parameter combines with every other: with `id`, `limit`
+         *     bounds the answer (the matches with the lowest ids) and `cursor`
+         *     keeps only the matches after its position.
          *
          *     Responses carry an `ETag`; send it back in `If-None-Match` to get
          *     `304 Not Modified` without a body while the page has not changed.
@@ -101,8 +104,15 @@ export interface components {
         CategoryId: number;
         /**
          * @description The animal's name, 1 to 100 characters (Unicode code points), with no
-         *     control characters and no unpaired UTF-16 surrogates (which could not
-         *     be stored as sent).
+         *     control characters (C0, DEL and C1: U+0000 to U+001F, U+007F to
+         *     U+009F, a final line feed included).
+         *
+         *     Two rules the `pattern` does not carry, because regular expression
+         *     engines disagree on them, and the service enforces: a JSON string
+         *     in a request body may not hold an unpaired UTF-16 surrogate
+         *     (`"\ud800"`, which could not be stored as sent; RFC 7493, 2.1), a
+         *     400 wherever it appears; and Python's `$` also matches before a
+         *     final line feed, which the name may not end with.
          * @example Rex
          */
         PetName: string;
@@ -464,7 +474,11 @@ export interface operations {
     listPets: {
         parameters: {
             query?: {
-                /** @description Maximum number of animals returned (1 to 100). */
+                /**
+                 * @description Maximum number of animals returned (1 to 100). When absent, a
+                 *     page holds 20; an `id` lookup holds every match (at most 100,
+                 *     as many ids as one request can name).
+                 */
                 limit?: number;
                 /** @description Return only the animals with this availability status. */
                 status?: components["schemas"]["PetStatus"];
@@ -478,9 +492,13 @@ export interface operations {
                  * @description Return only the animals with these ids: repeat the parameter,
                  *     `?id=1&id=7`, 1 to 100 values, each an int64 in decimal digits
                  *     (an id no animal has, or repeated, is simply not in the answer).
-                 *     The answer is one page with every match in ascending `id`
-                 *     order, so `id` cannot be combined with `limit` or `cursor`
-                 *     (400); it can be combined with `status`.
+                 *     The answer is one page of the matches in ascending `id` order,
+                 *     without a `Link`: filtered by `status` when given, only those
+                 *     after the `cursor`'s position when given, and at most `limit`
+                 *     of them (the lowest ids) when given. `limit` goes up to 100, as
+                 *     many ids as one request names, so one request can always take
+                 *     every match; matches left out by a smaller `limit` are those
+                 *     above the answer's last id.
                  */
                 id?: number[];
             };
@@ -534,7 +552,8 @@ export interface operations {
             header?: {
                 /**
                  * @description A unique value the client makes up for one intended creation
-                 *     (a UUID is a good choice), 1 to 255 printable ASCII characters,
+                 *     (a new random UUID for each animal to add is a good choice), 1
+                 *     to 255 printable ASCII characters,
                  *     compared exactly as sent (the quoted form of
                  *     draft-ietf-httpapi-idempotency-key-header and Stripe's bare form
                  *     are both accepted, and differ). Keys belong to the API key that
@@ -549,6 +568,10 @@ export interface operations {
                  *       409 `idempotency_key_in_use`; retry a little later.
                  *     - A request that failed (any 4xx or 5xx) stored nothing: its
                  *       retry is processed afresh.
+                 *
+                 *     There is deliberately no example value: tools send a declared
+                 *     example as it is, with whatever body they generate, and one
+                 *     fixed key with two bodies is a 422. Make a new key per animal.
                  */
                 "Idempotency-Key"?: string;
             };
