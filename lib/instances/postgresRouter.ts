@@ -32,6 +32,8 @@ export interface PostgresRouter {
    * HAProxy still routes to; so is every server before its first check).
    */
   writableNodes(): Promise<string[]>;
+  /** The node names the standbys route may send reads to now (UP, as for writableNodes). */
+  standbyNodes(): Promise<string[]>;
   /** Waits until the balancer sends writes to exactly one node, and returns its name. */
   waitForPrimary(timeoutMs?: number): Promise<string>;
   stop(): Promise<void>;
@@ -66,10 +68,9 @@ export async function startPostgresRouter(options: {
     ...(options.persistent ? { persistent: true } : {}),
   });
   const url = (port: number, database: string) => `postgres://postgres@${loopback}:${port}/${database}`;
-  const writableNodes = async () =>
-    (await haproxy.servers(primaryBackend))
-      .filter((server) => server.status.startsWith('UP'))
-      .map((server) => server.name);
+  const upNodes = async (backend: string) =>
+    (await haproxy.servers(backend)).filter((server) => server.status.startsWith('UP')).map((server) => server.name);
+  const writableNodes = () => upNodes(primaryBackend);
   return {
     haproxy,
     primaryPort,
@@ -79,6 +80,7 @@ export async function startPostgresRouter(options: {
     directUrl: (database) => url(directPort, database),
     standbysUrl: (database) => url(standbysPort, database),
     writableNodes,
+    standbyNodes: () => upNodes(standbysBackend),
     waitForPrimary: (timeoutMs = 30_000) =>
       waitUntil({ what: 'the balancer routing writes to one node', timeoutMs, logFile: haproxy.logFile }, async () => {
         const up = await writableNodes();

@@ -33,6 +33,10 @@ t.test('the route to the primary follows "takes writes"', topologyTestOptions(),
   await client.connect();
   const [row] = (await client.query<{ port: number }>('SELECT inet_server_port() AS port')).rows;
   t.equal(row?.port, primary.port, 'a connection through the route reaches the primary');
+  // Every server counts as UP until its first check: wait for the standbys route's first verdicts.
+  await waitUntil({ what: 'the standbys route holding the replica only', timeoutMs: 10_000 }, async () =>
+    (await router.standbyNodes()).join() === 'node2' ? true : undefined,
+  );
   const standby = new pg.Client({ connectionString: router.standbysUrl('postgres') });
   await standby.connect();
   const [read] = (await standby.query<{ recovering: boolean }>('SELECT pg_is_in_recovery() AS recovering')).rows;
