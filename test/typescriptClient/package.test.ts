@@ -27,6 +27,20 @@ function firstCallExample(): string {
   return block;
 }
 
+interface PackReport {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+}
+
+/** `npm pack --json`'s report of the one package: npm 11 prints an array of reports, npm 12 an object keyed by name. */
+function packReport(printed: unknown): PackReport {
+  const report = Array.isArray(printed) ? printed[0] : Object.values(printed as Record<string, unknown>)[0];
+  if (typeof (report as Partial<PackReport> | undefined)?.filename !== 'string')
+    throw new Error(`npm pack --json printed no filename: ${JSON.stringify(printed).slice(0, 300)}`);
+  return report as PackReport;
+}
+
 /** Packs the package and installs the tarball into a new folder; returns that folder. */
 async function installPacked(t: Test): Promise<string> {
   const consumer = scratchDir('pets-consumer-');
@@ -35,10 +49,10 @@ async function installPacked(t: Test): Promise<string> {
     cwd: packageDir,
     timeout: 120_000,
   });
-  const [packed] = JSON.parse(stdout) as Array<{ filename: string; size: number; unpackedSize: number }>;
-  t.comment(`npm pack: ${packed!.filename}, ${packed!.size} bytes packed, ${packed!.unpackedSize} unpacked`);
+  const packed = packReport(JSON.parse(stdout));
+  t.comment(`npm pack: ${packed.filename}, ${packed.size} bytes packed, ${packed.unpackedSize} unpacked`);
   writeFileSync(join(consumer.path, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
-  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', `./${packed!.filename}`], {
+  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', `./${packed.filename}`], {
     cwd: consumer.path,
     timeout: 120_000,
   });
