@@ -1,18 +1,10 @@
 import { execFile } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import fc from 'fast-check';
 import type { Test } from 'tap';
 import { repoRoot, waitUntil } from '../../lib/instances/index.js';
-import {
-  invalidCases,
-  opaqueCases,
-  validCases,
-  type Case,
-  type GeneratorContext,
-} from '../../lib/contract/requests.js';
 import { basePath, loadContract } from '../../lib/contract/spec.js';
-import { ContractClient } from '../conformance/client.js';
+import { checkGeneratedRequests } from '../conformance/overHttp.js';
 
 /**
  * Drives the image that `npm run image` built (npm run test:image passes its
@@ -236,57 +228,18 @@ export function requestOnce(url: string, agent: Agent | false, headers: Record<s
 /** Runs per property of each operation for the conformance checks against an image. */
 const conformanceRuns = Number(process.env['IMAGE_CONFORMANCE_RUNS'] || 25);
 
-/**
- * The conformance suite's generated requests (valid, invalid, unissued opaque
- * values) for every operation, sent through the published port; every answer
- * must be declared by openapi.yaml and validate against it.
- */
-export async function checkConformance(t: Test, container: Container, apiKey: string): Promise<void> {
-  const { document, operations } = loadContract();
-  const client = new ContractClient(container.origin, basePath(document), operations);
-  const seed = Date.now() ^ (Math.random() * 0x100000000);
-  // The image's default body limit (BODY_LIMIT_BYTES is not set by the tests).
-  const context: GeneratorContext = { key: apiKey, bodyLimit: 65536, opaqueParameters: new Set(['cursor']) };
-  const check = async ({ request, expect }: Case) => {
-    const response = await client.send(request);
-    if (response.problems.length > 0)
-      throw new Error(
-        `${request.intent}: ${response.status} ${response.text.slice(0, 300)}\n${response.problems.join('\n')}`,
-      );
-    if (!expect.includes(response.status))
-      throw new Error(
-        `${request.intent}: expected ${expect.join(' or ')}, got ${response.status} ${response.text.slice(0, 300)}`,
-      );
-  };
-  try {
-    for (const operation of operations) {
-      const properties: Array<[string, fc.Arbitrary<Case> | undefined, number]> = [
-        ['valid', validCases(operation, context), conformanceRuns],
-        ['invalid', invalidCases(operation, context), conformanceRuns],
-        ['unissued opaque values', opaqueCases(operation, context), Math.max(1, Math.round(conformanceRuns / 5))],
-      ];
-      for (const [kind, arbitrary, numRuns] of properties) {
-        if (!arbitrary) continue;
-        const details = await fc.check(fc.asyncProperty(arbitrary, check), { numRuns, seed });
-        t.notOk(
-          details.failed,
-          `${operation.operationId} ${kind}: ${details.numRuns} runs`,
-          details.failed
-            ? {
-                seed: details.seed,
-                counterexample: JSON.stringify(details.counterexample),
-                error: String(details.errorInstance),
-              }
-            : {},
-        );
-      }
-    }
-    t.comment(
-      `${client.sent} generated requests (seed ${seed}); pairs seen: ${[...client.observed].sort().join(', ')}`,
-    );
-  } finally {
-    client.close();
-  }
+/** The conformance suite's generated requests, sent through the published port. */
+export function checkConformance(t: Test, container: Container, apiKey: string): Promise<void> {
+  return checkGeneratedRequests(t, {
+    origin: container.origin,
+    basePath: basePath(loadContract().document),
+    apiKey,
+    // The image's default body limit (BODY_LIMIT_BYTES is not set by the tests).
+    bodyLimit: 65536,
+    runs: conformanceRuns,
+    opaqueRuns: Math.max(1, Math.round(conformanceRuns / 5)),
+    through: 'the published port',
+  });
 }
 
 /** `npm run verify -- --read-only` against the container, as a deploy pipeline runs it against production. */

@@ -2,18 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import fc from 'fast-check';
 import t from 'tap';
 import { isAlive, repoRoot, startTimeOf, waitUntil } from '../../lib/instances/index.js';
-import { ContractClient } from '../conformance/client.js';
-import {
-  invalidCases,
-  opaqueCases,
-  validCases,
-  type Case,
-  type GeneratorContext,
-} from '../../lib/contract/requests.js';
-import { loadContract } from '../../lib/contract/spec.js';
+import { checkGeneratedRequests } from '../conformance/overHttp.js';
 import { topologyTestOptions, walkPets, type Pet } from './harness.js';
 
 /**
@@ -25,7 +16,6 @@ import { topologyTestOptions, walkPets, type Pet } from './harness.js';
  */
 
 const runs = Number(process.env['TOPOLOGY_CONFORMANCE_RUNS'] || 150);
-const seed = Date.now() ^ (Math.random() * 0x100000000);
 const bodyLimit = 65536;
 
 function runScript(script: string, folder: string): { status: number | null; stdout: string; stderr: string } {
@@ -62,48 +52,18 @@ t.test(
     t.ok(apiKey, 'the last line is API_KEY=<key>');
     if (!baseUrl || !apiKey) return;
     const origin = new URL(baseUrl).origin;
-    const { operations } = loadContract();
 
-    await t.test('generated requests conform to openapi.yaml through HAProxy', async (t) => {
-      const client = new ContractClient(origin, new URL(baseUrl).pathname, operations);
-      const context: GeneratorContext = { key: apiKey, bodyLimit, opaqueParameters: new Set(['cursor']) };
-      const check = async ({ request, expect }: Case) => {
-        const response = await client.send(request);
-        if (response.problems.length > 0)
-          throw new Error(
-            `${request.intent}: ${response.status} ${response.text.slice(0, 300)}\n${response.problems.join('\n')}`,
-          );
-        if (!expect.includes(response.status))
-          throw new Error(
-            `${request.intent}: expected ${expect.join(' or ')}, got ${response.status} ${response.text.slice(0, 300)}`,
-          );
-      };
-      for (const operation of operations) {
-        const properties: Array<[string, fc.Arbitrary<Case> | undefined, number]> = [
-          ['valid', validCases(operation, context), runs],
-          ['invalid', invalidCases(operation, context), runs],
-          ['unissued opaque values', opaqueCases(operation, context), Math.round(runs / 10)],
-        ];
-        for (const [kind, arbitrary, numRuns] of properties) {
-          if (!arbitrary) continue;
-          const details = await fc.check(fc.asyncProperty(arbitrary, check), { numRuns, seed });
-          t.notOk(
-            details.failed,
-            `${operation.operationId} ${kind}: ${details.numRuns} runs`,
-            details.failed
-              ? {
-                  seed: details.seed,
-                  counterexample: JSON.stringify(details.counterexample),
-                  error: String(details.errorInstance),
-                }
-              : {},
-          );
-        }
-      }
-      t.comment(
-        `${client.sent} requests through the balancer (seed ${seed}); pairs seen: ${[...client.observed].sort().join(', ')}`,
-      );
-    });
+    await t.test('generated requests conform to openapi.yaml through HAProxy', (t) =>
+      checkGeneratedRequests(t, {
+        origin,
+        basePath: new URL(baseUrl).pathname,
+        apiKey,
+        bodyLimit,
+        runs,
+        opaqueRuns: Math.round(runs / 10),
+        through: 'the balancer',
+      }),
+    );
 
     await t.test('what is created can be read back at once, and pages list each pet once in id order', async (t) => {
       const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };

@@ -1,0 +1,85 @@
+import fc from 'fast-check';
+import type { Test } from 'tap';
+import {
+  invalidCases,
+  opaqueCases,
+  validCases,
+  type Case,
+  type GeneratorContext,
+} from '../../lib/contract/requests.js';
+import { loadContract } from '../../lib/contract/spec.js';
+import { ContractClient } from './client.js';
+
+/** Where the generated requests go, and how many of each kind. */
+export interface DeploymentUnderTest {
+  /** Scheme, host and port (`http://127.0.0.1:8080`). */
+  origin: string;
+  /** The API's base path (`/v1`). */
+  basePath: string;
+  apiKey: string;
+  /** The deployment's body limit (BODY_LIMIT_BYTES), for the 413 cases. */
+  bodyLimit: number;
+  /** Runs per property (valid, invalid) of each operation. */
+  runs: number;
+  /** Runs of the unissued-opaque-values property (cursors the service never issued). */
+  opaqueRuns: number;
+  /** Names what the requests went through, in the closing comment. */
+  through: string;
+}
+
+/**
+ * The conformance suite's generated requests (valid, invalid, unissued opaque
+ * values) for every operation, sent over HTTP to a running deployment (an
+ * image, the topology's balancer): every answer must be a status the case
+ * expects, declared by openapi.yaml and valid against it.
+ */
+export async function checkGeneratedRequests(t: Test, target: DeploymentUnderTest): Promise<void> {
+  const { operations } = loadContract();
+  const client = new ContractClient(target.origin, target.basePath, operations);
+  const seed = Date.now() ^ (Math.random() * 0x100000000);
+  const context: GeneratorContext = {
+    key: target.apiKey,
+    bodyLimit: target.bodyLimit,
+    opaqueParameters: new Set(['cursor']),
+  };
+  const check = async ({ request, expect }: Case) => {
+    const response = await client.send(request);
+    if (response.problems.length > 0)
+      throw new Error(
+        `${request.intent}: ${response.status} ${response.text.slice(0, 300)}\n${response.problems.join('\n')}`,
+      );
+    if (!expect.includes(response.status))
+      throw new Error(
+        `${request.intent}: expected ${expect.join(' or ')}, got ${response.status} ${response.text.slice(0, 300)}`,
+      );
+  };
+  try {
+    for (const operation of operations) {
+      const properties: Array<[string, fc.Arbitrary<Case> | undefined, number]> = [
+        ['valid', validCases(operation, context), target.runs],
+        ['invalid', invalidCases(operation, context), target.runs],
+        ['unissued opaque values', opaqueCases(operation, context), target.opaqueRuns],
+      ];
+      for (const [kind, arbitrary, numRuns] of properties) {
+        if (!arbitrary) continue;
+        const details = await fc.check(fc.asyncProperty(arbitrary, check), { numRuns, seed });
+        t.notOk(
+          details.failed,
+          `${operation.operationId} ${kind}: ${details.numRuns} runs`,
+          details.failed
+            ? {
+                seed: details.seed,
+                counterexample: JSON.stringify(details.counterexample),
+                error: String(details.errorInstance),
+              }
+            : {},
+        );
+      }
+    }
+    t.comment(
+      `${client.sent} generated requests through ${target.through} (seed ${seed}); pairs seen: ${[...client.observed].sort().join(', ')}`,
+    );
+  } finally {
+    client.close();
+  }
+}
