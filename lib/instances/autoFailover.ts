@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { freePort, loopback } from './network.js';
+import { queryOn } from './queryOn.js';
 import { postgresBin, postgresUrl } from './postgres.js';
 import {
   descendants,
@@ -134,20 +134,6 @@ async function stopTree(pid: number, timeoutMs = 15_000): Promise<void> {
     await waitForExit(each, 5_000);
   }
   untrack(pid);
-}
-
-async function queryOn<Row>(port: number, database: string, sql: string, user = 'postgres'): Promise<Row[]> {
-  const client = new pg.Client({
-    connectionString: `postgres://${user}@${loopback}:${port}/${database}`,
-    connectionTimeoutMillis: 2_000,
-  });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.query(sql)).rows as Row[];
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 /** Whether the server on port takes writes now: not in recovery, and new transactions not read-only. */

@@ -1,8 +1,8 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { freePort, loopback } from './network.js';
+import { queryOn } from './queryOn.js';
 import {
   isAlive,
   ownedFolder,
@@ -93,21 +93,6 @@ export function renderPgBouncerIni(options: PgBouncerOptions & { port: number; a
     `${options.database} = host=${options.backend.host ?? loopback} port=${options.backend.port} dbname=${options.database}`,
     '',
   ].join('\n');
-}
-
-async function queryOn<Row>(port: number, database: string, sql: string): Promise<Row[]> {
-  // The console speaks only the simple query protocol, which pg uses for a query without values.
-  const client = new pg.Client({
-    connectionString: `postgres://postgres@${loopback}:${port}/${database}`,
-    connectionTimeoutMillis: 2_000,
-  });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.query(sql)).rows as Row[];
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBouncerServer> {

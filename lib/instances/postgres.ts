@@ -1,7 +1,7 @@
 import { appendFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { freePort, loopback } from './network.js';
+import { queryOn } from './queryOn.js';
 import {
   childPids,
   isAlive,
@@ -81,17 +81,6 @@ export function postgresUrl(port: number, database = 'postgres'): string {
   return `postgres://postgres@${loopback}:${port}/${database}`;
 }
 
-async function queryOnce<Row>(port: number, sql: string, database = 'postgres'): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: postgresUrl(port, database), connectionTimeoutMillis: 2_000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.query(sql)).rows as Row[];
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 /**
  * A handle over a postmaster on `dataDir`; `start` runs it. `ready` says when
  * a started server may be used (a replica also waits for streaming).
@@ -108,8 +97,9 @@ function cluster(
   let pid = 0;
 
   const ready = async (): Promise<true | undefined> => {
-    const [row] = await queryOnce<{ recovering: boolean; receiving: string | null }>(
+    const [row] = await queryOn<{ recovering: boolean; receiving: string | null }>(
       port,
+      'postgres',
       'SELECT pg_is_in_recovery() AS recovering, (SELECT status FROM pg_stat_wal_receiver LIMIT 1) AS receiving',
     );
     if (!row) return undefined;
@@ -129,7 +119,7 @@ function cluster(
       return pid;
     },
     url: (database?: string) => postgresUrl(port, database),
-    query: <Row>(sql: string, database?: string) => queryOnce<Row>(port, sql, database),
+    query: <Row>(sql: string, database?: string) => queryOn<Row>(port, database ?? 'postgres', sql),
     async start() {
       pid = spawnLogged({
         command: join(postgresBin, 'postgres'),
