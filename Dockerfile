@@ -21,6 +21,11 @@ RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
+# What the packages ship for their own authors and nobody reads at run time:
+# source maps (node runs without --enable-source-maps) and type declarations.
+# They are 29 of the 80 MB that npm ci --omit=dev writes (docs/deploying.md).
+# The service's own dist/*.map stay: its stack traces are the ones worth mapping.
+RUN find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) -delete
 
 FROM node:24-bookworm-slim AS runtime
 # Both listeners on every address of the container's own network: the API for
