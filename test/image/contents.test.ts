@@ -72,7 +72,14 @@ async function otlpStub(t: Test): Promise<{ port: number; received: Array<{ path
   });
   server.listen(0, '0.0.0.0');
   await once(server, 'listening');
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      }),
+  );
   return { port: (server.address() as AddressInfo).port, received };
 }
 
