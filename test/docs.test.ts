@@ -66,6 +66,36 @@ t.test('/docs loads nothing from another host', async (t) => {
   }
 });
 
+t.test('the docs page answers as the rest of the service: headers, conditional requests, 404s', async (t) => {
+  const app = await startAppWithoutDatabase(t);
+  const page = await app.inject({ method: 'GET', url: '/docs/' });
+  t.equal(page.statusCode, 200, 'GET /docs/');
+  t.match(page.headers['content-type'], /^text\/html/);
+  t.equal(page.headers['content-length'], String(Buffer.byteLength(page.body)), 'its length');
+  t.ok(page.headers['x-request-id'], 'a request id, as every answer');
+  t.equal(page.headers['x-content-type-options'], 'nosniff', 'and the security headers');
+
+  const css = await app.inject({ method: 'GET', url: '/docs/static/swagger-ui.css' });
+  t.equal(css.statusCode, 200);
+  t.match(css.headers['content-type'], /^text\/css/);
+  const etag = css.headers['etag'];
+  t.ok(etag, 'a static file has an ETag');
+  const again = await app.inject({
+    method: 'GET',
+    url: '/docs/static/swagger-ui.css',
+    headers: { 'if-none-match': String(etag) },
+  });
+  t.equal(again.statusCode, 304, 'and If-None-Match with it gets a 304');
+  t.equal(again.body, '', 'without a body');
+
+  for (const url of ['/docs/static/missing.js', '/docs/nothing-here']) {
+    const missing = await app.inject({ method: 'GET', url });
+    t.equal(missing.statusCode, 404, `${url}: 404`);
+    t.same(missing.json(), { code: 'not_found', message: `No route GET ${url}.`, status: 404 }, "the service's 404");
+    t.ok(missing.headers['x-request-id'], 'with its request id');
+  }
+});
+
 t.test(
   'headless Chromium shows the operations and the deprecation',
   {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiBasePath, loadOpenApiDocument, openApiJsonText } from '../../openapi/document.js';
 import { specPath } from '../../openapi/files.js';
 
@@ -43,12 +42,10 @@ export function specForDocsPage(spec: Readonly<Record<string, unknown>>): Record
 
 /**
  * The published contract: openapi.yaml as checked in at /v1/openapi.json and
- * /v1/openapi.yaml, and Swagger UI with its bundled assets at /docs (its spec
- * through @fastify/swagger in static mode). No key needed: these routes declare no
- * security schemes.
+ * /v1/openapi.yaml, and Swagger UI with its bundled assets at /docs. No key
+ * needed: these routes declare no security schemes.
  */
 export async function registerDocs(app: FastifyInstance): Promise<void> {
-  await app.register(swagger, { mode: 'static', specification: { document: loadOpenApiDocument() as never } });
   // The JSON as generated from the YAML, not re-serialised: a JavaScript
   // number would round the int64 bounds.
   const checkedInJson = openApiJsonText();
@@ -63,8 +60,84 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
     reply.type('application/yaml; charset=utf-8');
     return checkedIn;
   });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
+  const page = docsPage(app);
+  app.get(docsPrefix, { schema: { hide: true } }, page);
+  app.get(`${docsPrefix}/*`, { schema: { hide: true } }, page);
+}
+
+const docsPrefix = '/docs';
+
+/**
+ * Swagger UI (@fastify/swagger-ui, @fastify/static and @fastify/swagger)
+ * is loaded on the first request for /docs, in an application of its own
+ * that this route asks in-process, instead of at start: loading it took
+ * about 100 ms of CPU of each start (docs/performance.md, "Cold start"),
+ * and fastify takes no routes once it listens. Its answers pass through this
+ * server's hooks like any other: a 404 of its own is this server's 404, any
+ * other refusal the Error object.
+ */
+function docsPage(app: FastifyInstance) {
+  let docsApp: Promise<FastifyInstance> | undefined;
+  app.addHook('onClose', async () => {
+    await (await docsApp?.catch(() => undefined))?.close();
+  });
+  return async function forwardToDocsPage(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    docsApp ??= buildDocsApp().catch((error: unknown) => {
+      docsApp = undefined;
+      throw error;
+    });
+    const answer = await (
+      await docsApp
+    ).inject({
+      method: 'GET',
+      url: request.url,
+      headers: forwardedHeaders(request.headers),
+    });
+    if (answer.statusCode === 404) {
+      reply.callNotFound();
+      return reply;
+    }
+    if (answer.statusCode >= 400) {
+      throw Object.assign(new Error(`The docs page could not answer (${answer.statusCode}).`), {
+        statusCode: answer.statusCode,
+      });
+    }
+    reply.code(answer.statusCode);
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined && !perConnectionHeaders.has(name)) reply.header(name, value);
+    }
+    return reply.send(answer.rawPayload);
+  };
+}
+
+// Headers of one connection or one message's framing: this server sets its own.
+const perConnectionHeaders = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'date',
+  'host',
+]);
+
+function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const forwarded: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !perConnectionHeaders.has(name)) forwarded[name] = value;
+  }
+  return forwarded;
+}
+
+async function buildDocsApp(): Promise<FastifyInstance> {
+  const [{ default: fastify }, { default: swagger }, { default: swaggerUi }] = await Promise.all([
+    import('fastify'),
+    import('@fastify/swagger'),
+    import('@fastify/swagger-ui'),
+  ]);
+  const docsApp = fastify({ logger: false });
+  await docsApp.register(swagger, { mode: 'static', specification: { document: loadOpenApiDocument() as never } });
+  await docsApp.register(swaggerUi, {
+    routePrefix: docsPrefix,
     staticCSP: docsCsp,
     transformSpecification: (spec) => specForDocsPage(spec),
     uiConfig: {
@@ -79,4 +152,6 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
     },
     theme: { title: 'Pet Store Service API' },
   });
+  await docsApp.ready();
+  return docsApp;
 }
