@@ -1,6 +1,8 @@
 import pg from 'pg';
-import { createPool, queryableOf, runTransaction, statementSettingsOf } from './pool.js';
+import { createPool, queryableOf, statementSettingsOf } from './pool.js';
 import { openReplicaSet } from './replicas.js';
+import { rideThroughBudgetMs, type RideThroughSettings } from './rideThrough.js';
+import { runTransaction } from './transaction.js';
 import type { Database, PostgresOptions } from './types.js';
 
 /**
@@ -38,12 +40,19 @@ export function openPostgres(options: PostgresOptions): Database {
   pool.on('release', (_error, client) => checkedOut.delete(client));
   pool.on('remove', (client) => checkedOut.delete(client));
   const root = queryableOf(pool, statements);
+  // Off once shutdown cancels the work in flight: a cancelled write must not be run again.
+  let riding = true;
+  const rideThrough: RideThroughSettings = {
+    budgetMs: rideThroughBudgetMs,
+    active: () => riding,
+    onRideThrough: options.onRideThrough,
+  };
   const replicas =
     options.replicas && options.replicas.urls.length > 0 ? openReplicaSet(root, options.replicas, options) : undefined;
   return {
     kind: 'postgres',
     ...root,
-    transaction: (work) => runTransaction(pool, statements, work),
+    transaction: (work) => runTransaction(pool, statements, rideThrough, work),
     replica: () => replicas?.pick(),
     readStatus: () => replicas?.status() ?? { reads: 'primary', replicas: [] },
     poolStatus: () => ({
@@ -56,8 +65,12 @@ export function openPostgres(options: PostgresOptions): Database {
     // the pooler's own, not the server's: terminating them could end another
     // client's session. The pooler rolls back a transaction whose client
     // goes away, which closing the connections does.
-    cancelInFlight: () => (named ? cancelInFlight(options.url, checkedOut) : Promise.resolve(0)),
+    cancelInFlight: () => {
+      riding = false;
+      return named ? cancelInFlight(options.url, checkedOut) : Promise.resolve(0);
+    },
     async close() {
+      riding = false;
       await replicas?.close();
       await pool.end();
     },

@@ -1,3 +1,5 @@
+import type { RideThroughReport } from './rideThrough.js';
+
 /**
  * A parameterized statement. A name lets PostgreSQL prepare it once per
  * connection and, after a few runs, reuse one generic plan for every
@@ -113,6 +115,8 @@ export interface PostgresOptions {
   idleTimeoutMs?: number;
   /** Called when an idle pooled connection fails (the pool replaces it). */
   onPoolError?: (error: Error) => void;
+  /** Called once per transaction tried again through a short outage (rideThrough.ts), when it ends. */
+  onRideThrough?: (report: RideThroughReport) => void;
 }
 
 /** The embedded database (PGlite), its files in one folder. */

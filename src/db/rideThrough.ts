@@ -1,0 +1,45 @@
+/**
+ * How long a transaction that failed without effect on the database (see
+ * runTransaction) is tried again before its caller hears of the failure.
+ * A planned switchover of the failover topology stops writes for about
+ * 2 s (docs/scaling.md, "Losing the primary"): this covers it twice over,
+ * so the requests of a switchover wait instead of failing, while an outage
+ * that lasts (a crash, a failover of 7 to 8 s) still answers 503 within
+ * seconds. Far inside the 10 s bound on each statement and a client's
+ * usual 30 s timeout.
+ */
+export const rideThroughBudgetMs = 5000;
+
+/**
+ * The wait before each new attempt: 50 ms, doubling, at most 250 ms. The
+ * first retries are quick (a cut connection is often the only failure);
+ * past that every waiting request tries four times a second, which finds
+ * the new primary within a quarter second of it taking writes and costs a
+ * refused connection each time until then.
+ */
+const firstRetryDelayMs = 50;
+const longestRetryDelayMs = 250;
+
+export function retryDelayMs(failedAttempts: number): number {
+  return Math.min(longestRetryDelayMs, firstRetryDelayMs * 2 ** (failedAttempts - 1));
+}
+
+/** One transaction that was tried again: why, how often, how long, and how it ended. */
+export interface RideThroughReport {
+  /** Why the first attempt failed, in an operator's words. */
+  reason: string;
+  /** Attempts made, the first included. */
+  attempts: number;
+  /** From the start of the first attempt to the outcome. */
+  durationMs: number;
+  /** succeeded: the work was done; gave up: the budget ran out or a later failure may have had an effect. */
+  outcome: 'succeeded' | 'gave up';
+}
+
+export interface RideThroughSettings {
+  budgetMs: number;
+  /** False once the work in flight is being cancelled (shutdown): nothing is tried again then. */
+  active: () => boolean;
+  /** Called once per transaction that was tried again, when it ends. */
+  onRideThrough?: ((report: RideThroughReport) => void) | undefined;
+}
