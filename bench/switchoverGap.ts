@@ -7,6 +7,7 @@
 //     socket polled every 20 ms);
 // (c) a client through the route: single INSERTs every 20 ms, reconnecting at once after an error;
 // and the monitor's events (pgautofailover.event) with their times. See docs/scaling.md.
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
         'pg_auto_failover',
         'SELECT now()::text AS now',
       );
+      const logLinesBefore = readFileSync(router.haproxy.logFile, 'utf8').split('\n').length - 1;
       const startedAt = Date.now();
       await cluster.switchover();
       const returnedAt = Date.now();
@@ -157,6 +159,9 @@ async function main(): Promise<void> {
         routeErrors.set(key, (routeErrors.get(key) ?? 0) + 1);
       }
       for (const [what, times] of routeErrors) log(`      ${times} x ${what}`);
+      const haproxyLog = readFileSync(router.haproxy.logFile, 'utf8').split('\n');
+      for (const line of haproxyLog.slice(logLinesBefore).filter((entry) => /postgres_primary\/.* is (UP|DOWN)/.test(entry)))
+        log(`    haproxy: ${line.trim()}`);
       const events = await queryOn<{ ms: string; nodename: string; reportedstate: string; goalstate: string }>(
         cluster.monitorPort,
         'pg_auto_failover',
