@@ -160,7 +160,9 @@ async function main(): Promise<void> {
       }
       for (const [what, times] of routeErrors) log(`      ${times} x ${what}`);
       const haproxyLog = readFileSync(router.haproxy.logFile, 'utf8').split('\n');
-      for (const line of haproxyLog.slice(logLinesBefore).filter((entry) => /postgres_primary\/.* is (UP|DOWN)/.test(entry)))
+      for (const line of haproxyLog
+        .slice(logLinesBefore)
+        .filter((entry) => /postgres_primary\/.* is (UP|DOWN)/.test(entry)))
         log(`    haproxy: ${line.trim()}`);
       const events = await queryOn<{ ms: string; nodename: string; reportedstate: string; goalstate: string }>(
         cluster.monitorPort,
