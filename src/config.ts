@@ -75,7 +75,7 @@ export interface DatabaseHooks {
   onPoolError?: (error: Error) => void;
   /** A replica changed state (reachable, lagging, ...). */
   onReplicaChange?: (state: ReplicaState, reads: 'replicas' | 'primary') => void;
-  /** A transaction was tried again through a short outage of the primary (a switchover). */
+  /** A transaction or a read was tried again through a short outage of the primary (a switchover). */
   onRideThrough?: (report: RideThroughReport) => void;
 }
 

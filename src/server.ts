@@ -258,8 +258,8 @@ export async function startServer(
       metrics.databaseRideThrough(report.outcome);
       const fields = { reason: report.reason, attempts: report.attempts, durationMs: report.durationMs };
       if (report.outcome === 'succeeded')
-        logger.current?.info(fields, 'database transaction tried again through a short outage: succeeded');
-      else logger.current?.warn(fields, 'database transaction tried again through a short outage: gave up (503)');
+        logger.current?.info(fields, 'database work tried again through a short outage: succeeded');
+      else logger.current?.warn(fields, 'database work tried again through a short outage: gave up (503)');
     },
   };
   const opened = await openOrFail(config, hooks, options.minFreeMb);

@@ -1,9 +1,10 @@
 import pg from 'pg';
 import { createPool, queryableOf, statementSettingsOf } from './pool.js';
 import { openReplicaSet } from './replicas.js';
-import { rideThroughBudgetMs, type RideThroughSettings } from './rideThrough.js';
+import { rideThrough, rideThroughBudgetMs, type RideThroughSettings } from './rideThrough.js';
 import { runTransaction } from './transaction.js';
 import type { Database, PostgresOptions } from './types.js';
+import { passesSoon } from './unavailable.js';
 
 /**
  * Ends the sessions of every checked-out connection, from a separate
@@ -42,7 +43,7 @@ export function openPostgres(options: PostgresOptions): Database {
   const root = queryableOf(pool, statements);
   // Off once shutdown cancels the work in flight: a cancelled write must not be run again.
   let riding = true;
-  const rideThrough: RideThroughSettings = {
+  const rideThroughSettings: RideThroughSettings = {
     budgetMs: rideThroughBudgetMs,
     active: () => riding,
     onRideThrough: options.onRideThrough,
@@ -52,7 +53,8 @@ export function openPostgres(options: PostgresOptions): Database {
   return {
     kind: 'postgres',
     ...root,
-    transaction: (work) => runTransaction(pool, statements, rideThrough, work),
+    transaction: (work) => runTransaction(pool, statements, rideThroughSettings, work),
+    read: (read) => rideThrough(rideThroughSettings, read, passesSoon),
     replica: () => replicas?.pick(),
     readStatus: () => replicas?.status() ?? { reads: 'primary', replicas: [] },
     poolStatus: () => ({

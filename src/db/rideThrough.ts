@@ -1,3 +1,5 @@
+import { unavailabilityReason } from './unavailable.js';
+
 /**
  * How long a transaction that failed without effect on the database (see
  * runTransaction) is tried again before its caller hears of the failure.
@@ -24,7 +26,7 @@ export function retryDelayMs(failedAttempts: number): number {
   return Math.min(longestRetryDelayMs, firstRetryDelayMs * 2 ** (failedAttempts - 1));
 }
 
-/** One transaction that was tried again: why, how often, how long, and how it ended. */
+/** One unit of work (a transaction, a read) that was tried again: why, how often, how long, and how it ended. */
 export interface RideThroughReport {
   /** Why the first attempt failed, in an operator's words. */
   reason: string;
@@ -42,4 +44,43 @@ export interface RideThroughSettings {
   active: () => boolean;
   /** Called once per transaction that was tried again, when it ends. */
   onRideThrough?: ((report: RideThroughReport) => void) | undefined;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs attempt, and again after a short wait each time it fails in a way
+ * mayTryAgain accepts, until settings' budget is spent (or the work in
+ * flight is cancelled); then, or at any other failure, rethrows. Reports
+ * each unit of work that was tried again, once, when it ends.
+ */
+export async function rideThrough<T>(
+  settings: RideThroughSettings | undefined,
+  attempt: () => Promise<T>,
+  mayTryAgain: (error: unknown) => boolean,
+): Promise<T> {
+  const startedAt = Date.now();
+  let reason: string | undefined;
+  const report = (attempts: number, outcome: RideThroughReport['outcome']) => {
+    if (reason !== undefined)
+      settings?.onRideThrough?.({ reason, attempts, durationMs: Date.now() - startedAt, outcome });
+  };
+  for (let attempts = 1; ; attempts += 1) {
+    try {
+      const result = await attempt();
+      report(attempts, 'succeeded');
+      return result;
+    } catch (error) {
+      const delay = retryDelayMs(attempts);
+      const again =
+        settings?.active() === true && mayTryAgain(error) && Date.now() + delay - startedAt < settings.budgetMs;
+      reason ??= again ? unavailabilityReason(error) : undefined;
+      if (again) await sleep(delay);
+      // Shutdown may have cancelled the work in flight meanwhile.
+      if (!again || !settings.active()) {
+        report(attempts, 'gave up');
+        throw error;
+      }
+    }
+  }
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { ignoreDroppedConnection, queryableOf, type StatementSettings } from './pool.js';
-import { retryDelayMs, type RideThroughReport, type RideThroughSettings } from './rideThrough.js';
+import { rideThrough, type RideThroughSettings } from './rideThrough.js';
 import type { Queryable } from './types.js';
 import { passesSoon, translate, unavailabilityReason } from './unavailable.js';
 
@@ -48,8 +48,6 @@ async function attempt<T>(
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * BEGIN, work, COMMIT on one connection, ridden through a short outage: a
  * failure that provably left the database untouched (no connection could
@@ -60,38 +58,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * never tried again: the transaction may have committed (the Idempotency-Key
  * lets a client find out), and running it again could do it twice.
  */
-export async function runTransaction<T>(
+export function runTransaction<T>(
   pool: pg.Pool,
   settings: StatementSettings,
-  rideThrough: RideThroughSettings | undefined,
+  rideThroughSettings: RideThroughSettings | undefined,
   work: (tx: Queryable) => Promise<T>,
 ): Promise<T> {
-  const startedAt = Date.now();
-  let reason: string | undefined;
-  const report = (attempts: number, outcome: RideThroughReport['outcome']) => {
-    if (reason !== undefined)
-      rideThrough?.onRideThrough?.({ reason, attempts, durationMs: Date.now() - startedAt, outcome });
-  };
-  for (let attempts = 1; ; attempts += 1) {
-    const progress: Progress = { commitSent: false };
-    try {
-      const result = await attempt(pool, settings, work, progress);
-      report(attempts, 'succeeded');
-      return result;
-    } catch (error) {
-      const delay = retryDelayMs(attempts);
-      const again =
-        rideThrough?.active() === true &&
-        !progress.commitSent &&
-        passesSoon(error) &&
-        Date.now() + delay - startedAt < rideThrough.budgetMs;
-      reason ??= again ? unavailabilityReason(error) : undefined;
-      if (again) await sleep(delay);
-      // Shutdown may have cancelled the work in flight meanwhile.
-      if (!again || !rideThrough.active()) {
-        report(attempts, 'gave up');
-        throw error;
-      }
-    }
-  }
+  const progress: Progress = { commitSent: false };
+  return rideThrough(
+    rideThroughSettings,
+    () => {
+      progress.commitSent = false;
+      return attempt(pool, settings, work, progress);
+    },
+    (error) => !progress.commitSent && passesSoon(error),
+  );
 }

@@ -25,7 +25,7 @@ export interface ServiceMetrics {
   idempotentReplay: () => void;
   serverError: (statusCode: number, code: string) => void;
   loadShed: (reason: string) => void;
-  /** A database transaction was tried again through a short outage, and how that ended. */
+  /** A database transaction or read was tried again through a short outage, and how that ended. */
   databaseRideThrough: (outcome: 'succeeded' | 'gave up') => void;
   /** Reads the pool at scrape time (nothing per request). */
   watchPool: (stats: () => PoolStatus | undefined) => void;
@@ -103,8 +103,8 @@ export function createMetrics(): ServiceMetrics {
   const rideThroughs = new Counter({
     name: 'pets_db_ride_throughs_total',
     help:
-      'Database transactions tried again on a fresh connection after an outage that left them undone ' +
-      '(a switchover), by outcome: succeeded, or gave up (answered 503).',
+      'Database transactions and reads tried again on a fresh connection after an outage that left them ' +
+      'undone (a switchover), by outcome: succeeded, or gave up (answered 503).',
     labelNames: ['outcome'] as const,
     registers,
   });

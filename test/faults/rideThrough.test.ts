@@ -80,6 +80,15 @@ t.test('a switchover-length outage (connections cut and refused for 1.5 s): 201,
   t.equal(await rideThroughs('succeeded'), 1, 'counted: pets_db_ride_throughs_total{outcome="succeeded"}');
 });
 
+t.test('a read during a switchover-length outage: 200, no 503', async (t) => {
+  const { proxy, server, rideThroughs } = await serviceThroughProxy(t);
+  const answer = await outageDuring(t, proxy, 1500, () =>
+    fetch(`${server.api}/pets?limit=5`, { headers: auth, signal: AbortSignal.timeout(30_000) }),
+  );
+  t.equal(answer.status, 200, 'the read waited the outage out');
+  t.equal(await rideThroughs('succeeded'), 1, 'counted');
+});
+
 t.test('a primary read-only for a moment (25006 before COMMIT): ridden through, 201', async (t) => {
   const { pg, proxy, server } = await serviceThroughProxy(t);
   await pg.query('ALTER DATABASE pets SET default_transaction_read_only = on');
