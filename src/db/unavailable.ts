@@ -59,23 +59,20 @@ export function unavailabilityReason(error: unknown): string | undefined {
 
 /**
  * SQLSTATEs of an outage that a failover or a switchover causes and ends
- * within seconds: the connection failed or was refused (a pooler's 08P01
- * included: it cannot reach its server), the server is shutting down,
- * crashed or starting, or it is not (yet) the writable primary. Not "too
- * many connections" (53300): that is load, which retries would add to.
+ * within seconds: the connection failed or was refused, the server is
+ * shutting down, crashed or starting, or it is not (yet) the writable
+ * primary. Not "too many connections" (53300): that is load, which retries
+ * would add to.
  */
-const passingSqlStates = new Set([
-  '08P01',
-  '08000',
-  '08001',
-  '08003',
-  '08004',
-  '08006',
-  '57P01',
-  '57P02',
-  '57P03',
-  '25006',
-]);
+const passingSqlStates = new Set(['08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03', '25006']);
+
+/**
+ * PgBouncer says 08P01 for all its refusals; those that pass with a
+ * switchover are about its server (down, or its connection lost). Its
+ * limits (max_client_conn, query_wait_timeout, query_timeout) are load or
+ * a wait that already took its bound.
+ */
+const poolerLostItsServer = /cannot connect to server|server conn crashed|server login has been failing/i;
 
 /**
  * Whether error is an outage that passes within seconds (see
@@ -87,6 +84,7 @@ export function passesSoon(error: unknown): boolean {
   const failure = error instanceof DatabaseUnavailableError ? error.cause : error;
   if (!(failure instanceof Error)) return false;
   const code = (failure as { code?: unknown }).code;
+  if (code === '08P01') return poolerLostItsServer.test(failure.message);
   if (typeof code === 'string') return networkCodes.has(code) || passingSqlStates.has(code);
   return /Connection terminated|Client has encountered a connection error/i.test(failure.message);
 }
