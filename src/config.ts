@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { configSchema } from './configSchema.js';
-import type { DatabaseOptions, ReplicaState } from './db/index.js';
+import type { DatabaseOptions, ReplicaState, RideThroughReport } from './db/index.js';
 import { configNames, validate as validateConfig } from './generated/configValidator.js';
 import { trustProxyProblem } from './http/plugins/trustProxy.js';
 
@@ -75,6 +75,8 @@ export interface DatabaseHooks {
   onPoolError?: (error: Error) => void;
   /** A replica changed state (reachable, lagging, ...). */
   onReplicaChange?: (state: ReplicaState, reads: 'replicas' | 'primary') => void;
+  /** A transaction or a read was tried again through a short outage of the primary (a switchover). */
+  onRideThrough?: (report: RideThroughReport) => void;
 }
 
 type DatabaseSettings = Pick<
@@ -123,6 +125,7 @@ export function databaseOptionsOf(config: DatabaseSettings, hooks: DatabaseHooks
         }
       : {}),
     ...(hooks.onPoolError ? { onPoolError: hooks.onPoolError } : {}),
+    ...(hooks.onRideThrough ? { onRideThrough: hooks.onRideThrough } : {}),
   };
 }
 

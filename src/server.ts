@@ -24,7 +24,7 @@ import { SchemaOutdatedError } from './db/migrations.js';
 import { isMainModule } from './entryPoint.js';
 import type { LogStream } from './http/plugins/logging.js';
 import { exposeMetrics } from './observability/exposeMetrics.js';
-import { createMetrics, noMetrics } from './observability/metrics.js';
+import { createMetrics, noMetrics, type ServiceMetrics } from './observability/metrics.js';
 import type { MetricsServer } from './observability/metricsServer.js';
 import { startTracingIfRequested, type Tracing } from './observability/tracingSwitch.js';
 import { apiBasePath } from './openapi/document.js';
@@ -241,6 +241,8 @@ export async function startServer(
   const tracing = await startTracingOrFail(process.env);
   // The app's logger, once the app exists (the pool is lazy: no errors before).
   const logger: { current?: FastifyBaseLogger } = {};
+  // The metrics, once they exist (after the database is opened; no transaction runs before).
+  let metrics: ServiceMetrics = noMetrics;
   const hooks: DatabaseHooks = {
     onPoolError(error) {
       logger.current?.warn({ reason: error.message }, 'database pool error');
@@ -251,6 +253,13 @@ export async function startServer(
         { replica: state.replica, reads },
         `replica ${state.replica}: ${state.state}; reads use the ${reads === 'replicas' ? 'replicas' : 'primary'}`,
       );
+    },
+    onRideThrough(report) {
+      metrics.databaseRideThrough(report.outcome);
+      const fields = { reason: report.reason, attempts: report.attempts, durationMs: report.durationMs };
+      if (report.outcome === 'succeeded')
+        logger.current?.info(fields, 'database work tried again through a short outage: succeeded');
+      else logger.current?.warn(fields, 'database work tried again through a short outage: gave up (503)');
     },
   };
   const opened = await openOrFail(config, hooks, options.minFreeMb);
@@ -268,7 +277,7 @@ export async function startServer(
   });
   const attached: Attached = { metricsServer: undefined, tracing };
   const metricsPort = metricsPortOf(config);
-  const metrics = metricsPort === undefined ? noMetrics : createMetrics();
+  metrics = metricsPort === undefined ? noMetrics : createMetrics();
   const app = await buildApp(config, {
     db: tracing ? tracing.traceDatabase(db) : db,
     databaseReady,

@@ -23,6 +23,7 @@ t.test('an outage is reported once when it starts and once when it ends', async 
       replica: () => undefined,
       readStatus: () => ({ reads: 'primary', replicas: [] }),
       poolStatus: () => undefined,
+      read: (read) => read(),
       cancelInFlight: () => Promise.resolve(0),
       close: () => Promise.resolve(),
     },

@@ -8,6 +8,7 @@ import {
   isAlive,
   ownedFolder,
   runChecked,
+  runCheckedAsync,
   serviceAccount,
   signal,
   spawnLogged,
@@ -280,7 +281,12 @@ export async function startFailoverCluster(options: ClusterOptions): Promise<Fai
         });
       },
       async switchover() {
-        autoctl(['perform', 'switchover', '--pgdata', monitorData, '--formation', formation], 120_000);
+        // Not autoctl (spawnSync): the caller's clients keep running while pg_autoctl waits for the new primary.
+        await runCheckedAsync(
+          pgAutoctlBin,
+          ['perform', 'switchover', '--pgdata', monitorData, '--formation', formation],
+          { account, env, cwd: folder, timeoutMs: 120_000 },
+        );
       },
       processes: () => [
         { name: 'pg-monitor', pid: monitor.pid, port: monitorPort, logFile: monitor.logFile },

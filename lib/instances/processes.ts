@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
@@ -286,4 +286,36 @@ export function runChecked(
     );
   }
   return result.stdout;
+}
+
+/**
+ * runChecked without blocking: the event loop keeps running while the
+ * command does, so clients in this process (a drill's) go on sending and
+ * timing their requests. runChecked's spawnSync froze them for the whole
+ * of a `pg_autoctl perform switchover`, which the drill then counted as
+ * write gap.
+ */
+export function runCheckedAsync(
+  command: string,
+  args: string[],
+  options: { account?: Account | undefined; env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      command,
+      args,
+      {
+        encoding: 'utf8',
+        cwd: options.cwd,
+        env: options.env ?? process.env,
+        timeout: options.timeoutMs ?? 120_000,
+        ...(options.account ? { uid: options.account.uid, gid: options.account.gid } : {}),
+      },
+      (error, stdout, stderr) => {
+        if (error)
+          reject(new Error(`${command} ${args.join(' ')}: ${error.message}\n${`${stdout}\n${stderr}`.trim()}`));
+        else resolve(stdout);
+      },
+    );
+  });
 }

@@ -78,6 +78,7 @@ export async function openEmbedded(options: EmbeddedOptions): Promise<Database> 
       readStatus: () => ({ reads: 'primary', replicas: [] }),
       poolStatus: () => undefined,
       // Statements run in this process and end with it.
+      read: (read) => read(),
       cancelInFlight: () => Promise.resolve(0),
       async close() {
         try {

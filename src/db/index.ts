@@ -12,6 +12,7 @@ export type {
   ReplicaOptions,
   ReplicaState,
 } from './types.js';
+export type { RideThroughReport } from './rideThrough.js';
 export { ReadOnlyDatabaseError, readOnlyReason } from './replication.js';
 export { DiskFullError } from './diskSpace.js';
 export { DatabaseUnavailableError } from './types.js';

@@ -102,10 +102,12 @@ export async function selectPetsByIds(
  * client reads back the pet it has just created whichever instance (and
  * replica) answers, without the replica having replayed it yet.
  */
-export async function readPetById(db: Database, id: number): Promise<PetRecord | undefined> {
-  const replica = db.replica();
-  const fromReplica = replica && (await findPetById(replica, id));
-  return fromReplica ?? findPetById(db, id);
+export function readPetById(db: Database, id: number): Promise<PetRecord | undefined> {
+  return db.read(async () => {
+    const replica = db.replica();
+    const fromReplica = replica && (await findPetById(replica, id));
+    return fromReplica ?? findPetById(db, id);
+  });
 }
 
 /**
@@ -113,8 +115,8 @@ export async function readPetById(db: Database, id: number): Promise<PetRecord |
  * may lack pets created in the last moments (at most the replica lag bound
  * allowed, else reads go to the primary).
  */
-export async function readPetPage(db: Database, query: PetPageQuery): Promise<PetRecord[]> {
-  return selectPetPage(db.replica() ?? db, query);
+export function readPetPage(db: Database, query: PetPageQuery): Promise<PetRecord[]> {
+  return db.read(() => selectPetPage(db.replica() ?? db, query));
 }
 
 /**
@@ -127,7 +129,9 @@ export async function readPetsByIds(
   ids: readonly number[],
   status: PetStatus | undefined,
 ): Promise<PetRecord[]> {
-  const replica = db.replica();
-  const fromReplica = replica && (await selectPetsByIds(replica, ids, status));
-  return fromReplica && fromReplica.length === ids.length ? fromReplica : selectPetsByIds(db, ids, status);
+  return db.read(async () => {
+    const replica = db.replica();
+    const fromReplica = replica && (await selectPetsByIds(replica, ids, status));
+    return fromReplica && fromReplica.length === ids.length ? fromReplica : selectPetsByIds(db, ids, status);
+  });
 }

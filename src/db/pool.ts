@@ -143,7 +143,7 @@ function ignoreLateAnswer(): void {
  * emits 'error', which without a listener would end the process; the pool
  * listens only while the client is idle. (pg-pool's own query() does the same.)
  */
-function ignoreDroppedConnection(): void {
+export function ignoreDroppedConnection(): void {
   // The failed statement reports it.
 }
 
@@ -206,43 +206,6 @@ export function queryableOf(source: pg.Pool | pg.PoolClient, settings: Statement
     // No values: the simple protocol, which runs several statements.
     execScript: (sql: string) => run({ text: sql }, []).then(ignoreResult, translate),
   };
-}
-
-/** BEGIN, work, COMMIT on one connection; ROLLBACK on failure. */
-export async function runTransaction<T>(
-  pool: pg.Pool,
-  settings: StatementSettings,
-  work: (tx: Queryable) => Promise<T>,
-): Promise<T> {
-  let client: pg.PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    return translate(error);
-  }
-  client.on('error', ignoreDroppedConnection);
-  let broken = false;
-  const tx = queryableOf(client, settings);
-  try {
-    await tx.execScript('BEGIN');
-    const result = await work(tx);
-    await tx.execScript('COMMIT');
-    return result;
-  } catch (error) {
-    // A connection that failed or timed out is in no known state: closing it
-    // rolls the transaction back on the server.
-    broken = unavailabilityReason(error) !== undefined;
-    if (!broken) {
-      await tx.execScript('ROLLBACK').catch(() => {
-        broken = true;
-      });
-    }
-    return translate(error);
-  } finally {
-    // A connection that failed mid-transaction is not given back to the pool.
-    client.removeListener('error', ignoreDroppedConnection);
-    client.release(broken);
-  }
 }
 
 /** host:port/database of a connection string, for logs and /readyz (never its credentials). */

@@ -1,7 +1,10 @@
 import pg from 'pg';
-import { createPool, queryableOf, runTransaction, statementSettingsOf } from './pool.js';
+import { createPool, queryableOf, statementSettingsOf } from './pool.js';
 import { openReplicaSet } from './replicas.js';
+import { rideThrough, rideThroughBudgetMs, type RideThroughSettings } from './rideThrough.js';
+import { runTransaction } from './transaction.js';
 import type { Database, PostgresOptions } from './types.js';
+import { passesSoon } from './unavailable.js';
 
 /**
  * Ends the sessions of every checked-out connection, from a separate
@@ -38,12 +41,20 @@ export function openPostgres(options: PostgresOptions): Database {
   pool.on('release', (_error, client) => checkedOut.delete(client));
   pool.on('remove', (client) => checkedOut.delete(client));
   const root = queryableOf(pool, statements);
+  // Off once shutdown cancels the work in flight: a cancelled write must not be run again.
+  let riding = true;
+  const rideThroughSettings: RideThroughSettings = {
+    budgetMs: rideThroughBudgetMs,
+    active: () => riding,
+    onRideThrough: options.onRideThrough,
+  };
   const replicas =
     options.replicas && options.replicas.urls.length > 0 ? openReplicaSet(root, options.replicas, options) : undefined;
   return {
     kind: 'postgres',
     ...root,
-    transaction: (work) => runTransaction(pool, statements, work),
+    transaction: (work) => runTransaction(pool, statements, rideThroughSettings, work),
+    read: (read) => rideThrough(rideThroughSettings, read, passesSoon),
     replica: () => replicas?.pick(),
     readStatus: () => replicas?.status() ?? { reads: 'primary', replicas: [] },
     poolStatus: () => ({
@@ -56,8 +67,12 @@ export function openPostgres(options: PostgresOptions): Database {
     // the pooler's own, not the server's: terminating them could end another
     // client's session. The pooler rolls back a transaction whose client
     // goes away, which closing the connections does.
-    cancelInFlight: () => (named ? cancelInFlight(options.url, checkedOut) : Promise.resolve(0)),
+    cancelInFlight: () => {
+      riding = false;
+      return named ? cancelInFlight(options.url, checkedOut) : Promise.resolve(0);
+    },
     async close() {
+      riding = false;
       await replicas?.close();
       await pool.end();
     },

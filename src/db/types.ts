@@ -1,3 +1,5 @@
+import type { RideThroughReport } from './rideThrough.js';
+
 /**
  * A parameterized statement. A name lets PostgreSQL prepare it once per
  * connection and, after a few runs, reuse one generic plan for every
@@ -24,6 +26,12 @@ export interface Queryable {
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'embedded';
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs read (statements that change nothing) and, on PostgreSQL, runs it
+   * again through a short outage (rideThrough.ts): unlike a write, a read may
+   * be run again whatever became of the first attempt.
+   */
+  read<T>(read: () => Promise<T>): Promise<T>;
   /**
    * A replica to read from (the next healthy one on each call), or undefined
    * when reads must go to this database. A read that fails on the replica
@@ -113,6 +121,8 @@ export interface PostgresOptions {
   idleTimeoutMs?: number;
   /** Called when an idle pooled connection fails (the pool replaces it). */
   onPoolError?: (error: Error) => void;
+  /** Called once per transaction or read tried again through a short outage (rideThrough.ts), when it ends. */
+  onRideThrough?: (report: RideThroughReport) => void;
 }
 
 /** The embedded database (PGlite), its files in one folder. */

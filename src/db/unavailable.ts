@@ -57,6 +57,38 @@ export function unavailabilityReason(error: unknown): string | undefined {
   return reasonByMessage.find(([pattern]) => pattern.test(error.message))?.[1];
 }
 
+/**
+ * SQLSTATEs of an outage that a failover or a switchover causes and ends
+ * within seconds: the connection failed or was refused, the server is
+ * shutting down, crashed or starting, or it is not (yet) the writable
+ * primary. Not "too many connections" (53300): that is load, which retries
+ * would add to.
+ */
+const passingSqlStates = new Set(['08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03', '25006']);
+
+/**
+ * PgBouncer says 08P01 for all its refusals; those that pass with a
+ * switchover are about its server (down, or its connection lost). Its
+ * limits (max_client_conn, query_wait_timeout, query_timeout) are load or
+ * a wait that already took its bound.
+ */
+const poolerLostItsServer = /cannot connect to server|server conn crashed|server login has been failing/i;
+
+/**
+ * Whether error is an outage that passes within seconds (see
+ * passingSqlStates), as opposed to one that lasts (a full disk, a pooler
+ * that needs unnamed statements) or a wait that already took its bound (the
+ * query or acquire timeout): the first is worth a retry soon, the others not.
+ */
+export function passesSoon(error: unknown): boolean {
+  const failure = error instanceof DatabaseUnavailableError ? error.cause : error;
+  if (!(failure instanceof Error)) return false;
+  const code = (failure as { code?: unknown }).code;
+  if (code === '08P01') return poolerLostItsServer.test(failure.message);
+  if (typeof code === 'string') return networkCodes.has(code) || passingSqlStates.has(code);
+  return /Connection terminated|Client has encountered a connection error/i.test(failure.message);
+}
+
 /** Rethrows error as a DatabaseUnavailableError when it is one, else as it is. */
 export function translate(error: unknown): never {
   const reason = unavailabilityReason(error);

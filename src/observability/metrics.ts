@@ -25,6 +25,8 @@ export interface ServiceMetrics {
   idempotentReplay: () => void;
   serverError: (statusCode: number, code: string) => void;
   loadShed: (reason: string) => void;
+  /** A database transaction or read was tried again through a short outage, and how that ended. */
+  databaseRideThrough: (outcome: 'succeeded' | 'gave up') => void;
   /** Reads the pool at scrape time (nothing per request). */
   watchPool: (stats: () => PoolStatus | undefined) => void;
   /** Asks whether the service is ready at scrape time. */
@@ -46,6 +48,7 @@ export const noMetrics: ServiceMetrics = {
   idempotentReplay: ignore,
   serverError: ignore,
   loadShed: ignore,
+  databaseRideThrough: ignore,
   watchPool: ignore,
   watchReadiness: ignore,
 };
@@ -94,6 +97,15 @@ export function createMetrics(): ServiceMetrics {
     name: 'pets_load_shed_requests_total',
     help: 'API requests answered 503 by load shedding, by the threshold passed (eventLoopDelay, eventLoopUtilization, heapUsedBytes).',
     labelNames: ['reason'] as const,
+    registers,
+  });
+
+  const rideThroughs = new Counter({
+    name: 'pets_db_ride_throughs_total',
+    help:
+      'Database transactions and reads tried again on a fresh connection after an outage that left them ' +
+      'undone (a switchover), by outcome: succeeded, or gave up (answered 503).',
+    labelNames: ['outcome'] as const,
     registers,
   });
 
@@ -155,6 +167,9 @@ export function createMetrics(): ServiceMetrics {
     },
     loadShed: (reason) => {
       shed.labels({ reason }).inc();
+    },
+    databaseRideThrough: (outcome) => {
+      rideThroughs.labels({ outcome: outcome === 'succeeded' ? 'succeeded' : 'gave_up' }).inc();
     },
     watchPool: (stats) => {
       poolStatus = stats;

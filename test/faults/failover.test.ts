@@ -1,8 +1,7 @@
-import { once } from 'node:events';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import t from 'tap';
 import { startReplica, waitForReplay, waitUntil } from '../../lib/instances/index.js';
 import { auth, call, createPet, listAll, privatePostgres, serve, type Answer } from './harness.js';
+import { faultyProxy, viaProxy } from './proxy.js';
 
 /**
  * What the service does while its primary fails over, against a private
@@ -142,70 +141,12 @@ t.test('the primary gone while a replica streams: reads go on, /readyz stays rea
   t.match(ready.body, { status: 'ready', writes: 'unavailable', reads: 'replicas' });
 });
 
-/**
- * A TCP proxy to PostgreSQL that, once armed, lets the next COMMIT through
- * and cuts the connection instead of forwarding the server's answer: the
- * transaction is committed, and the service never learns it.
- */
-async function commitAnswerDropper(targetPort: number) {
-  // A simple-protocol Query message: 'Q', its length (4 + 7), "COMMIT\0".
-  const commitMessage = Buffer.concat([Buffer.from('Q'), Buffer.from([0, 0, 0, 11]), Buffer.from('COMMIT\0')]);
-  let armed = false;
-  let dropped = 0;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-    }
-    let commitSent = false;
-    client.on('data', (chunk: Buffer) => {
-      if (armed && chunk.includes(commitMessage)) {
-        armed = false;
-        commitSent = true;
-      }
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk: Buffer) => {
-      if (commitSent) {
-        dropped += 1;
-        client.destroy();
-        upstream.destroy();
-        return;
-      }
-      client.write(chunk);
-    });
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('proxy has no TCP address');
-  return {
-    port: address.port,
-    arm: () => (armed = true),
-    dropped: () => dropped,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => {
-          resolve();
-        });
-      }),
-  };
-}
-
 t.test('createPet whose COMMIT acknowledgement is lost: retried with its key, one pet', async (t) => {
   const { pg, url } = await privatePostgres(t);
-  const proxy = await commitAnswerDropper(pg.port);
+  const proxy = await faultyProxy(pg.port);
   t.teardown(proxy.close);
-  const viaProxy = new URL(url);
-  viaProxy.port = String(proxy.port);
   const server = await serve(t, {
-    DATABASE_URL: viaProxy.toString(),
+    DATABASE_URL: viaProxy(url, proxy),
     DATABASE_DIRECT_URL: url,
     MIGRATE_ON_START: 'true',
   });
@@ -215,6 +156,7 @@ t.test('createPet whose COMMIT acknowledgement is lost: retried with its key, on
   proxy.arm();
   const first = await post(server.api, name, key);
   t.equal(proxy.dropped(), 1, 'the COMMIT went through and its answer was dropped');
+  // The service does not run it again itself (its outcome is unknown): the first answer is this 503.
   t.ok(isRetryable503(first), `the client got a 503 Error object: ${first.status} ${JSON.stringify(first.body)}`);
   t.ok(Number(first.headers.get('retry-after')) > 0, 'with Retry-After');
 

@@ -60,6 +60,7 @@ export const noDatabase: Database = {
   replica: () => undefined,
   readStatus: () => ({ reads: 'primary', replicas: [] }),
   poolStatus: () => undefined,
+  read: (read) => read(),
   cancelInFlight: () => Promise.resolve(0),
   close: () => Promise.resolve(),
 };
