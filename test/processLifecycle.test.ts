@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import t, { type Test } from 'tap';
 import { openBackend, postgresUnavailableReason } from './helpers/databases.js';
-import { repoRoot } from './helpers/processes.js';
+import { repoRoot, testNodeFlags } from './helpers/processes.js';
 
 interface LogLine {
   level: number;
@@ -20,7 +20,7 @@ async function startProcess(t: Test, env: Record<string, string> = {}) {
   t.teardown(() => opened.close().catch(() => undefined));
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--import', './test/fixtures/process/faultOnStdin.ts', 'src/server.ts'],
+    ['--import', 'tsx', ...testNodeFlags, '--import', './test/fixtures/process/faultOnStdin.ts', 'src/server.ts'],
     {
       cwd: repoRoot,
       env: {

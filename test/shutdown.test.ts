@@ -7,6 +7,7 @@ import { generateApiKey } from '../src/auth/keys.js';
 import { lockDataDir } from '../src/db/dataDirLock.js';
 import { forEachBackend } from './helpers/app.js';
 import { openBackend, postgresUnavailableReason } from './helpers/databases.js';
+import { testNodeFlags } from './helpers/processes.js';
 
 interface LogLine {
   msg?: string;
@@ -15,7 +16,7 @@ interface LogLine {
 
 /** The server as production runs it, in its own process; log lines are awaited by message. */
 function startServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...testNodeFlags, 'src/server.ts'], {
     env: {
       PATH: process.env['PATH'] ?? '',
       HOST: '127.0.0.1',

@@ -14,7 +14,7 @@ async function create(ctx: TestApp, name: string): Promise<{ id: number }> {
   return res.json<{ id: number }>();
 }
 
-await forEachBackend(t, async (t, backend) => {
+void forEachBackend(t, async (t, backend) => {
   const ctx = await startTestApp(t, backend, { RATE_LIMIT_MAX: 1000 });
   const pet = await create(ctx, 'Tagged');
 

@@ -22,7 +22,7 @@ async function countNamed(ctx: TestApp, name: string): Promise<number> {
   return Number(rows[0]?.count);
 }
 
-await forEachBackend(t, async (t, backend) => {
+void forEachBackend(t, async (t, backend) => {
   const ctx = await startTestApp(t, backend);
 
   await t.test('a retry with the same key and body replays the first answer; one pet', async (t) => {

@@ -78,7 +78,7 @@ export interface LineFormat {
 /**
  * The request line pino would write through the request's child logger,
  * formatted here as one template: the same keys in the same order, the
- * same values (test/requestLines.test.ts compares the two). Strings from
+ * same values (test/http/requestLines.test.ts compares the two). Strings from
  * the client go through JSON.stringify as pino's do; the route and method
  * are the route's own.
  */

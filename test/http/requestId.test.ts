@@ -1,6 +1,6 @@
 import t from 'tap';
-import { startTestApp } from './helpers/app.js';
-import { matchesDeclaredHeader } from './helpers/contract.js';
+import { startTestApp } from '../helpers/app.js';
+import { matchesDeclaredHeader } from '../helpers/contract.js';
 
 t.test('X-Request-Id is echoed when valid and generated otherwise', async (t) => {
   const { app, auth } = await startTestApp(t, 'embedded');

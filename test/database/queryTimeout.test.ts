@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
-import { DatabaseUnavailableError, openDatabase, type Database } from '../src/db/index.js';
-import { createScratchPostgres, postgresUnavailableReason } from './helpers/databases.js';
+import { DatabaseUnavailableError, openDatabase, type Database } from '../../src/db/index.js';
+import { createScratchPostgres, postgresUnavailableReason } from '../helpers/databases.js';
 
 // queryTimeoutMs bounds each statement's answer, on the pool and
 // inside a transaction; a late connection is dropped, never reused.

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startTestApp } from './helpers/app.js';
+import { startTestApp } from '../helpers/app.js';
 
 t.test('draining: not ready, still serving, every answer closes its connection', async (t) => {
   const { app, auth } = await startTestApp(t, 'embedded');

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startTestApp } from './helpers/app.js';
+import { startTestApp } from '../helpers/app.js';
 
 const allowed = 'https://shop.example.com';
 const preflight = (origin: string, extra: Record<string, string> = {}) => ({

@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap';
-import { hashApiKey } from '../src/auth/keys.js';
-import { openDatabase, type Database } from '../src/db/index.js';
-import { loadMigrations, migrate } from '../src/db/migrations.js';
-import { createScratchPostgres, postgresUnavailableReason, unmigratedDataDir } from './helpers/databases.js';
+import { hashApiKey } from '../../src/auth/keys.js';
+import { openDatabase, type Database } from '../../src/db/index.js';
+import { loadMigrations, migrate } from '../../src/db/migrations.js';
+import { createScratchPostgres, postgresUnavailableReason, unmigratedDataDir } from '../helpers/databases.js';
 
 const oldKey = 'pets_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG';
 

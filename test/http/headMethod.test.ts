@@ -1,12 +1,12 @@
 import t from 'tap';
-import { buildApp } from '../src/app.js';
-import { generateApiKey, toStoredKey } from '../src/auth/keys.js';
-import { insertApiKey } from '../src/db/apiKeys.js';
-import type { Database } from '../src/db/index.js';
-import { testConfig, testLimits } from './helpers/app.js';
-import { openBackend } from './helpers/databases.js';
-import { allowList } from './helpers/methods.js';
-import { basePath, loadContract } from '../lib/contract/spec.js';
+import { buildApp } from '../../src/app.js';
+import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
+import { insertApiKey } from '../../src/db/apiKeys.js';
+import type { Database } from '../../src/db/index.js';
+import { testConfig, testLimits } from '../helpers/app.js';
+import { openBackend } from '../helpers/databases.js';
+import { allowList } from '../helpers/methods.js';
+import { basePath, loadContract } from '../../lib/contract/spec.js';
 
 const { document, operations } = loadContract();
 

@@ -3,11 +3,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { parse } from 'yaml';
-import { listOperations, loadOpenApiDocument, parametersOf } from '../src/openapi/document.js';
-import { specPath } from '../src/openapi/files.js';
-import { startAppWithoutDatabase, startTestApp } from './helpers/app.js';
-import { BrowserPage, chromiumFlags, chromiumPath } from './helpers/browser.js';
-import { scratchDir } from './helpers/scratchSpace.js';
+import { listOperations, loadOpenApiDocument, parametersOf } from '../../src/openapi/document.js';
+import { specPath } from '../../src/openapi/files.js';
+import { startAppWithoutDatabase, startTestApp } from '../helpers/app.js';
+import { BrowserPage, chromiumFlags, chromiumPath } from '../helpers/browser.js';
+import { scratchDir } from '../helpers/scratchSpace.js';
 
 const checkedIn = parse(readFileSync(specPath, 'utf8')) as unknown;
 const chromium = chromiumPath;

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { parse } from 'yaml';
-import { configValidatorSource } from '../scripts/configValidatorSource.js';
-import { computeRouteTable } from '../src/http/contract/routeTable.js';
-import { listOperations, type OpenApiDocument, type RouteEntry } from '../src/openapi/document.js';
-import { generatedRoutesPath, generatedSpecPath, specPath } from '../src/openapi/files.js';
+import { configValidatorSource } from '../../scripts/configValidatorSource.js';
+import { computeRouteTable } from '../../src/http/contract/routeTable.js';
+import { listOperations, type OpenApiDocument, type RouteEntry } from '../../src/openapi/document.js';
+import { generatedRoutesPath, generatedSpecPath, specPath } from '../../src/openapi/files.js';
 
 // The server reads these instead of openapi.yaml; after editing the spec, `npm run generate` rewrites them.
 const spec = parse(readFileSync(specPath, 'utf8')) as OpenApiDocument;
@@ -27,6 +27,6 @@ t.test('src/generated/routes.json is the route table fastify-openapi-glue derive
 });
 
 t.test('src/generated/configValidator.js is what src/configSchema.ts compiles to', async (t) => {
-  const generated = readFileSync(new URL('../src/generated/configValidator.js', import.meta.url), 'utf8');
+  const generated = readFileSync(new URL('../../src/generated/configValidator.js', import.meta.url), 'utf8');
   t.equal(generated, configValidatorSource(), "configValidator.js is stale: run 'npm run generate' and commit it");
 });

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { buildApp } from '../src/app.js';
-import { DatabaseUnavailableError, openDatabase, trackAvailability } from '../src/db/index.js';
-import { testConfig, testLimits } from './helpers/app.js';
-import { createScratchPostgres, postgresUnavailableReason } from './helpers/databases.js';
+import { buildApp } from '../../src/app.js';
+import { DatabaseUnavailableError, openDatabase, trackAvailability } from '../../src/db/index.js';
+import { testConfig, testLimits } from '../helpers/app.js';
+import { createScratchPostgres, postgresUnavailableReason } from '../helpers/databases.js';
 
 const noPostgres = await postgresUnavailableReason();
 
@@ -84,7 +84,7 @@ t.test('idle pooled connections go back to the server', { skip: noPostgres ?? fa
     await db.close();
     await scratch.drop();
   });
-  const { migrate } = await import('../src/db/migrations.js');
+  const { migrate } = await import('../../src/db/migrations.js');
   await migrate(db);
   const app = await buildApp(testConfig, { db, logger: false, limits: testLimits });
   t.teardown(() => app.close());

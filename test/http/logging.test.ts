@@ -1,11 +1,11 @@
 import Fastify from 'fastify';
 import t from 'tap';
-import { buildApp } from '../src/app.js';
-import { generateApiKey, toStoredKey } from '../src/auth/keys.js';
-import { insertApiKey } from '../src/db/apiKeys.js';
-import { loggerOptions, stdoutIsTerminal } from '../src/http/plugins/logging.js';
-import { testConfig, testLimits } from './helpers/app.js';
-import { openBackend } from './helpers/databases.js';
+import { buildApp } from '../../src/app.js';
+import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
+import { insertApiKey } from '../../src/db/apiKeys.js';
+import { loggerOptions, stdoutIsTerminal } from '../../src/http/plugins/logging.js';
+import { testConfig, testLimits } from '../helpers/app.js';
+import { openBackend } from '../helpers/databases.js';
 
 t.test('one JSON line per request, and never a key', async (t) => {
   const opened = await openBackend('embedded');

@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import t from 'tap';
-import { afterResponse, pipeline, routeOf, type Step } from '../src/http/pipeline.js';
+import { afterResponse, pipeline, routeOf, type Step } from '../../src/http/pipeline.js';
 
 /** A fastify app whose one onRequest hook runs these steps before GET /things/:id answers 200. */
 async function appWith(steps: Step[]) {

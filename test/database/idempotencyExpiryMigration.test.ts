@@ -1,7 +1,7 @@
 import t from 'tap';
-import { openDatabase } from '../src/db/index.js';
-import { loadMigrations, migrate } from '../src/db/migrations.js';
-import { createScratchPostgres, postgresUnavailableReason } from './helpers/databases.js';
+import { openDatabase } from '../../src/db/index.js';
+import { loadMigrations, migrate } from '../../src/db/migrations.js';
+import { createScratchPostgres, postgresUnavailableReason } from '../helpers/databases.js';
 
 // The embedded database runs the same SQL when its test template is built
 // (on an empty table); rows already stored are what only an upgrade meets.

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { loadOpenApiDocument, listOperations } from '../src/openapi/document.js';
-import { deprecationHeadersOf, withDeprecationLink } from '../src/http/contract/deprecation.js';
-import { forEachBackend, startTestApp } from './helpers/app.js';
-import { matchesDeclaredHeader } from './helpers/contract.js';
+import { loadOpenApiDocument, listOperations } from '../../src/openapi/document.js';
+import { deprecationHeadersOf, withDeprecationLink } from '../../src/http/contract/deprecation.js';
+import { forEachBackend, startTestApp } from '../helpers/app.js';
+import { matchesDeclaredHeader } from '../helpers/contract.js';
 
 const getPetSpec = listOperations(loadOpenApiDocument()).find(
   (entry) => entry.operation.operationId === 'getPet',

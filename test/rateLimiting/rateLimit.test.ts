@@ -1,11 +1,11 @@
 import { randomInt } from 'node:crypto';
 import { Redis } from 'ioredis';
 import t from 'tap';
-import { buildApp } from '../src/app.js';
-import { generateApiKey, toStoredKey } from '../src/auth/keys.js';
-import { insertApiKey } from '../src/db/apiKeys.js';
-import { startTestApp, testConfig, testLimits } from './helpers/app.js';
-import { matchesDeclaredHeader } from './helpers/contract.js';
+import { buildApp } from '../../src/app.js';
+import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
+import { insertApiKey } from '../../src/db/apiKeys.js';
+import { startTestApp, testConfig, testLimits } from '../helpers/app.js';
+import { matchesDeclaredHeader } from '../helpers/contract.js';
 
 const redisUrl = process.env['TEST_REDIS_URL'] || 'redis://127.0.0.1:6379';
 

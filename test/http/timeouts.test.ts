@@ -1,7 +1,7 @@
 import t from 'tap';
-import { loadConfig, ConfigError } from '../src/config.js';
-import { httpLimits } from '../src/http/limits.js';
-import { startTestApp } from './helpers/app.js';
+import { loadConfig, ConfigError } from '../../src/config.js';
+import { httpLimits } from '../../src/http/limits.js';
+import { startTestApp } from '../helpers/app.js';
 
 t.test('server timeouts come from the fixed limits and KEEP_ALIVE_TIMEOUT_MS', async (t) => {
   const { app } = await startTestApp(t, 'embedded', { KEEP_ALIVE_TIMEOUT_MS: 65000 });

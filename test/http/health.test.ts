@@ -1,10 +1,10 @@
 import t from 'tap';
-import { buildApp } from '../src/app.js';
-import { openDatabase } from '../src/db/index.js';
-import { migrate } from '../src/db/migrations.js';
-import { startTestApp, testConfig, testLimits } from './helpers/app.js';
-import { createScratchPostgres, postgresUnavailableReason } from './helpers/databases.js';
-import { TcpProxy } from './helpers/tcpProxy.js';
+import { buildApp } from '../../src/app.js';
+import { openDatabase } from '../../src/db/index.js';
+import { migrate } from '../../src/db/migrations.js';
+import { startTestApp, testConfig, testLimits } from '../helpers/app.js';
+import { createScratchPostgres, postgresUnavailableReason } from '../helpers/databases.js';
+import { TcpProxy } from '../helpers/tcpProxy.js';
 
 t.test('probes need no key and are outside the contract', async (t) => {
   const { app } = await startTestApp(t, 'embedded');

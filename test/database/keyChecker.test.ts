@@ -1,9 +1,9 @@
 import t from 'tap';
-import { createKeyChecker } from '../src/auth/keyChecker.js';
-import { generateApiKey, toStoredKey } from '../src/auth/keys.js';
-import { insertApiKey } from '../src/db/apiKeys.js';
-import { DatabaseUnavailableError, type Queryable } from '../src/db/index.js';
-import { openBackend } from './helpers/databases.js';
+import { createKeyChecker } from '../../src/auth/keyChecker.js';
+import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
+import { insertApiKey } from '../../src/db/apiKeys.js';
+import { DatabaseUnavailableError, type Queryable } from '../../src/db/index.js';
+import { openBackend } from '../helpers/databases.js';
 
 t.test('accepted and refused keys are remembered for cacheSeconds', async (t) => {
   const { db, close } = await openBackend('embedded');

@@ -1,0 +1,5 @@
+import { runTestFilesOf } from './helpers/oneProcess.js';
+
+// The files of test/consumers/ run in this one process (see runTestFilesOf); package.json's tap config
+// leaves them out of the suite's own list.
+runTestFilesOf(new URL('./consumers/', import.meta.url));
