@@ -31,25 +31,25 @@ const patches: [string, string | RegExp, string][] = [
     '[lines.record, recordDuration]',
     "[__timed('log line', lines.record), __timed('duration metric', recordDuration)]",
   ],
-  ['http/contract/glue.js', 'onSend: conditionalGetHook', "onSend: __timed('ETag', conditionalGetHook)"],
-  ['http/contract/glue.js', /handler: (toRouteHandler\([^)]*\))/, "handler: __timed('handler (until it waits)', $1)"],
+  ['http/operations/glue.js', 'onSend: conditionalGetHook', "onSend: __timed('ETag', conditionalGetHook)"],
+  ['http/operations/glue.js', /handler: (toRouteHandler\([^)]*\))/, "handler: __timed('handler (until it waits)', $1)"],
   [
-    'http/contract/serialization.js',
+    'http/operations/serialization.js',
     'return (document) => serializer()(document);',
     "return __timed('serialization', (document) => serializer()(document));",
   ],
   [
-    'http/contract/validation.js',
+    'http/operations/validation.js',
     'return (data) => {\n            const notFound',
     "return __timed('request validation', (data) => {\n            const notFound",
   ],
   [
-    'http/contract/validation.js',
+    'http/operations/validation.js',
     'validation: validate.errors }) };\n        };',
     'validation: validate.errors }) };\n        });',
   ],
-  ['http/contract/validation.js', 'return validateBody;', "return __timed('request validation', validateBody);"],
-  ['http/contract/responseAjv.js', 'return validate;', "return __timed('response validation', validate);"],
+  ['http/operations/validation.js', 'return validateBody;', "return __timed('request validation', validateBody);"],
+  ['http/operations/responseAjv.js', 'return validate;', "return __timed('response validation', validate);"],
 ];
 
 function instrument(): void {

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { startPostgres, startReplica, waitForReplay, waitUntil } from '../lib/instances/index.js';
 import { buildApp } from '../src/app.js';
 import { generateApiKey, toStoredKey } from '../src/auth/keys.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/load.js';
 import { insertApiKey } from '../src/db/apiKeys.js';
 import { openDatabase, type Database } from '../src/db/index.js';
 import { migrate } from '../src/db/migrations.js';

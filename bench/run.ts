@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/load.js';
 import { listStatements } from '../src/db/pets.js';
-import { entityTagOf } from '../src/http/contract/conditional.js';
+import { entityTagOf } from '../src/http/operations/conditional.js';
 import {
   baselineSpec,
   coreCount,

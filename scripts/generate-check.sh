@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fails when src/generated (api.ts, openapi.json, routes.json) is not what openapi.yaml generates now,
-# or configValidator.js is not what src/configSchema.ts compiles to, or docs/configuration.md is not
+# or configValidator.js is not what src/config/schema.ts compiles to, or docs/configuration.md is not
 # the reference its descriptions make, or the TypeScript client's types, version and error table are not
 # what openapi.yaml makes (clients/typescript).
 set -euo pipefail
@@ -20,17 +20,17 @@ if ! diff -u src/generated/api.ts "$fresh" >&2; then
   echo "src/generated/api.ts is out of step with openapi.yaml: run 'npm run generate' and commit the result." >&2
   exit 1
 fi
-npx --no-install tsx scripts/generate-spec.ts "$freshSpec" "$freshRoutes"
-npx --no-install tsx scripts/generate-config.ts "$freshConfig" "$freshReference"
+npx --no-install tsx generators/spec.ts "$freshSpec" "$freshRoutes"
+npx --no-install tsx generators/config.ts "$freshConfig" "$freshReference"
 for pair in "openapi.json:$freshSpec" "routes.json:$freshRoutes" "configValidator.js:$freshConfig"; do
   if ! diff -u "src/generated/${pair%%:*}" "${pair#*:}" >&2; then
-    echo "src/generated/${pair%%:*} is out of step with openapi.yaml or src/configSchema.ts: run 'npm run generate' and commit the result." >&2
+    echo "src/generated/${pair%%:*} is out of step with openapi.yaml or src/config/schema.ts: run 'npm run generate' and commit the result." >&2
     exit 1
   fi
 done
 freshClient=$(mktemp -d)
 trap 'rm -rf "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig" "$freshReference" "$freshClient"' EXIT
-npx --no-install tsx scripts/generate-client.ts "$fresh" "$freshClient"
+npx --no-install tsx generators/client.ts "$fresh" "$freshClient"
 for file in src/generated/api.ts src/generated/contract.ts package.json; do
   if ! diff -u "clients/typescript/$file" "$freshClient/$file" >&2; then
     echo "clients/typescript/$file is out of step with openapi.yaml (types, info.version): run 'npm run generate' and commit the result." >&2
@@ -38,7 +38,7 @@ for file in src/generated/api.ts src/generated/contract.ts package.json; do
   fi
 done
 if ! diff -u docs/configuration.md "$freshReference" >&2; then
-  echo "docs/configuration.md is out of step with src/configSchema.ts: run 'npm run generate' and commit the result." >&2
+  echo "docs/configuration.md is out of step with src/config/schema.ts: run 'npm run generate' and commit the result." >&2
   exit 1
 fi
 echo "generated types, spec JSON and route table match openapi.yaml; the config validator and docs/configuration.md match its schema"

@@ -6,48 +6,48 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { createKeyChecker } from './auth/keyChecker.js';
-import type { Config } from './config.js';
+import type { Config } from './config/load.js';
 import type { Database } from './db/index.js';
 import { buildHandlers } from './handlers/index.js';
-import { DeferredCompilation } from './http/contract/deferredCompile.js';
-import { errorHandler } from './http/contract/errorHandler.js';
-import { registerStrictJsonParser } from './http/contract/jsonBody.js';
-import { operationResolver, registerOperations } from './http/contract/glue.js';
-import { notFoundHandler, refuseUnrouted } from './http/contract/notFound.js';
-import { responseValidationAjv } from './http/contract/responseAjv.js';
-import { deferredSerializers } from './http/contract/serialization.js';
-import { validatorCompiler } from './http/contract/validation.js';
-import { identifyCaller, requireAuthentication, verifyKey } from './http/plugins/authentication.js';
+import { DeferredCompilation } from './http/operations/deferredCompile.js';
+import { errorHandler } from './http/errors/errorHandler.js';
+import { registerStrictJsonParser } from './http/operations/jsonBody.js';
+import { operationResolver, registerOperations } from './http/operations/glue.js';
+import { notFoundHandler, refuseUnrouted } from './http/operations/notFound.js';
+import { responseValidationAjv } from './http/operations/responseAjv.js';
+import { deferredSerializers } from './http/operations/serialization.js';
+import { validatorCompiler } from './http/operations/validation.js';
+import { identifyCaller, requireAuthentication, verifyKey } from './http/admission/authentication.js';
 import {
   clientErrorHandler,
   frameworkErrorHandler,
   nodeServerOptions,
   requireHostHeader,
-} from './http/plugins/clientErrors.js';
-import { parseOrigins, registerCors } from './http/plugins/cors.js';
-import { registerDocs } from './http/plugins/docs.js';
-import { refuseUnknownExpectation, registerContinue } from './http/plugins/expectations.js';
-import { refuseRepeatedHeaders, singleValuedHeaders } from './http/plugins/repeatedHeaders.js';
-import { registerDraining } from './http/plugins/draining.js';
-import { readinessCheck, registerHealthRoutes } from './http/plugins/health.js';
-import { registerLoadShedding } from './http/plugins/loadShedding.js';
-import { registerIdempotencyPurge } from './http/plugins/idempotencyPurge.js';
+} from './http/server/clientErrors.js';
+import { parseOrigins, registerCors } from './http/arrival/cors.js';
+import { registerDocs } from './http/docs/docsPage.js';
+import { refuseUnknownExpectation, registerContinue } from './http/arrival/expectHeader.js';
+import { refuseRepeatedHeaders, singleValuedHeaders } from './http/arrival/repeatedHeaders.js';
+import { registerDraining } from './http/arrival/draining.js';
+import { readinessCheck, registerHealthRoutes } from './http/probes/health.js';
+import { registerLoadShedding } from './http/arrival/loadShedding.js';
+import { registerIdempotencyPurge } from './http/background/idempotencyPurge.js';
 import {
   bufferedStdout,
   lineFormatOf,
   loggerOptions,
   writesToBufferedStdout,
   type LogStream,
-} from './http/plugins/logging.js';
-import { lazyChildLogger } from './http/plugins/requestLogger.js';
-import { requestLines } from './http/plugins/requestLines.js';
-import { requestMetricsStep } from './http/plugins/metrics.js';
-import { rateLimiter } from './http/plugins/rateLimit.js';
-import { echoRequestId, requestIdOf } from './http/plugins/requestId.js';
-import { setSecurityHeaders } from './http/plugins/securityHeaders.js';
-import { readinessOf, startupGate } from './http/plugins/startupGate.js';
-import { trustProxy } from './http/plugins/trustProxy.js';
-import { guardConnections } from './http/connections.js';
+} from './observability/logging.js';
+import { lazyChildLogger } from './observability/requestLogger.js';
+import { requestLines } from './http/observation/requestLines.js';
+import { requestMetricsStep } from './http/observation/requestMetrics.js';
+import { rateLimiter } from './http/admission/rateLimit.js';
+import { echoRequestId, requestIdOf } from './http/arrival/requestId.js';
+import { setSecurityHeaders } from './http/arrival/securityHeaders.js';
+import { readinessOf, startupGate } from './http/arrival/startupGate.js';
+import { trustProxy } from './config/trustProxy.js';
+import { guardConnections } from './http/server/connections.js';
 import { limitsWith, type HttpLimitOverrides, type HttpLimits } from './http/limits.js';
 import { afterResponse, pipeline, type AfterStep, type Step } from './http/pipeline.js';
 import { noMetrics, type ServiceMetrics } from './observability/metrics.js';

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig, metricsPortOf } from './config.js';
+import { ConfigError, loadConfig, metricsPortOf } from './config/load.js';
 import { serveClusterMetrics } from './observability/exposeMetrics.js';
 
 // Node 20 ignores listen({ reusePort }) (it arrived in 22.12), so node:cluster

@@ -9,7 +9,7 @@ import {
   metricsPortOf,
   type Config,
   type DatabaseHooks,
-} from './config.js';
+} from './config/load.js';
 import {
   DatabaseUnavailableError,
   DataDirLockedError,
@@ -22,14 +22,14 @@ import {
 } from './db/index.js';
 import { SchemaOutdatedError } from './db/migrations.js';
 import { isMainModule } from './entryPoint.js';
-import type { LogStream } from './http/plugins/logging.js';
+import type { LogStream } from './observability/logging.js';
 import { exposeMetrics } from './observability/exposeMetrics.js';
 import { createMetrics, noMetrics, type ServiceMetrics } from './observability/metrics.js';
 import type { MetricsServer } from './observability/metricsServer.js';
 import { startTracingIfRequested, type Tracing } from './observability/tracingSwitch.js';
 import { apiBasePath } from './openapi/document.js';
-import { prepareDatabase, type PreparedDatabase } from './prepareDatabase.js';
-import { retryUntilReady, StartupTimeoutError } from './startup.js';
+import { prepareDatabase, type PreparedDatabase } from './process/prepareDatabase.js';
+import { retryUntilReady, StartupTimeoutError } from './process/startupRetry.js';
 
 /** A start-up failure an operator can act on: one line, no stack trace. */
 export class StartupError extends Error {

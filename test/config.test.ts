@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { configReferenceMarkdown } from '../scripts/configReference.js';
-import { ConfigError, databaseOptionsOf, directDatabaseOptionsOf, loadConfig } from '../src/config.js';
-import { configSchema } from '../src/configSchema.js';
+import { configReferenceMarkdown } from '../generators/configReference.js';
+import { ConfigError, databaseOptionsOf, directDatabaseOptionsOf, loadConfig } from '../src/config/load.js';
+import { configSchema } from '../src/config/schema.js';
 import { runEntry } from './helpers/processes.js';
 
 t.test('defaults', async (t) => {

@@ -9,11 +9,11 @@
  * before. A response schema is therefore compared with the roles swapped.
  */
 
-import { dereference, isObject, same, type Json, type JsonObject } from '../../src/openapi/dereference.js';
+import { dereference, isObject, same, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
 import { httpMethods as methods } from '../../src/openapi/document.js';
 import { isReviewedPatternChange } from './reviewedPatterns.js';
 
-export type { JsonObject } from '../../src/openapi/dereference.js';
+export type { JsonObject } from '../../lib/openapi/dereference.js';
 
 export interface BreakingChange {
   /** Where: "POST /pets request body .name", "GET /pets query parameter limit", ... */

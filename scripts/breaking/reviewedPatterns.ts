@@ -12,7 +12,7 @@ export const reviewedPatternChanges: ReadonlyArray<{ from: string; to: string; r
     reason:
       'PetName, written in the syntax every regex engine reads alike (issue 28). On Unicode text both accept the ' +
       'same names; the old one also refused unpaired UTF-16 surrogates, which only ECMA-262 u mode reads that way. ' +
-      'The service now refuses them in the JSON body parser (src/http/contract/surrogates.ts), and its responses ' +
+      'The service now refuses them in the JSON body parser (src/http/operations/surrogates.ts), and its responses ' +
       'come from stored UTF-8 text, which cannot hold them.',
   },
 ];

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
-import { dereference, isObject, same, type Json, type JsonObject } from '../../src/openapi/dereference.js';
+import { dereference, isObject, same, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
 import { httpMethods } from '../../src/openapi/document.js';
 import { lastReleased, repoRoot } from './released.js';
 

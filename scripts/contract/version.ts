@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
-import { same, type JsonObject } from '../../src/openapi/dereference.js';
+import { same, type JsonObject } from '../../lib/openapi/dereference.js';
 import { compareVersions, lastReleased, repoRoot } from './released.js';
 
 const versionOf = (document: JsonObject) => String((document['info'] as JsonObject | undefined)?.['version']);

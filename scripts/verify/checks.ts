@@ -1,5 +1,5 @@
-import { conformanceProblems } from '../../lib/contract/checks.js';
-import type { Operation } from '../../lib/contract/spec.js';
+import { conformanceProblems } from '../../lib/conformance/checks.js';
+import type { Operation } from '../../lib/conformance/spec.js';
 import type { ReceivedResponse } from './http.js';
 
 /** One way a response breaks the contract: a short name for the table and JUnit, and the detail. */
@@ -18,7 +18,7 @@ const transportHeaders = new Set([
   'transfer-encoding',
 ]);
 
-/** The conformance suite's findings (lib/contract/checks.ts) under the names the report uses. */
+/** The conformance suite's findings (lib/conformance/checks.ts) under the names the report uses. */
 function kindOf(problem: string): string {
   if (problem.startsWith('server error')) return 'server error';
   if (/^status \d+ is not declared/.test(problem)) return 'undeclared status';

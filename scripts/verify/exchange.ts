@@ -1,5 +1,5 @@
-import type { TestRequest } from '../../lib/contract/checks.js';
-import type { Operation } from '../../lib/contract/spec.js';
+import type { TestRequest } from '../../lib/conformance/checks.js';
+import type { Operation } from '../../lib/conformance/spec.js';
 import { parseJson, responseProblems, undeclaredHeaders, type Problem } from './checks.js';
 import { curlLine } from './curl.js';
 import type { Findings } from './findings.js';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { Operation } from '../../lib/contract/spec.js';
+import type { Operation } from '../../lib/conformance/spec.js';
 import {
   ModelMismatch,
   emptyModel,
@@ -7,13 +7,13 @@ import {
   type NewPet,
   type Observed,
   type StatefulTransport,
-} from '../../lib/contract/stateful.js';
-import { validCases, type GeneratorContext } from '../../lib/contract/requests.js';
+} from '../../lib/conformance/stateful.js';
+import { validCases, type GeneratorContext } from '../../lib/conformance/requests.js';
 import type { Exchanger } from './exchange.js';
 import type { Findings } from './findings.js';
 
 /**
- * The conformance suite's stateful sequences (lib/contract/stateful.ts)
+ * The conformance suite's stateful sequences (lib/conformance/stateful.ts)
  * against a deployment: the model knows only what the sequence created or
  * read, so listings are compared on those pets. Read-only runs leave out
  * create and replay. Each answer is checked against the contract by the

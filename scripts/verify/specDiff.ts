@@ -1,5 +1,5 @@
-import { dereference, isObject, type Json, type JsonObject } from '../../src/openapi/dereference.js';
-import { toExactJson } from '../exactJson.js';
+import { dereference, isObject, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
+import { toExactJson } from '../../generators/exactJson.js';
 
 // Enough differences to tell one contract from another; the rest are counted.
 const maxListed = 20;

@@ -1,5 +1,5 @@
-import type { TestRequest } from '../../lib/contract/checks.js';
-import type { Operation } from '../../lib/contract/spec.js';
+import type { TestRequest } from '../../lib/conformance/checks.js';
+import type { Operation } from '../../lib/conformance/spec.js';
 import type { Answer, Exchanger } from './exchange.js';
 import type { Findings } from './findings.js';
 

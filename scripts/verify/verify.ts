@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { parse } from 'yaml';
-import type { TestRequest } from '../../lib/contract/checks.js';
+import type { TestRequest } from '../../lib/conformance/checks.js';
 import {
   invalidCases,
   opaqueCases,
   validCases,
   type Case,
   type GeneratorContext,
-} from '../../lib/contract/requests.js';
-import { loadContract, readLocalSpec, type Operation } from '../../lib/contract/spec.js';
-import type { Json } from '../../src/openapi/dereference.js';
+} from '../../lib/conformance/requests.js';
+import { loadContract, readLocalSpec, type Operation } from '../../lib/conformance/spec.js';
+import type { Json } from '../../lib/openapi/dereference.js';
 import { httpLimits } from '../../src/http/limits.js';
 import { specPath } from '../../src/openapi/files.js';
 import { Exchanger } from './exchange.js';

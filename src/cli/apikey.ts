@@ -1,5 +1,5 @@
 import { generateApiKey, toStoredKey } from '../auth/keys.js';
-import { directDatabaseOptionsOf, loadConfig } from '../config.js';
+import { directDatabaseOptionsOf, loadConfig } from '../config/load.js';
 import { insertApiKey, listApiKeys, revokeApiKeyById, revokeApiKeyByName } from '../db/apiKeys.js';
 import { openDatabase, type Database } from '../db/index.js';
 import { assertSchemaCurrent, migrate, SchemaOutdatedError } from '../db/migrations.js';

@@ -1,4 +1,4 @@
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/load.js';
 import { DatabaseUnavailableError, DataDirLockedError, ReadOnlyDatabaseError } from '../db/index.js';
 
 /** An error PostgreSQL itself reported: its message is for the operator, and a stack adds nothing. */

@@ -1,4 +1,4 @@
-import { directDatabaseOptionsOf, loadConfig } from '../config.js';
+import { directDatabaseOptionsOf, loadConfig } from '../config/load.js';
 import { openDatabase, ReadOnlyDatabaseError, readOnlyReason } from '../db/index.js';
 import { migrate } from '../db/migrations.js';
 import { isMainModule } from '../entryPoint.js';

@@ -28,4 +28,4 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const { openEmbedded } = await import('./embedded.js');
   return openEmbedded(options);
 }
-export { trackAvailability, reasonOf as unavailabilityOf, type OutageListener } from './availability.js';
+export { trackAvailability, reasonOf as unavailabilityOf, type OutageListener } from './outageTracking.js';

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { PostgresOptions, Queryable, QueryResult, Statement } from './types.js';
-import { translate, unavailabilityReason } from './unavailable.js';
+import { translate, unavailabilityReason } from './unavailability.js';
 
 export type PoolSettings = Pick<
   PostgresOptions,

@@ -4,7 +4,7 @@ import { openReplicaSet } from './replicas.js';
 import { rideThrough, rideThroughBudgetMs, type RideThroughSettings } from './rideThrough.js';
 import { runTransaction } from './transaction.js';
 import type { Database, PostgresOptions } from './types.js';
-import { passesSoon } from './unavailable.js';
+import { passesSoon } from './unavailability.js';
 
 /**
  * Ends the sessions of every checked-out connection, from a separate

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { createPool, describeUrl, queryableOf, statementSettingsOf, type PoolSettings } from './pool.js';
 import { replayState, walPosition } from './replication.js';
 import type { Queryable, QueryResult, ReadStatus, ReplicaOptions, ReplicaState, Statement } from './types.js';
-import { unavailabilityReason } from './unavailable.js';
+import { unavailabilityReason } from './unavailability.js';
 
 interface Replica {
   label: string;

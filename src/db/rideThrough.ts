@@ -1,4 +1,4 @@
-import { unavailabilityReason } from './unavailable.js';
+import { unavailabilityReason } from './unavailability.js';
 
 /**
  * How long a transaction that failed without effect on the database (see

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { ignoreDroppedConnection, queryableOf, type StatementSettings } from './pool.js';
 import { rideThrough, type RideThroughSettings } from './rideThrough.js';
 import type { Queryable } from './types.js';
-import { passesSoon, translate, unavailabilityReason } from './unavailable.js';
+import { passesSoon, translate, unavailabilityReason } from './unavailability.js';
 
 /** How far one attempt got: once COMMIT is sent, a failure leaves the outcome unknown. */
 interface Progress {

@@ -1,4 +1,4 @@
-// The types of configValidator.js, which scripts/generate-config.ts writes from src/configSchema.ts.
+// The types of configValidator.js, which generators/config.ts writes from src/config/schema.ts.
 import type { ErrorObject } from 'ajv';
 
 /** Validates an environment's values against the configuration schema, filling in defaults and coercing types. */

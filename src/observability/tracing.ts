@@ -40,7 +40,7 @@ import {
 } from '@opentelemetry/sdk-trace-node';
 import type { FastifyRequest } from 'fastify';
 import type { Database, Queryable } from '../db/index.js';
-import { pathWithoutQuery } from '../http/requestPath.js';
+import { pathWithoutQuery } from './requestPath.js';
 import type { PropagatorName, TraceExporterName, TraceExportSettings, Tracing } from './tracingSwitch.js';
 
 // Loaded only through startTracingIfRequested (tracingSwitch.ts): importing

@@ -1,5 +1,5 @@
 import type { FastifyPluginCallback } from 'fastify';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config/load.js';
 import type { Database } from '../db/index.js';
 
 /**

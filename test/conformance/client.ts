@@ -1,8 +1,8 @@
 import { Agent, request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
-import type { Operation } from '../../lib/contract/spec.js';
-import { conformanceProblems, type TestRequest, type TestResponse } from '../../lib/contract/checks.js';
+import type { Operation } from '../../lib/conformance/spec.js';
+import { conformanceProblems, type TestRequest, type TestResponse } from '../../lib/conformance/checks.js';
 
-export type { TestRequest, TestResponse } from '../../lib/contract/checks.js';
+export type { TestRequest, TestResponse } from '../../lib/conformance/checks.js';
 
 interface Exchange {
   method: string;

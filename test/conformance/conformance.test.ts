@@ -13,10 +13,10 @@ import {
   validCases,
   type Case,
   type GeneratorContext,
-} from '../../lib/contract/requests.js';
-import { basePath, loadContract, type Operation } from '../../lib/contract/spec.js';
+} from '../../lib/conformance/requests.js';
+import { basePath, loadContract, type Operation } from '../../lib/conformance/spec.js';
 import { existingResourceRequest, startFaultableApp, successStatuses } from './steps.js';
-import { emptyModel, statefulCommands, type NewPet, type StatefulTransport } from '../../lib/contract/stateful.js';
+import { emptyModel, statefulCommands, type NewPet, type StatefulTransport } from '../../lib/conformance/stateful.js';
 
 /**
  * The property-based conformance suite: requests generated from openapi.yaml,

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { startTestApp } from '../helpers/app.js';
 import { ContractClient } from './client.js';
-import { basePath, loadContract, readLocalSpec } from '../../lib/contract/spec.js';
+import { basePath, loadContract, readLocalSpec } from '../../lib/conformance/spec.js';
 
 /**
  * The `links` of openapi.yaml, followed as a stateful tool follows them: each

@@ -4,7 +4,7 @@ import t from 'tap';
 import { startAppWithoutDatabase } from '../helpers/app.js';
 import { allowList } from '../helpers/methods.js';
 import { rawExchange } from './client.js';
-import { basePath, loadContract } from '../../lib/contract/spec.js';
+import { basePath, loadContract } from '../../lib/conformance/spec.js';
 
 /**
  * Every method Node parses (http.METHODS), on every path of openapi.yaml:

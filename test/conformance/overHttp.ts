@@ -6,8 +6,8 @@ import {
   validCases,
   type Case,
   type GeneratorContext,
-} from '../../lib/contract/requests.js';
-import { loadContract } from '../../lib/contract/spec.js';
+} from '../../lib/conformance/requests.js';
+import { loadContract } from '../../lib/conformance/spec.js';
 import { ContractClient } from './client.js';
 
 /** Where the generated requests go, and how many of each kind. */

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { changelog } from '../../scripts/contract/changelog.js';
-import type { JsonObject } from '../../src/openapi/dereference.js';
+import type { JsonObject } from '../../lib/openapi/dereference.js';
 
 const error = { type: 'object', properties: { code: { type: 'string', enum: ['a'] } } };
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { loadContract } from '../../lib/contract/spec.js';
+import { loadContract } from '../../lib/conformance/spec.js';
 
 /**
  * Generators send a declared example as it is, run after run, with whatever

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import t from 'tap';
 import { parse } from 'yaml';
-import { anyCodePoint } from '../../lib/contract/arbitraries.js';
-import { readLocalSpec } from '../../lib/contract/spec.js';
+import { anyCodePoint } from '../../lib/conformance/arbitraries.js';
+import { readLocalSpec } from '../../lib/conformance/spec.js';
 import { repoRoot } from '../../scripts/contract/released.js';
 import { regexEngines, type Engine } from '../helpers/regexEngines/engines.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { createAjv } from '../../src/http/contract/ajv.js';
+import { createAjv } from '../../src/http/operations/ajv.js';
 import type { RouteEntry } from '../../src/openapi/document.js';
 import { generatedRoutesPath } from '../../src/openapi/files.js';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { versionProblems } from '../../scripts/contract/version.js';
-import type { JsonObject } from '../../src/openapi/dereference.js';
+import type { JsonObject } from '../../lib/openapi/dereference.js';
 
 const spec = (version: string, paths: JsonObject = {}): JsonObject => ({
   openapi: '3.1.0',

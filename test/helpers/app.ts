@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
 import { buildApp, type AppConfig, type AppDeps } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import type { HttpLimitOverrides } from '../../src/http/limits.js';
 import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { insertApiKey } from '../../src/db/apiKeys.js';

@@ -1,4 +1,4 @@
-import { createAjv } from '../../src/http/contract/ajv.js';
+import { createAjv } from '../../src/http/operations/ajv.js';
 import { loadOpenApiDocument } from '../../src/openapi/document.js';
 
 const ajv = createAjv({ allErrors: true });

@@ -1,4 +1,4 @@
-import { basePath, loadContract } from '../../lib/contract/spec.js';
+import { basePath, loadContract } from '../../lib/conformance/spec.js';
 
 const { document, operations } = loadContract();
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { ApiError, type ErrorCode } from '../../src/errors.js';
-import { excerpt } from '../../src/http/contract/excerpt.js';
+import { excerpt } from '../../src/http/errors/excerpt.js';
 import { allowList, undeclaredMethodOn } from '../helpers/methods.js';
 import { assertErrorAnswer, interceptQueries, rawRequest, startHostileApp } from './harness.js';
 

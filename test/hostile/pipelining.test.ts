@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { request } from 'node:http';
 import t from 'tap';
-import { maxUnansweredPerConnection } from '../../src/http/connections.js';
+import { maxUnansweredPerConnection } from '../../src/http/server/connections.js';
 import { exchange, parseResponse, startHostileApp } from './harness.js';
 
 /** One request on a new connection: its status and how long the answer took. */

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { singleValuedHeaders } from '../../src/http/plugins/repeatedHeaders.js';
+import { singleValuedHeaders } from '../../src/http/arrival/repeatedHeaders.js';
 import { loadOpenApiDocument } from '../../src/openapi/document.js';
 import { assertErrorAnswer, rawRequest, startHostileApp } from './harness.js';
 

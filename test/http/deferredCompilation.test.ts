@@ -1,6 +1,6 @@
 import t from 'tap';
-import { DeferredCompilation } from '../../src/http/contract/deferredCompile.js';
-import { responseValidationAjv } from '../../src/http/contract/responseAjv.js';
+import { DeferredCompilation } from '../../src/http/operations/deferredCompile.js';
+import { responseValidationAjv } from '../../src/http/operations/responseAjv.js';
 
 /**
  * Turns of the event loop until nothing is pending (warmAll compiles one item

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { loadOpenApiDocument, listOperations } from '../../src/openapi/document.js';
-import { deprecationHeadersOf, withDeprecationLink } from '../../src/http/contract/deprecation.js';
+import { deprecationHeadersOf, withDeprecationLink } from '../../src/http/operations/deprecation.js';
 import { forEachBackend, startTestApp } from '../helpers/app.js';
 import { matchesDeclaredHeader } from '../helpers/contract.js';
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { parse } from 'yaml';
-import { configValidatorSource } from '../../scripts/configValidatorSource.js';
-import { computeRouteTable } from '../../src/http/contract/routeTable.js';
+import { configValidatorSource } from '../../generators/configValidatorSource.js';
+import { computeRouteTable } from '../../generators/routeTable.js';
 import { listOperations, type OpenApiDocument, type RouteEntry } from '../../src/openapi/document.js';
 import { generatedRoutesPath, generatedSpecPath, specPath } from '../../src/openapi/files.js';
 
@@ -26,7 +26,7 @@ t.test('src/generated/routes.json is the route table fastify-openapi-glue derive
   t.same(routed, declared.sort(), 'one route per operation, with the method declared (no HEAD beside a GET)');
 });
 
-t.test('src/generated/configValidator.js is what src/configSchema.ts compiles to', async (t) => {
+t.test('src/generated/configValidator.js is what src/config/schema.ts compiles to', async (t) => {
   const generated = readFileSync(new URL('../../src/generated/configValidator.js', import.meta.url), 'utf8');
   t.equal(generated, configValidatorSource(), "configValidator.js is stale: run 'npm run generate' and commit it");
 });

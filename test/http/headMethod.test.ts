@@ -6,7 +6,7 @@ import type { Database } from '../../src/db/index.js';
 import { testConfig, testLimits } from '../helpers/app.js';
 import { openBackend } from '../helpers/databases.js';
 import { allowList } from '../helpers/methods.js';
-import { basePath, loadContract } from '../../lib/contract/spec.js';
+import { basePath, loadContract } from '../../lib/conformance/spec.js';
 
 const { document, operations } = loadContract();
 

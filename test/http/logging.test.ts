@@ -3,7 +3,7 @@ import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { insertApiKey } from '../../src/db/apiKeys.js';
-import { loggerOptions, stdoutIsTerminal } from '../../src/http/plugins/logging.js';
+import { loggerOptions, stdoutIsTerminal } from '../../src/observability/logging.js';
 import { testConfig, testLimits } from '../helpers/app.js';
 import { openBackend } from '../helpers/databases.js';
 

@@ -1,9 +1,9 @@
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import t from 'tap';
 import { routeOf } from '../../src/http/pipeline.js';
-import { lineFormatOf } from '../../src/http/plugins/logging.js';
-import { logTimestamp, requestLines } from '../../src/http/plugins/requestLines.js';
-import { lazyChildLogger, RequestLogger } from '../../src/http/plugins/requestLogger.js';
+import { lineFormatOf } from '../../src/observability/logging.js';
+import { logTimestamp, requestLines } from '../../src/http/observation/requestLines.js';
+import { lazyChildLogger, RequestLogger } from '../../src/observability/requestLogger.js';
 
 interface Line {
   time: number;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { loadConfig, ConfigError } from '../../src/config.js';
+import { loadConfig, ConfigError } from '../../src/config/load.js';
 import { httpLimits } from '../../src/http/limits.js';
 import { startTestApp } from '../helpers/app.js';
 

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import t from 'tap';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/load.js';
 import { startAppWithoutDatabase } from '../helpers/app.js';
 
 t.test('TRUST_PROXY takes the proxies by address; what would believe anyone is refused at start', async (t) => {

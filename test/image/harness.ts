@@ -3,7 +3,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { repoRoot, waitUntil } from '../../lib/instances/index.js';
-import { basePath, loadContract } from '../../lib/contract/spec.js';
+import { basePath, loadContract } from '../../lib/conformance/spec.js';
 import { checkGeneratedRequests } from '../conformance/overHttp.js';
 
 /**

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { localRateLimit } from '../../src/http/plugins/localRateLimit.js';
+import { localRateLimit } from '../../src/http/admission/localRateLimit.js';
 
 t.test('a fixed window per bucket, from its first request', async (t) => {
   let now = 1_000_000;

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import t from 'tap';
-import { createBreakerStore, type Count, type CounterStore } from '../../src/http/plugins/rateLimitStore.js';
+import { createBreakerStore, type Count, type CounterStore } from '../../src/http/admission/rateLimitStore.js';
 
 /** A Redis stand-in whose eval hangs (a stalled server) until answering is switched on. */
 function fakeRedis() {

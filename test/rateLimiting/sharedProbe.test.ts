@@ -1,5 +1,5 @@
 import t from 'tap';
-import { sharedProbe } from '../../src/http/plugins/sharedProbe.js';
+import { sharedProbe } from '../../src/http/probes/sharedProbe.js';
 
 t.test('callers share a running probe and its outcome for maxAgeMs, failures included', async (t) => {
   let clock = 0;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Test } from 'tap';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/load.js';
 import {
   builtServer,
   ensurePackages,
@@ -42,7 +42,7 @@ export const serviceSettings = {
   DRAIN_DELAY_MS: '4000',
 } as const;
 
-/** Why the service cannot take these settings (unknown to src/config.ts, or refused), or undefined. */
+/** Why the service cannot take these settings (unknown to src/config/load.ts, or refused), or undefined. */
 export function missingSettingsReason(names: Array<keyof typeof serviceSettings>): string | undefined {
   const env = {
     DATABASE_URL: 'postgres://postgres@127.0.0.1:1/pets',

@@ -1,4 +1,4 @@
-// Generated from openapi.yaml by npm run generate (scripts/generate-client.ts): never edit.
+// Generated from openapi.yaml by npm run generate (generators/client.ts): never edit.
 
 /** info.version of openapi.yaml: the contract this client was generated from, and its own version. */
 export const apiVersion = "1.2.0";

@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { parse } from 'yaml';
+import { dereference, type JsonObject } from '../openapi/dereference.js';
+import { httpMethods } from '../../src/openapi/document.js';
+import { specPath } from '../../src/openapi/files.js';
+
+/**
+ * openapi.yaml read for the conformance suite and `npm run verify` on their
+ * own terms: parsed and dereferenced here, validated by an ajv of our own, so
+ * that a mistake in the server's loading or validation of the spec cannot
+ * hide itself.
+ */
+
+export type Schema = JsonObject;
+
+export interface Parameter {
+  name: string;
+  in: 'query' | 'path' | 'header' | 'cookie';
+  required: boolean;
+  schema: Schema;
+}
+
+export interface ResponseHeader {
+  name: string;
+  required: boolean;
+  validate: ValidateFunction;
+  schema: Schema;
+}
+
+export interface DeclaredResponse {
+  status: string;
+  /** Validates the JSON body; undefined when the response declares no content. */
+  validateBody?: ValidateFunction;
+  headers: ResponseHeader[];
+}
+
+export interface Operation {
+  operationId: string;
+  method: string;
+  /** The spec's path template, e.g. /pets/{petId}. */
+  path: string;
+  parameters: Parameter[];
+  body?: { required: boolean; mediaType: string; schema: Schema };
+  responses: Map<string, DeclaredResponse>;
+  secured: boolean;
+  /** A deprecated operation's x-deprecated-at and x-sunset. */
+  deprecation?: Deprecation;
+}
+
+const ajv = new Ajv2020({ strict: true, allErrors: true });
+addFormats.default(ajv);
+
+function compile(schema: Schema): ValidateFunction {
+  return ajv.compile(schema);
+}
+
+/** openapi.yaml as checked in, parsed (not dereferenced). */
+export function readLocalSpec(): JsonObject {
+  return parse(readFileSync(specPath, 'utf8')) as JsonObject;
+}
+
+/** A deprecated operation's x-deprecated-at, x-sunset and x-replacement.href. */
+export interface Deprecation {
+  deprecatedAt: Date;
+  sunset?: Date;
+  replacement?: string;
+}
+
+function deprecationOf(operation: JsonObject): Deprecation {
+  const sunset = operation['x-sunset'];
+  const replacement = (operation['x-replacement'] as JsonObject | undefined)?.['href'];
+  return {
+    deprecatedAt: new Date(String(operation['x-deprecated-at'])),
+    ...(typeof sunset === 'string' ? { sunset: new Date(sunset) } : {}),
+    ...(typeof replacement === 'string' ? { replacement } : {}),
+  };
+}
+
+export function loadContract(raw: JsonObject = readLocalSpec()): { document: JsonObject; operations: Operation[] } {
+  const document = dereference(raw);
+  const globalSecurity = (document['security'] as unknown[] | undefined) ?? [];
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries(document['paths'] as Record<string, JsonObject>)) {
+    for (const method of httpMethods) {
+      const operation = item[method] as JsonObject | undefined;
+      if (!operation) continue;
+      const parameters = [
+        ...((item['parameters'] as unknown as Parameter[]) ?? []),
+        ...((operation['parameters'] as unknown as Parameter[]) ?? []),
+      ];
+      const requestBody = operation['requestBody'] as JsonObject | undefined;
+      let body: Operation['body'];
+      if (requestBody) {
+        const content = requestBody['content'] as Record<string, JsonObject>;
+        const mediaType = Object.keys(content)[0];
+        if (mediaType !== 'application/json')
+          throw new Error(
+            `the conformance suite only speaks JSON bodies, ${operation['operationId']} has ${mediaType}`,
+          );
+        body = {
+          required: requestBody['required'] === true,
+          mediaType,
+          schema: content[mediaType]!['schema'] as Schema,
+        };
+      }
+      const responses = new Map<string, DeclaredResponse>();
+      for (const [status, response] of Object.entries(operation['responses'] as Record<string, JsonObject>)) {
+        const content = response['content'] as Record<string, JsonObject> | undefined;
+        const schema = content?.['application/json']?.['schema'] as Schema | undefined;
+        const headers = Object.entries((response['headers'] as Record<string, JsonObject> | undefined) ?? {}).map(
+          ([name, header]) => ({
+            name: name.toLowerCase(),
+            required: header['required'] === true,
+            schema: header['schema'] as Schema,
+            validate: compile(header['schema'] as Schema),
+          }),
+        );
+        responses.set(status, { status, headers, ...(schema ? { validateBody: compile(schema) } : {}) });
+      }
+      const security = (operation['security'] as unknown[] | undefined) ?? globalSecurity;
+      operations.push({
+        operationId: String(operation['operationId']),
+        method: method.toUpperCase(),
+        path,
+        parameters,
+        ...(body ? { body } : {}),
+        responses,
+        secured: security.length > 0,
+        ...(operation['deprecated'] === true ? { deprecation: deprecationOf(operation) } : {}),
+      });
+    }
+  }
+  return { document, operations };
+}
+
+/** The base path every operation is served under, from the first server URL. */
+export function basePath(document: JsonObject): string {
+  const servers = document['servers'] as Array<{ url: string }>;
+  return new URL(servers[0]!.url).pathname.replace(/\/$/, '');
+}

@@ -1,0 +1,53 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../../errors.js';
+import { excerpt } from '../errors/excerpt.js';
+
+// Node's own test for the one expectation HTTP defines (RFC 9110 10.1.1).
+const continueExpected = /(?:^|\W)100-continue(?:$|\W)/i;
+
+/**
+ * A step on arrival: an expectation other than 100-continue cannot be met,
+ * 417 with the Error object (Node would answer a bare 417 of its own; the
+ * server's 'checkExpectation' event brings such requests here instead, see
+ * connections.ts).
+ */
+export function refuseUnknownExpectation(request: FastifyRequest): void {
+  const expectation = request.headers.expect;
+  if (expectation !== undefined && !continueExpected.test(expectation)) {
+    throw new ApiError(
+      417,
+      'invalid_request',
+      `The expectation '${excerpt(expectation)}' cannot be met; only Expect: 100-continue is supported.`,
+    );
+  }
+}
+
+function bodyFollows(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Expect: 100-continue. Node would send 100 Continue as soon as the headers
+ * arrive; the server's 'checkContinue' event brings the request to the app
+ * instead (connections.ts), and 100 Continue is sent here, before the body
+ * is read: after the request was admitted (key, rate limit: the onRequest
+ * steps) and its declared length is within the body limit. A request
+ * refused before gets its answer without 100, and Node closes the
+ * connection after it (the client may not have sent the body).
+ */
+export function registerContinue(app: FastifyInstance, bodyLimitBytes: number): void {
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    const expectation = request.headers.expect;
+    if (expectation === undefined || !continueExpected.test(expectation) || !bodyFollows(request)) {
+      done(null, payload);
+      return;
+    }
+    if (Number(request.headers['content-length'] ?? 0) > bodyLimitBytes) {
+      done(new ApiError(413, 'payload_too_large', `The request body is larger than ${bodyLimitBytes} bytes.`));
+      return;
+    }
+    if (request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1) reply.raw.writeContinue();
+    done(null, payload);
+  });
+}

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../errors.js';
+import { excerpt } from '../errors/excerpt.js';
+import { everyResponseHeaders } from '../arrival/securityHeaders.js';
+
+/** What Node's HTTP parser reports; rawPacket (the bytes read, keys included) is never logged. */
+interface ParserError extends Error {
+  code?: string;
+  reason?: string;
+  bytesParsed?: number;
+}
+
+function parserErrorAnswer(error: ParserError): ApiError {
+  switch (error.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ApiError(408, 'invalid_request', 'The request was not received in time; the connection is closed.');
+    case 'HPE_HEADER_OVERFLOW':
+      return new ApiError(431, 'invalid_request', 'The request headers are too large or too many.');
+    default:
+      return new ApiError(400, 'invalid_request', 'The request is not valid HTTP/1.1.');
+  }
+}
+
+/** Node keeps the response being written on the socket; a second status line must not follow its headers. */
+function responseStarted(socket: Socket): boolean {
+  const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  return current?.headersSent === true;
+}
+
+/**
+ * fastify's clientErrorHandler: Node's parser errors (a request that is not
+ * HTTP, headers too large, a request not received within the headers or
+ * request timeout of httpLimits) answer the Error object with a new
+ * X-Request-Id, are logged once without the raw bytes, and close the
+ * connection. There is no request object here: the answer is written to the
+ * socket as it stands.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: ParserError, socket: Socket): void {
+  const requestId = randomUUID();
+  // HPE_PAUSED: the client ended a connection whose reading was stopped
+  // (connections.ts); nothing more is answered on it.
+  if (error.code === 'HPE_PAUSED') socket.destroy();
+  if (error.code === 'ECONNRESET' || error.code === 'HPE_PAUSED' || socket.destroyed) {
+    this.log.debug({ requestId, errorCode: error.code }, 'client connection reset');
+    return;
+  }
+  const answer = parserErrorAnswer(error);
+  this.log.info(
+    { requestId, status: answer.status, errorCode: error.code, reason: error.reason, bytesParsed: error.bytesParsed },
+    'client error: request not parsed',
+  );
+  if (!responseStarted(socket)) answerOnSocket(socket, answer, requestId);
+  socket.destroySoon();
+}
+
+/**
+ * Writes the Error object straight to a socket Node has no response object
+ * for (a parser error, CONNECT), with X-Request-Id, the headers every
+ * answer carries and the answer's own, and closes the connection.
+ */
+export function answerOnSocket(socket: Socket, answer: ApiError, requestId: string): void {
+  if (socket.writable) {
+    const body = JSON.stringify(answer.body());
+    const head = [
+      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`,
+      'content-type: application/json; charset=utf-8',
+      `content-length: ${Buffer.byteLength(body)}`,
+      `x-request-id: ${requestId}`,
+      ...Object.entries({ ...everyResponseHeaders, ...answer.headers }).map(([name, value]) => `${name}: ${value}`),
+      'connection: close',
+    ];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  }
+  socket.destroySoon();
+}
+
+function frameworkErrorAnswer(error: FastifyError, request: FastifyRequest): ApiError {
+  const path = excerpt(request.url.split('?', 1)[0] ?? '');
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return new ApiError(400, 'invalid_request', `The path ${path} is not valid percent-encoding.`);
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError(414, 'invalid_request', `A path parameter in ${path} is longer than 100 characters.`);
+    default:
+      return new ApiError(500, 'internal_error', 'Internal server error.');
+  }
+}
+
+/**
+ * fastify's frameworkErrors: errors the router raises before any route or
+ * hook runs (bad percent-encoding, a path parameter over maxParamLength)
+ * answer the Error object with X-Request-Id and the security headers, and
+ * get the request's log line like any other request.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const answer = frameworkErrorAnswer(error, request);
+  if (answer.status >= 500) request.log.error({ err: error }, 'request failed');
+  reply
+    .code(answer.status)
+    .headers({ ...everyResponseHeaders, 'x-request-id': request.id })
+    .type('application/json; charset=utf-8')
+    .send(answer.body());
+  request.log.info(
+    { method: request.method, route: null, path: excerpt(request.url.split('?', 1)[0] ?? ''), status: answer.status },
+    'request completed',
+  );
+}
+
+/**
+ * Node's http.createServer options: requireHostHeader is off (see
+ * requireHostHeader below), and the header timeout holds. Node checks
+ * headersTimeout (and requestTimeout) only every connectionsCheckingInterval,
+ * 30 s by default, so a 2 s headers timeout would cut a slow client after up
+ * to 32 s; checking at a quarter of the timeout (at most every second) keeps
+ * the cut within 25% of the setting.
+ */
+export function nodeServerOptions(headersTimeoutMs: number) {
+  return {
+    requireHostHeader: false,
+    headersTimeout: headersTimeoutMs,
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
+  };
+}
+
+/**
+ * Node answers an HTTP/1.1 request without Host with a bare 400 of its own
+ * (no body, no request id, no log line) unless requireHostHeader is off; it
+ * is off, and this step on arrival gives that request the Error object
+ * instead (RFC 9112 3.2: such a request is a 400).
+ */
+export function requireHostHeader(request: FastifyRequest): void {
+  const needsHost = request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1;
+  if (needsHost && !request.headers.host)
+    throw new ApiError(400, 'invalid_request', 'An HTTP/1.1 request must carry a Host header.');
+}
