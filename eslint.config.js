@@ -2,44 +2,90 @@
 // write; formatting is Prettier's (npm run format), checked by npm run lint.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
-// Who may import whom (ARCHITECTURE.md): dependencies run one way, from
-// src/http (the only place that knows fastify) through handlers to src/db
-// (the only place that knows pg and PGlite).
+// Who may import whom (ARCHITECTURE.md): each folder of src/ is a layer, and
+// imports run one way, down this list: the process (src/process, src/cli, the
+// entry points) > src/app.ts > src/http (the only place that knows fastify's
+// request path) > handlers, auth, observability > config > openapi, db (the
+// only place that knows pg and PGlite) > errors.ts, generated/. Circles are
+// refused apart, by import-x/no-cycle.
 const framework = { group: ['fastify', 'fastify-*', '@fastify/*'], message: 'Only src/http knows fastify.' };
-const httpLayer = { group: ['**/http/**'], message: 'src/http depends on this layer, not the reverse.' };
 const drivers = { group: ['pg', 'pg-*', '@electric-sql/*'], message: 'Only src/db talks to the database.' };
 const outsideSrc = {
   group: ['**/lib/**', '**/test/**', '**/scripts/**', '**/generators/**', '**/bench/**'],
   message: 'src/ stands alone: scripts and tests import it, never the reverse.',
 };
+const above = (...folders) => ({
+  group: folders.flatMap((folder) => (folder.endsWith('.js') ? [`**/${folder}`] : [`**/${folder}/**`])),
+  message: `A lower layer: ${folders.join(', ')} depend on it, not the reverse (eslint.config.js).`,
+});
+const processLayer = ['process', 'cli', 'server.js', 'cluster.js', 'app.js'];
 const layer = (files, ...patterns) => ({
   files,
   rules: { 'no-restricted-imports': ['error', { patterns: [outsideSrc, ...patterns] }] },
 });
 const layerRules = [
   layer(['src/**/*.ts'], drivers),
+  layer(['src/http/**/*.ts'], drivers, above(...processLayer)),
   layer(
     ['src/handlers/**/*.ts'],
     framework,
-    httpLayer,
     drivers,
-    {
-      group: ['**/config.js', '**/cli/**', '**/server.js', '**/app.js'],
-      message: 'A handler sees its typed input and its dependencies only.',
-    },
+    above('http', 'config', 'auth', 'observability', ...processLayer),
     {
       group: ['**/errors.js'],
       importNames: ['ApiError', 'invalidRequest'],
       message: 'A handler returns its errors (errorResult), so the compiler checks them against the declared statuses.',
     },
   ),
-  layer(['src/db/**/*.ts'], framework, httpLayer, {
-    group: ['**/config.js', '**/handlers/**', '**/auth/**', '**/cli/**', '**/server.js', '**/app.js'],
+  layer(
+    ['src/auth/**/*.ts'],
+    framework,
+    drivers,
+    above('http', 'handlers', 'config', 'observability', ...processLayer),
+  ),
+  // Observability knows fastify's logger and plugin types (pino options, the
+  // request span hook), never the request path in src/http.
+  layer(['src/observability/**/*.ts'], drivers, above('http', 'handlers', 'auth', ...processLayer)),
+  layer(
+    ['src/config/**/*.ts'],
+    framework,
+    drivers,
+    above('http', 'handlers', 'auth', 'observability', 'openapi', ...processLayer),
+  ),
+  layer(
+    ['src/openapi/**/*.ts'],
+    framework,
+    drivers,
+    above('http', 'handlers', 'auth', 'observability', 'config', 'db', ...processLayer),
+  ),
+  layer(['src/db/**/*.ts'], framework, {
+    ...above('http', 'handlers', 'auth', 'observability', 'config', 'openapi', ...processLayer),
     message: 'src/db knows no HTTP, no handlers and no environment variable names (it takes DatabaseOptions).',
   }),
-  layer(['src/auth/**/*.ts', 'src/openapi/**/*.ts', 'src/cli/**/*.ts'], framework, httpLayer, drivers),
+  layer(
+    ['src/errors.ts'],
+    framework,
+    drivers,
+    above('http', 'handlers', 'auth', 'observability', 'config', 'openapi', 'db', ...processLayer),
+  ),
+  layer(['src/app.ts'], drivers, above('process', 'cli', 'server.js', 'cluster.js')),
+  layer(['src/cli/**/*.ts'], framework, drivers, above('http', 'process', 'server.js', 'cluster.js', 'app.js')),
 ];
+
+// An import circle anywhere in src/, type-only imports included: a circle
+// is a module that cannot be understood, or loaded, on its own.
+const noCircles = {
+  files: ['src/**/*.ts'],
+  plugins: { 'import-x': importX },
+  settings: {
+    ...importX.flatConfigs.typescript.settings,
+    'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
+  },
+  rules: { 'import-x/no-cycle': 'error' },
+};
 
 export default tseslint.config(
   {
@@ -105,5 +151,6 @@ export default tseslint.config(
     rules: { 'max-len': ['error', { code: 140, ignoreUrls: true }] },
   },
   ...layerRules,
+  noCircles,
   { files: ['**/*.js', '**/*.mjs'], extends: [tseslint.configs.disableTypeChecked] },
 );

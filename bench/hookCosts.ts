@@ -24,10 +24,14 @@ const timedDir = fileURLToPath(new URL('dist-timed/', repoRoot));
 
 /** [file under dist/, text to find, its replacement]: each must match once, or the stage moved. */
 const patches: [string, string | RegExp, string][] = [
-  ['app.js', 'pipeline(...onArrival)', "__timed('arrival steps', pipeline(...onArrival))"],
-  ['app.js', /pipeline\((identifyCaller[\s\S]*?requireAuthentication)\)/, "__timed('admission steps', pipeline($1))"],
+  ['app.js', 'pipeline(...arrival.steps)', "__timed('arrival steps', pipeline(...arrival.steps))"],
   [
     'app.js',
+    'pipeline(...admission, refuseUnrouted(spec))',
+    "__timed('admission steps', pipeline(...admission, refuseUnrouted(spec)))",
+  ],
+  [
+    'http/observation/stage.js',
     '[lines.record, recordDuration]',
     "[__timed('log line', lines.record), __timed('duration metric', recordDuration)]",
   ],

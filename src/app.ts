@@ -1,57 +1,26 @@
-import responseValidation from '@fastify/response-validation';
-import Fastify, {
-  LogController,
-  type FastifyInstance,
-  type FastifyPluginCallback,
-  type FastifyServerOptions,
-} from 'fastify';
-import { createKeyChecker } from './auth/keyChecker.js';
+import type { FastifyInstance, FastifyPluginCallback, FastifyServerOptions } from 'fastify';
 import type { Config } from './config/load.js';
 import type { Database } from './db/index.js';
 import { buildHandlers } from './handlers/index.js';
-import { DeferredCompilation } from './http/operations/deferredCompile.js';
-import { errorHandler } from './http/errors/errorHandler.js';
-import { registerStrictJsonParser } from './http/operations/jsonBody.js';
-import { operationResolver, registerOperations } from './http/operations/glue.js';
-import { notFoundHandler, refuseUnrouted } from './http/operations/notFound.js';
-import { responseValidationAjv } from './http/operations/responseAjv.js';
-import { deferredSerializers } from './http/operations/serialization.js';
-import { validatorCompiler } from './http/operations/validation.js';
-import { identifyCaller, requireAuthentication, verifyKey } from './http/admission/authentication.js';
-import {
-  clientErrorHandler,
-  frameworkErrorHandler,
-  nodeServerOptions,
-  requireHostHeader,
-} from './http/server/clientErrors.js';
-import { parseOrigins, registerCors } from './http/arrival/cors.js';
-import { registerDocs } from './http/docs/docsPage.js';
-import { refuseUnknownExpectation, registerContinue } from './http/arrival/expectHeader.js';
-import { refuseRepeatedHeaders, singleValuedHeaders } from './http/arrival/repeatedHeaders.js';
-import { registerDraining } from './http/arrival/draining.js';
-import { readinessCheck, registerHealthRoutes } from './http/probes/health.js';
-import { registerLoadShedding } from './http/arrival/loadShedding.js';
+import { admissionStage } from './http/admission/stage.js';
+import { registerCors, parseOrigins } from './http/arrival/cors.js';
+import { registerContinue } from './http/arrival/expectHeader.js';
+import { arrivalStage } from './http/arrival/stage.js';
 import { registerIdempotencyPurge } from './http/background/idempotencyPurge.js';
-import {
-  bufferedStdout,
-  lineFormatOf,
-  loggerOptions,
-  writesToBufferedStdout,
-  type LogStream,
-} from './observability/logging.js';
-import { lazyChildLogger } from './observability/requestLogger.js';
-import { requestLines } from './http/observation/requestLines.js';
-import { requestMetricsStep } from './http/observation/requestMetrics.js';
-import { rateLimiter } from './http/admission/rateLimit.js';
-import { echoRequestId, requestIdOf } from './http/arrival/requestId.js';
-import { setSecurityHeaders } from './http/arrival/securityHeaders.js';
-import { readinessOf, startupGate } from './http/arrival/startupGate.js';
-import { trustProxy } from './config/trustProxy.js';
-import { guardConnections } from './http/server/connections.js';
-import { limitsWith, type HttpLimitOverrides, type HttpLimits } from './http/limits.js';
-import { afterResponse, pipeline, type AfterStep, type Step } from './http/pipeline.js';
+import { registerDocs } from './http/docs/docsPage.js';
+import { answerErrors } from './http/errors/stage.js';
+import { limitsWith, type HttpLimitOverrides } from './http/limits.js';
+import { observeResponses } from './http/observation/stage.js';
+import { compileOnDemand } from './http/operations/compilation.js';
+import { DeferredCompilation } from './http/operations/deferredCompile.js';
+import { refuseUnrouted } from './http/operations/notFound.js';
+import { operationsStage } from './http/operations/stage.js';
+import { pipeline } from './http/pipeline.js';
+import { probesStage } from './http/probes/stage.js';
+import { createServer } from './http/server/fastifyServer.js';
+import { loggerOptions, writesToBufferedStdout, type LogStream } from './observability/logging.js';
 import { noMetrics, type ServiceMetrics } from './observability/metrics.js';
-import { apiBasePath, loadOpenApiDocument, loadRouteTable, type OpenApiDocument } from './openapi/document.js';
+import { apiBasePath, loadOpenApiDocument, type OpenApiDocument } from './openapi/document.js';
 
 export type AppConfig = Pick<
   Config,
@@ -96,163 +65,51 @@ function assertBearerOnly(spec: OpenApiDocument): void {
   }
 }
 
-function createFastify(
-  config: AppConfig,
-  deps: AppDeps,
-  limits: HttpLimits,
-  deferred: DeferredCompilation,
-): FastifyInstance {
-  const app = Fastify({
-    logger: deps.logger ?? loggerOptions(config, deps.logStream),
-    // One line per request comes from requestLines instead of fastify's two.
-    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
-    // A request's pino child is made only if something logs through it.
-    childLoggerFactory: lazyChildLogger,
-    bodyLimit: limits.bodyLimitBytes,
-    requestTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
-    connectionTimeout: limits.connectionTimeoutMs,
-    trustProxy: trustProxy(config.TRUST_PROXY),
-    // During shutdown the draining hook answers with the Error object instead.
-    return503OnClosing: false,
-    exposeHeadRoutes: false,
-    genReqId: requestIdOf,
-    http: nodeServerOptions(limits.headersTimeoutMs),
-    clientErrorHandler,
-    frameworkErrors: frameworkErrorHandler,
-    schemaController: { compilersFactory: { buildSerializer: deferredSerializers(deferred) } },
-  });
-  // Only JSON bodies are part of the contract; without this, text/plain
-  // bodies would be parsed and reach routes whose schemas only cover JSON.
-  app.removeContentTypeParser(['text/plain']);
-  registerStrictJsonParser(app);
-  return app;
-}
-
 /**
- * The first requests after listening (the readiness probe, the first
- * traffic) compile what they need on demand; the rest waits this long, so
- * that compiling it does not delay them on a one-core container. Long enough
- * for a probe's round trip, short enough that a schema ajv refuses is still
- * reported within a second of the start.
+ * The whole HTTP service, ready for inject() or listen(); it never listens by
+ * itself. The stages in the order a request meets them; each registers its
+ * own hooks and the request fields it fills.
  */
-const warmUpDelayMs = 500;
-
-/** The whole HTTP service, ready for inject() or listen(); it never listens by itself. */
 export async function buildApp(config: AppConfig, deps: AppDeps): Promise<FastifyInstance> {
   const spec = loadOpenApiDocument();
   assertBearerOnly(spec);
-  // Validators and serializers are compiled on first use, the rest soon after listening.
   const deferred = new DeferredCompilation();
   const limits = limitsWith(deps.limits);
-  const app = createFastify(config, deps, limits, deferred);
-  guardConnections(app.server, app.log);
   const metrics = deps.metrics ?? noMetrics;
+  const app = createServer({
+    logger: deps.logger ?? loggerOptions(config, deps.logStream),
+    keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS,
+    trustProxy: config.TRUST_PROXY,
+    limits,
+    deferred,
+  });
   if (deps.httpTracing) await app.register(deps.httpTracing);
-  app.setValidatorCompiler(validatorCompiler(deferred));
-  let stopWarmUp = (): void => undefined;
-  app.addHook('onListen', (done) => {
-    stopWarmUp = deferred.warmAll((error) => {
-      app.log.error({ err: error }, 'a schema of openapi.yaml does not compile');
-    }, warmUpDelayMs);
-    done();
-  });
-  app.addHook('onClose', (_app, done) => {
-    stopWarmUp();
-    done();
-  });
-  const handleError = errorHandler(limits.bodyLimitBytes, metrics.serverError);
-  app.setErrorHandler(handleError);
-  app.setNotFoundHandler(notFoundHandler(spec));
+  compileOnDemand(app, deferred);
+  const handleError = answerErrors(app, spec, limits.bodyLimitBytes, metrics.serverError);
 
-  // The onRequest hooks, in order, are the request pipeline. On arrival:
-  // name the request, set the headers every answer carries, refuse new work
-  // once closing or before the database is ready, or when overloaded. Then
-  // answer CORS preflights (they carry no key). Then
-  // admission: accept a remembered key (no hashing, no query), count a key
-  // not remembered against the address before it is hashed and looked up
-  // (429 there costs no query), look it up, count the request against its
-  // key or address, then refuse it if unauthenticated - after counting, so
-  // that guessing keys hits the limit.
-  app.decorateRequest('routeFacts', undefined);
-  const drain = registerDraining(app);
-  const onArrival: Step[] = [
-    echoRequestId,
-    setSecurityHeaders,
-    requireHostHeader,
-    refuseRepeatedHeaders(singleValuedHeaders(spec)),
-    refuseUnknownExpectation,
-    drain.onArrival,
-  ];
-  const isReady = readinessOf(deps.databaseReady);
-  if (deps.databaseReady) onArrival.push(startupGate(isReady));
-  const loadShedding = registerLoadShedding(app, limits.loadShedding, metrics.loadShed);
-  onArrival.push(loadShedding.shed);
-  app.addHook('onRequest', pipeline(...onArrival));
+  const arrival = arrivalStage(app, spec, limits, deps.databaseReady, metrics.loadShed);
+  app.addHook('onRequest', pipeline(...arrival.steps));
+  // CORS preflights carry no key: answered before admission.
   await registerCors(app, spec, parseOrigins(config.CORS_ORIGINS));
-  app.decorateRequest('apiKeyId', undefined);
-  app.decorateRequest('apiKeyHash', undefined);
-  app.decorateRequest('authFailure', undefined);
-  app.decorateRequest('uncheckedKey', undefined);
-  app.decorateRequest('uncheckedKeyWasGood', false);
-  app.decorateRequest('addressCounted', false);
-  const keys = createKeyChecker({ db: deps.db, cacheSeconds: config.API_KEY_CACHE_SECONDS });
-  const limiter = await rateLimiter(app, config, limits.redisTimeoutMs, metrics.rateLimited);
-  app.addHook(
-    'onRequest',
-    pipeline(
-      identifyCaller(keys, metrics.authenticationFailed),
-      limiter.countAddressBeforeLookUp,
-      verifyKey(keys, metrics.authenticationFailed),
-      limiter.limitRate,
-      requireAuthentication,
-      refuseUnrouted(spec),
-    ),
-  );
+  const admission = await admissionStage(app, deps.db, config, limits.redisTimeoutMs, metrics);
+  // An unknown path or method is answered last, before any body is read.
+  app.addHook('onRequest', pipeline(...admission, refuseUnrouted(spec)));
   // 100 Continue only for a request admitted above, before its body is read.
   registerContinue(app, limits.bodyLimitBytes);
   // Formatted without pino where the lines go to the buffered stdout (see requestLines).
-  const lines =
-    deps.logger === undefined && writesToBufferedStdout(deps.logStream)
-      ? requestLines(bufferedStdout(), lineFormatOf(app.log))
-      : requestLines();
-  const recordDuration = requestMetricsStep(metrics);
-  const afterSteps: AfterStep[] = recordDuration ? [lines.record, recordDuration] : [lines.record];
-  app.addHook('onResponse', afterResponse(...afterSteps));
+  observeResponses(app, metrics, deps.logger === undefined && writesToBufferedStdout(deps.logStream));
 
-  const checkReadiness = readinessCheck(deps.db, drain, loadShedding.isOverloaded, limits.readinessMaxAgeMs);
-  registerHealthRoutes(app, deps.db, checkReadiness);
-  metrics.watchReadiness(() => (isReady() ? checkReadiness().then(() => true) : Promise.resolve(false)));
-  metrics.watchPool(() => deps.db.poolStatus());
+  const { drain, isReady, loadShedding } = arrival;
+  const probeInputs = { db: deps.db, drain, isOverloaded: loadShedding.isOverloaded, isReady };
+  probesStage(app, { ...probeInputs, readinessMaxAgeMs: limits.readinessMaxAgeMs }, metrics);
   registerIdempotencyPurge(app, deps.db, config.IDEMPOTENCY_TTL_SECONDS, deps.databaseReady);
   await registerDocs(app);
-  // Always on: a response outside the contract becomes a logged 500 rather
-  // than reaching a client, and the check costs no measurable throughput
-  // (docs/performance.md).
-  // Registered before the glue so its onRoute hook sees every API route.
-  await app.register(responseValidation, {
-    // The plugin's typings name ajv's default class; this is its 2020-12
-    // sibling, which the plugin uses the same way.
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
-    ajv: responseValidationAjv(deferred, { coerceTypes: false, useDefaults: false, removeAdditional: false }),
+  const handlers = buildHandlers({
+    db: deps.db,
+    basePath: apiBasePath(),
+    idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
+    onIdempotentReplay: metrics.idempotentReplay,
   });
-  await app.register(async (api) => {
-    // The second layer of the error handler (see errorHandler).
-    api.setErrorHandler(handleError);
-    registerOperations(
-      api,
-      loadRouteTable(),
-      operationResolver(
-        spec,
-        buildHandlers({
-          db: deps.db,
-          basePath: apiBasePath,
-          idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
-          onIdempotentReplay: metrics.idempotentReplay,
-        }),
-        deps.now,
-      ),
-    );
-  });
+  await operationsStage(app, { spec, handlers, deferred, handleError, now: deps.now });
   return app;
 }

@@ -3,7 +3,7 @@ import { hashApiKey } from '../src/auth/keys.js';
 import { openDatabase } from '../src/db/index.js';
 import { runApiKey } from '../src/cli/apikey.js';
 import { runMigrate } from '../src/cli/migrate.js';
-import { startServer } from '../src/server.js';
+import { startServer } from '../src/process/startServer.js';
 import {
   createScratchPostgres,
   migratedDataDir,
@@ -198,7 +198,7 @@ t.test('migrations and keys go to DATABASE_DIRECT_URL', postgresSkip ? { skip: p
 
 t.test('a read-only primary is refused in one line', postgresSkip ? { skip: postgresSkip } : {}, async (t) => {
   const { runMigrate } = await import('../src/cli/migrate.js');
-  const { startServer } = await import('../src/server.js');
+  const { startServer } = await import('../src/process/startServer.js');
   const scratch = await createScratchPostgres();
   t.teardown(scratch.drop);
   const env = { DATABASE_URL: scratch.url };

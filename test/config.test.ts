@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { configReferenceMarkdown } from '../generators/configReference.js';
-import { ConfigError, databaseOptionsOf, directDatabaseOptionsOf, loadConfig } from '../src/config/load.js';
+import { databaseOptionsOf, directDatabaseOptionsOf } from '../src/config/databaseOptions.js';
+import { ConfigError, loadConfig } from '../src/config/load.js';
 import { configSchema } from '../src/config/schema.js';
 import { runEntry } from './helpers/processes.js';
 

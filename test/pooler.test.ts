@@ -3,7 +3,7 @@ import t, { type Test } from 'tap';
 import { missingPackages, startPgBouncer, type PgBouncerServer } from '../lib/instances/index.js';
 import { openDatabase, type Database, type PostgresOptions } from '../src/db/index.js';
 import { migrate } from '../src/db/migrations.js';
-import { startServer } from '../src/server.js';
+import { startServer } from '../src/process/startServer.js';
 import { createScratchPostgres, postgresUnavailableReason, type ScratchDatabase } from './helpers/databases.js';
 import { startLoggedApp, type LoggedApp } from './helpers/loggedApp.js';
 

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 import t from 'tap';
-import { startServer } from '../src/server.js';
+import { startServer } from '../src/process/startServer.js';
 import { postgresUnavailableReason, testDatabaseUrl } from './helpers/databases.js';
 import { scratchDir } from './helpers/scratchSpace.js';
 

@@ -1,5 +1,6 @@
 import { generateApiKey, toStoredKey } from '../auth/keys.js';
-import { directDatabaseOptionsOf, loadConfig } from '../config/load.js';
+import { directDatabaseOptionsOf } from '../config/databaseOptions.js';
+import { loadConfig } from '../config/load.js';
 import { insertApiKey, listApiKeys, revokeApiKeyById, revokeApiKeyByName } from '../db/apiKeys.js';
 import { openDatabase, type Database } from '../db/index.js';
 import { assertSchemaCurrent, migrate, SchemaOutdatedError } from '../db/migrations.js';

@@ -1,4 +1,5 @@
-import { directDatabaseOptionsOf, loadConfig } from '../config/load.js';
+import { directDatabaseOptionsOf } from '../config/databaseOptions.js';
+import { loadConfig } from '../config/load.js';
 import { openDatabase, ReadOnlyDatabaseError, readOnlyReason } from '../db/index.js';
 import { migrate } from '../db/migrations.js';
 import { isMainModule } from '../entryPoint.js';

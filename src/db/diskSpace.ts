@@ -1,5 +1,5 @@
 import { statfsSync } from 'node:fs';
-import { DatabaseUnavailableError } from './types.js';
+import { DatabaseUnavailableError } from './unavailability.js';
 
 const megabyte = 1024 * 1024;
 // How long one reading of the free space is trusted: a full disk is seen

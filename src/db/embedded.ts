@@ -3,14 +3,8 @@ import { join, resolve } from 'node:path';
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { lockDataDir } from './dataDirLock.js';
 import { assertFreeSpace, createDiskGuard, DiskFullError, isDiskFull, type DiskGuard } from './diskSpace.js';
-import {
-  DatabaseUnavailableError,
-  type Database,
-  type EmbeddedOptions,
-  type Queryable,
-  type QueryResult,
-  type Statement,
-} from './types.js';
+import type { Database, EmbeddedOptions, Queryable, QueryResult, Statement } from './types.js';
+import { DatabaseUnavailableError } from './unavailability.js';
 
 // PGlite returns int8 as number or bigint depending on the value; read it as
 // text, as pg does, so int8ToNumber is the one place it is converted.

@@ -11,11 +11,11 @@ export type {
   ReadStatus,
   ReplicaOptions,
   ReplicaState,
+  RideThroughReport,
 } from './types.js';
-export type { RideThroughReport } from './rideThrough.js';
 export { ReadOnlyDatabaseError, readOnlyReason } from './replication.js';
 export { DiskFullError } from './diskSpace.js';
-export { DatabaseUnavailableError } from './types.js';
+export { DatabaseUnavailableError } from './unavailability.js';
 export { DataDirLockedError } from './dataDirLock.js';
 
 /**

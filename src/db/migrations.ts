@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { migrationsDir } from '../openapi/files.js';
+import { fileURLToPath } from 'node:url';
 import type { Database, Queryable } from './types.js';
 
 export interface Migration {
@@ -8,6 +8,10 @@ export interface Migration {
   name: string;
   sql: string;
 }
+
+// The numbered SQL files at the repository's root: this module sits at
+// src/db/ (dist/db/ once compiled), two levels below it in both cases.
+export const migrationsDir = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
 const fileName = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 

@@ -1,4 +1,5 @@
-import { DatabaseUnavailableError, type Database, type Queryable } from './types.js';
+import type { Database, Queryable } from './types.js';
+import { DatabaseUnavailableError } from './unavailability.js';
 
 export interface OutageListener {
   /** The first failed call after a success (or after start): one per outage. */

@@ -1,3 +1,4 @@
+import type { RideThroughReport } from './types.js';
 import { unavailabilityReason } from './unavailability.js';
 
 /**
@@ -24,18 +25,6 @@ const longestRetryDelayMs = 250;
 
 export function retryDelayMs(failedAttempts: number): number {
   return Math.min(longestRetryDelayMs, firstRetryDelayMs * 2 ** (failedAttempts - 1));
-}
-
-/** One unit of work (a transaction, a read) that was tried again: why, how often, how long, and how it ended. */
-export interface RideThroughReport {
-  /** Why the first attempt failed, in an operator's words. */
-  reason: string;
-  /** Attempts made, the first included. */
-  attempts: number;
-  /** From the start of the first attempt to the outcome. */
-  durationMs: number;
-  /** succeeded: the work was done; gave up: the budget ran out or a later failure may have had an effect. */
-  outcome: 'succeeded' | 'gave up';
 }
 
 export interface RideThroughSettings {

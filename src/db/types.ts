@@ -1,4 +1,5 @@
-import type { RideThroughReport } from './rideThrough.js';
+// Types only (no values, no classes), so that any file of src/db can import
+// this one without ever closing an import circle.
 
 /**
  * A parameterized statement. A name lets PostgreSQL prepare it once per
@@ -74,18 +75,6 @@ export interface ReadStatus {
   replicas: ReplicaState[];
 }
 
-/** The database could not be reached or refused work; the caller may retry later. */
-export class DatabaseUnavailableError extends Error {
-  override name = 'DatabaseUnavailableError';
-  constructor(
-    cause: unknown,
-    /** For the log: what went wrong, in an operator's words. */
-    readonly reason = 'the database could not be reached',
-  ) {
-    super('database unavailable', { cause });
-  }
-}
-
 /** Read replicas of a PostgreSQL primary. */
 export interface ReplicaOptions {
   urls: string[];
@@ -136,3 +125,15 @@ export interface EmbeddedOptions {
 }
 
 export type DatabaseOptions = PostgresOptions | EmbeddedOptions;
+
+/** One unit of work (a transaction, a read) that was tried again: why, how often, how long, and how it ended. */
+export interface RideThroughReport {
+  /** Why the first attempt failed, in an operator's words. */
+  reason: string;
+  /** Attempts made, the first included. */
+  attempts: number;
+  /** From the start of the first attempt to the outcome. */
+  durationMs: number;
+  /** succeeded: the work was done; gave up: the budget ran out or a later failure may have had an effect. */
+  outcome: 'succeeded' | 'gave up';
+}

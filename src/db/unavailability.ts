@@ -1,4 +1,14 @@
-import { DatabaseUnavailableError } from './types.js';
+/** The database could not be reached or refused work; the caller may retry later. */
+export class DatabaseUnavailableError extends Error {
+  override name = 'DatabaseUnavailableError';
+  constructor(
+    cause: unknown,
+    /** For the log: what went wrong, in an operator's words. */
+    readonly reason = 'the database could not be reached',
+  ) {
+    super('database unavailable', { cause });
+  }
+}
 
 // Node's socket errors: the server (or a pooler in front of it) cannot be reached.
 const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);

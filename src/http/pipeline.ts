@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 
 /**
  * One step of an onRequest pipeline. It returns nothing to let the request
@@ -81,4 +81,9 @@ declare module 'fastify' {
  */
 export function routeOf(request: FastifyRequest): RouteFacts {
   return (request.routeFacts ??= request.routeOptions);
+}
+
+/** Declares routeFacts on every request (routeOf fills it). */
+export function decorateRouteFacts(app: FastifyInstance): void {
+  app.decorateRequest('routeFacts', undefined);
 }

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { FastifyServerOptions } from 'fastify';
 import { destination, symbols, type Logger } from 'pino';
 import type { Config } from '../config/load.js';
-import { logTimestamp, type LineFormat, type LineSink } from '../http/observation/requestLines.js';
+import { logTimestamp, type LineFormat, type LineSink } from './requestLine.js';
 
 // Keys only ever travel in the Authorization header; these paths cover it
 // wherever a serializer or a careless log call might put the headers, and

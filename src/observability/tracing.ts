@@ -41,7 +41,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { Database, Queryable } from '../db/index.js';
 import { pathWithoutQuery } from './requestPath.js';
-import type { PropagatorName, TraceExporterName, TraceExportSettings, Tracing } from './tracingSwitch.js';
+import type { PropagatorName, TraceExporterName, TraceExportSettings, Tracing } from './tracingTypes.js';
 
 // Loaded only through startTracingIfRequested (tracingSwitch.ts): importing
 // this module loads the tracing SDK.

@@ -1,6 +1,7 @@
-import type { FastifyPluginCallback } from 'fastify';
 import { ConfigError } from '../config/load.js';
-import type { Database } from '../db/index.js';
+import type { OtlpProtocol, PropagatorName, TraceExporterName, TraceExportSettings, Tracing } from './tracingTypes.js';
+
+export type { OtlpProtocol, PropagatorName, TraceExporterName, TraceExportSettings, Tracing } from './tracingTypes.js';
 
 /**
  * Tracing is on only when an exporter is asked for with the standard
@@ -12,18 +13,6 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   const exporters = env['OTEL_TRACES_EXPORTER']?.trim();
   if (exporters) return exporters.split(',').some((name) => name.trim() !== 'none');
   return Boolean(env['OTEL_EXPORTER_OTLP_ENDPOINT'] || env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']);
-}
-
-export type TraceExporterName = 'otlp' | 'console';
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
-export type PropagatorName = 'tracecontext' | 'baggage';
-
-/** What the OTEL_* variables select among what this service ships; the SDK reads the rest itself. */
-export interface TraceExportSettings {
-  exporters: TraceExporterName[];
-  protocol: OtlpProtocol;
-  /** Empty: OTEL_PROPAGATORS=none, no propagator is registered. */
-  propagators: PropagatorName[];
 }
 
 const exporterNames: readonly string[] = ['otlp', 'console'] satisfies TraceExporterName[];
@@ -71,16 +60,6 @@ export function traceExportSettings(env: NodeJS.ProcessEnv): TraceExportSettings
     protocol: exporters.includes('otlp') ? protocolFrom(env) : 'http/protobuf',
     propagators: propagators.includes('none') ? [] : ([...new Set(propagators)] as PropagatorName[]),
   };
-}
-
-/** The running OpenTelemetry SDK, as the server uses it. */
-export interface Tracing {
-  /** Opens a span per request, named by operationId; registered first by buildApp. */
-  httpPlugin: FastifyPluginCallback;
-  /** Adds spans around queries where no instrumentation sees them (the embedded database). */
-  traceDatabase(db: Database): Database;
-  /** Sends the spans still buffered (at shutdown). */
-  flush(): Promise<void>;
 }
 
 /**

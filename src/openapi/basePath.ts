@@ -1,4 +1,4 @@
-import type { ServerObject } from './document.js';
+import type { ServerObject } from './types.js';
 
 /**
  * The path every operation is served under: the path of the servers' URLs,

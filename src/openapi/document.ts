@@ -1,57 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { basePathOf } from './basePath.js';
+import type {
+  OpenApiDocument,
+  OperationEntry,
+  OperationObject,
+  ParameterObject,
+  RouteEntry,
+  SecurityRequirement,
+} from './types.js';
 
-export { basePathOf } from './basePath.js';
-
-export interface SecurityRequirement {
-  [scheme: string]: string[];
-}
-
-export interface ParameterObject {
-  name: string;
-  in: 'path' | 'query' | 'header' | 'cookie';
-  required?: boolean;
-  schema?: Record<string, unknown>;
-  [extension: `x-${string}`]: unknown;
-}
-
-export interface OperationObject {
-  operationId: string;
-  parameters?: (ParameterObject | { $ref: string })[];
-  deprecated?: boolean;
-  security?: SecurityRequirement[];
-  requestBody?: { required?: boolean };
-  responses?: Record<string, { $ref?: string; headers?: Record<string, unknown> }>;
-  [extension: `x-${string}`]: unknown;
-}
-
-export interface ServerObject {
-  url: string;
-  description?: string;
-  'x-internal'?: boolean;
-}
-
-export interface OpenApiDocument {
-  openapi: string;
-  info: { version: string; title: string };
-  servers: ServerObject[];
-  security?: SecurityRequirement[];
-  paths: Record<string, Record<string, OperationObject>>;
-  components: {
-    securitySchemes: Record<string, { type: string; scheme?: string }>;
-    parameters?: Record<string, ParameterObject>;
-  };
-}
+export type * from './types.js';
 
 export const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-
-/** One API route as fastify-openapi-glue derives it from the spec: schemas dereferenced, url with the base path. */
-export interface RouteEntry {
-  method: string;
-  url: string;
-  operationId: string;
-  schema: Record<string, unknown>;
-}
 
 // Written by `npm run generate` next to src/generated/api.ts and copied
 // beside the compiled code by `npm run build`: the same place relative to
@@ -108,13 +68,12 @@ export function loadRouteTable(): RouteEntry[] {
   return generated('routes.json', sharingEqualObjects()) as RouteEntry[];
 }
 
-/** The base path of the API (/v1), from openapi.yaml's servers. */
-export const apiBasePath = basePathOf(loadOpenApiDocument());
+let basePath: string | undefined;
 
-export interface OperationEntry {
-  method: string;
-  path: string;
-  operation: OperationObject;
+/** The base path of the API (/v1), from openapi.yaml's servers. */
+export function apiBasePath(): string {
+  basePath ??= basePathOf(loadOpenApiDocument());
+  return basePath;
 }
 
 export function listOperations(spec: OpenApiDocument): OperationEntry[] {

@@ -6,8 +6,6 @@ const root = new URL('../../', import.meta.url);
 
 /** openapi.yaml, the contract. */
 export const specPath = fileURLToPath(new URL('openapi.yaml', root));
-/** The numbered SQL migrations. */
-export const migrationsDir = fileURLToPath(new URL('migrations/', root));
 /** openapi.yaml as JSON and the API's route table, written by `npm run generate` (see openapi/document.ts). */
 export const generatedSpecPath = fileURLToPath(new URL('src/generated/openapi.json', root));
 export const generatedRoutesPath = fileURLToPath(new URL('src/generated/routes.json', root));

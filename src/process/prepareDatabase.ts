@@ -1,6 +1,7 @@
 import { storeBootstrapKey, createFirstKeyIfNone } from '../auth/provisioning.js';
 import { countActiveApiKeys } from '../db/apiKeys.js';
-import { directDatabaseOptionsOf, type Config } from '../config/load.js';
+import { directDatabaseOptionsOf } from '../config/databaseOptions.js';
+import type { Config } from '../config/load.js';
 import { openDatabase, ReadOnlyDatabaseError, readOnlyReason, type Database } from '../db/index.js';
 import { assertSchemaCurrent, migrate } from '../db/migrations.js';
 

@@ -1,6 +1,6 @@
 import type { Test } from 'tap';
 import { startPostgres, type PostgresServer } from '../../lib/instances/index.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer } from '../../src/process/startServer.js';
 
 export const apiKey = 'faults-suite-key-0123456789';
 export const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { nodeServerOptions } from '../../src/http/server/clientErrors.js';
+import { nodeServerOptions } from '../../src/http/server/nodeServerOptions.js';
 import { assertErrorAnswer, exchange, parseResponse, rawRequest, startHostileApp } from './harness.js';
 
 t.test("Node's parser errors answer the Error object, with a request id and a log line", async (t) => {

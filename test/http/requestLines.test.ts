@@ -2,7 +2,8 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import t from 'tap';
 import { routeOf } from '../../src/http/pipeline.js';
 import { lineFormatOf } from '../../src/observability/logging.js';
-import { logTimestamp, requestLines } from '../../src/http/observation/requestLines.js';
+import { requestLines } from '../../src/http/observation/requestLines.js';
+import { logTimestamp } from '../../src/observability/requestLine.js';
 import { lazyChildLogger, RequestLogger } from '../../src/observability/requestLogger.js';
 
 interface Line {

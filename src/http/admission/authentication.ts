@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AcceptedKey, KeyChecker } from '../../auth/keyChecker.js';
 import { ApiError } from '../../errors.js';
 import type { AuthFailureReason } from '../../observability/metrics.js';
@@ -53,6 +53,28 @@ declare module 'fastify' {
     securitySchemes?: string[];
     operationId?: string;
   }
+}
+
+/** Declares the request fields this stage fills (fastify's shape for them is set once, here). */
+export function decorateAuthentication(app: FastifyInstance): void {
+  app.decorateRequest('apiKeyId', undefined);
+  app.decorateRequest('apiKeyHash', undefined);
+  app.decorateRequest('authFailure', undefined);
+  app.decorateRequest('uncheckedKey', undefined);
+  app.decorateRequest('uncheckedKeyWasGood', false);
+}
+
+/** SHA-256 of the key authentication accepted, or undefined: what the rate limiter counts a caller by. */
+export function acceptedKeyHash(request: FastifyRequest): string | undefined {
+  return request.apiKeyHash;
+}
+
+/**
+ * True when the request carries a well-formed key that is neither remembered
+ * nor was recently good: the one that verifyKey will hash and look up.
+ */
+export function awaitsLookUpOfUnknownKey(request: FastifyRequest): boolean {
+  return request.uncheckedKey !== undefined && !request.uncheckedKeyWasGood;
 }
 
 /**

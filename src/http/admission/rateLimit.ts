@@ -6,6 +6,7 @@ import { ApiError } from '../../errors.js';
 import { routeOf, type Step } from '../pipeline.js';
 import { localRateLimit, type LimitOutcome } from './localRateLimit.js';
 import { createBreakerStore } from './rateLimitStore.js';
+import { acceptedKeyHash, awaitsLookUpOfUnknownKey } from './authentication.js';
 import { clientAddressOf } from './clientAddress.js';
 
 declare module 'fastify' {
@@ -27,7 +28,8 @@ const policyName = '"default"';
  * what slows key guessing down.
  */
 function bucketOf(request: FastifyRequest): string {
-  return request.apiKeyHash ? `key:${request.apiKeyHash}` : `ip:${clientAddressOf(request)}`;
+  const keyHash = acceptedKeyHash(request);
+  return keyHash ? `key:${keyHash}` : `ip:${clientAddressOf(request)}`;
 }
 
 // ioredis is loaded only when REDIS_URL is set: without it, a start would
@@ -96,6 +98,7 @@ export async function rateLimiter(
   redisTimeoutMs: number,
   countRejection: () => void = () => undefined,
 ) {
+  app.decorateRequest('addressCounted', false);
   const { REDIS_URL: redisUrl } = config;
   const shared =
     redisUrl === undefined ? undefined : await sharedCounter(app, { ...config, REDIS_URL: redisUrl }, redisTimeoutMs);
@@ -162,17 +165,15 @@ export async function rateLimiter(
    * ran out) is looked up without this, so a client sharing an address with
    * a guesser keeps working.
    */
-  const countAddressBeforeLookUp = countingStep(
-    (request) => request.uncheckedKey !== undefined && !request.uncheckedKeyWasGood,
-    (request) => {
-      request.addressCounted = true;
-    },
-  );
+  const countAddressBeforeLookUp = countingStep(awaitsLookUpOfUnknownKey, (request) => {
+    request.addressCounted = true;
+  });
 
   /** Counts the request against its key, or its address without a valid key; 429 past the limit. */
   const limitRate = countingStep(
     (request) =>
-      routeOf(request).config.rateLimit !== false && !(request.addressCounted && request.apiKeyHash === undefined),
+      routeOf(request).config.rateLimit !== false &&
+      !(request.addressCounted && acceptedKeyHash(request) === undefined),
   );
 
   return { countAddressBeforeLookUp, limitRate };

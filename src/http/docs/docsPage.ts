@@ -34,7 +34,7 @@ export function specForDocsPage(spec: Readonly<Record<string, unknown>>): Record
   return {
     ...spec,
     servers: [
-      { url: apiBasePath, description: 'This service (the one serving this page)' },
+      { url: apiBasePath(), description: 'This service (the one serving this page)' },
       ...servers.filter((server) => server['x-internal'] !== true),
     ],
   };
@@ -49,14 +49,14 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
   // The JSON as generated from the YAML, not re-serialised: a JavaScript
   // number would round the int64 bounds.
   const checkedInJson = openApiJsonText();
-  app.get(`${apiBasePath}/openapi.json`, { schema: { hide: true } }, async (_request, reply) => {
+  app.get(`${apiBasePath()}/openapi.json`, { schema: { hide: true } }, async (_request, reply) => {
     reply.type('application/json; charset=utf-8');
     return checkedInJson;
   });
   // The YAML is sent byte for byte as checked in (comments and order kept);
   // @fastify/swagger would re-serialise it.
   const checkedIn = readFileSync(specPath, 'utf8');
-  app.get(`${apiBasePath}/openapi.yaml`, { schema: { hide: true } }, async (_request, reply) => {
+  app.get(`${apiBasePath()}/openapi.yaml`, { schema: { hide: true } }, async (_request, reply) => {
     reply.type('application/yaml; charset=utf-8');
     return checkedIn;
   });

@@ -17,7 +17,7 @@ function pathMatchers(spec: OpenApiDocument): PathMethods[] {
     byPath.set(path, [...(byPath.get(path) ?? []), method]);
   }
   return [...byPath].map(([path, methods]) => {
-    const source = (apiBasePath + path)
+    const source = (apiBasePath() + path)
       .split(/\{[^}]+\}/)
       .map(escapeRegExp)
       .join('[^/]+');

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { excerpt } from '../errors/excerpt.js';
-import { answerOnSocket } from './clientErrors.js';
+import { answerOnSocket } from './parserErrors.js';
 import { requestIdOf } from '../arrival/requestId.js';
 import { everyResponseHeaders } from '../arrival/securityHeaders.js';
 

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
-import { excerpt } from '../errors/excerpt.js';
 import { everyResponseHeaders } from '../arrival/securityHeaders.js';
 
 /** What Node's HTTP parser reports; rawPacket (the bytes read, keys included) is never logged. */
@@ -75,64 +74,4 @@ export function answerOnSocket(socket: Socket, answer: ApiError, requestId: stri
     socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   }
   socket.destroySoon();
-}
-
-function frameworkErrorAnswer(error: FastifyError, request: FastifyRequest): ApiError {
-  const path = excerpt(request.url.split('?', 1)[0] ?? '');
-  switch (error.code) {
-    case 'FST_ERR_BAD_URL':
-      return new ApiError(400, 'invalid_request', `The path ${path} is not valid percent-encoding.`);
-    case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new ApiError(414, 'invalid_request', `A path parameter in ${path} is longer than 100 characters.`);
-    default:
-      return new ApiError(500, 'internal_error', 'Internal server error.');
-  }
-}
-
-/**
- * fastify's frameworkErrors: errors the router raises before any route or
- * hook runs (bad percent-encoding, a path parameter over maxParamLength)
- * answer the Error object with X-Request-Id and the security headers, and
- * get the request's log line like any other request.
- */
-export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const answer = frameworkErrorAnswer(error, request);
-  if (answer.status >= 500) request.log.error({ err: error }, 'request failed');
-  reply
-    .code(answer.status)
-    .headers({ ...everyResponseHeaders, 'x-request-id': request.id })
-    .type('application/json; charset=utf-8')
-    .send(answer.body());
-  request.log.info(
-    { method: request.method, route: null, path: excerpt(request.url.split('?', 1)[0] ?? ''), status: answer.status },
-    'request completed',
-  );
-}
-
-/**
- * Node's http.createServer options: requireHostHeader is off (see
- * requireHostHeader below), and the header timeout holds. Node checks
- * headersTimeout (and requestTimeout) only every connectionsCheckingInterval,
- * 30 s by default, so a 2 s headers timeout would cut a slow client after up
- * to 32 s; checking at a quarter of the timeout (at most every second) keeps
- * the cut within 25% of the setting.
- */
-export function nodeServerOptions(headersTimeoutMs: number) {
-  return {
-    requireHostHeader: false,
-    headersTimeout: headersTimeoutMs,
-    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
-  };
-}
-
-/**
- * Node answers an HTTP/1.1 request without Host with a bare 400 of its own
- * (no body, no request id, no log line) unless requireHostHeader is off; it
- * is off, and this step on arrival gives that request the Error object
- * instead (RFC 9112 3.2: such a request is a 400).
- */
-export function requireHostHeader(request: FastifyRequest): void {
-  const needsHost = request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1;
-  if (needsHost && !request.headers.host)
-    throw new ApiError(400, 'invalid_request', 'An HTTP/1.1 request must carry a Host header.');
 }

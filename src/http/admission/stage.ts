@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import { createKeyChecker } from '../../auth/keyChecker.js';
+import type { Config } from '../../config/load.js';
+import type { Database } from '../../db/index.js';
+import type { ServiceMetrics } from '../../observability/metrics.js';
+import type { Step } from '../pipeline.js';
+import { decorateAuthentication, identifyCaller, requireAuthentication, verifyKey } from './authentication.js';
+import { rateLimiter } from './rateLimit.js';
+
+export type AdmissionConfig = Pick<
+  Config,
+  'API_KEY_CACHE_SECONDS' | 'RATE_LIMIT_MAX' | 'RATE_LIMIT_WINDOW_SECONDS' | 'REDIS_URL'
+>;
+
+/**
+ * Admission, as onRequest steps in order: accept a remembered key (no
+ * hashing, no query), count a key not remembered against the address before
+ * it is hashed and looked up (429 there costs no query), look it up, count
+ * the request against its key or address, then refuse it if unauthenticated:
+ * after counting, so that guessing keys hits the limit.
+ */
+export async function admissionStage(
+  app: FastifyInstance,
+  db: Database,
+  config: AdmissionConfig,
+  redisTimeoutMs: number,
+  metrics: Pick<ServiceMetrics, 'authenticationFailed' | 'rateLimited'>,
+): Promise<Step[]> {
+  decorateAuthentication(app);
+  const keys = createKeyChecker({ db, cacheSeconds: config.API_KEY_CACHE_SECONDS });
+  const limiter = await rateLimiter(app, config, redisTimeoutMs, metrics.rateLimited);
+  return [
+    identifyCaller(keys, metrics.authenticationFailed),
+    limiter.countAddressBeforeLookUp,
+    verifyKey(keys, metrics.authenticationFailed),
+    limiter.limitRate,
+    requireAuthentication,
+  ];
+}

@@ -1,0 +1,50 @@
+import type { FastifyInstance } from 'fastify';
+import type { OpenApiDocument } from '../../openapi/document.js';
+import type { HttpLimits } from '../limits.js';
+import type { Step } from '../pipeline.js';
+import { registerDraining, type DrainState } from './draining.js';
+import { refuseUnknownExpectation } from './expectHeader.js';
+import { requireHostHeader } from './hostHeader.js';
+import { registerLoadShedding, type LoadShedding } from './loadShedding.js';
+import { refuseRepeatedHeaders, singleValuedHeaders } from './repeatedHeaders.js';
+import { echoRequestId } from './requestId.js';
+import { setSecurityHeaders } from './securityHeaders.js';
+import { readinessOf, startupGate } from './startupGate.js';
+
+export interface Arrival {
+  /** The onRequest steps, in order. */
+  steps: Step[];
+  drain: DrainState;
+  /** True once the database is ready (always, without a start-up to wait for). */
+  isReady: () => boolean;
+  loadShedding: LoadShedding;
+}
+
+/**
+ * On arrival: name the request, set the headers every answer carries, refuse
+ * what no operation could serve (no Host, a repeated single-valued header, an
+ * unknown expectation), then new work once closing, before the database is
+ * ready, or when overloaded.
+ */
+export function arrivalStage(
+  app: FastifyInstance,
+  spec: OpenApiDocument,
+  limits: HttpLimits,
+  databaseReady: Promise<void> | undefined,
+  countShed: (reason: string) => void,
+): Arrival {
+  const drain = registerDraining(app);
+  const steps: Step[] = [
+    echoRequestId,
+    setSecurityHeaders,
+    requireHostHeader,
+    refuseRepeatedHeaders(singleValuedHeaders(spec)),
+    refuseUnknownExpectation,
+    drain.onArrival,
+  ];
+  const isReady = readinessOf(databaseReady);
+  if (databaseReady) steps.push(startupGate(isReady));
+  const loadShedding = registerLoadShedding(app, limits.loadShedding, countShed);
+  steps.push(loadShedding.shed);
+  return { steps, drain, isReady, loadShedding };
+}

@@ -1,0 +1,58 @@
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { trustProxy } from '../../config/trustProxy.js';
+import { lazyChildLogger } from '../../observability/requestLogger.js';
+import { requestIdOf } from '../arrival/requestId.js';
+import { frameworkErrorHandler } from '../errors/frameworkErrors.js';
+import type { HttpLimits } from '../limits.js';
+import type { DeferredCompilation } from '../operations/deferredCompile.js';
+import { registerStrictJsonParser } from '../operations/jsonBody.js';
+import { deferredSerializers } from '../operations/serialization.js';
+import { decorateRouteFacts } from '../pipeline.js';
+import { guardConnections } from './connections.js';
+import { nodeServerOptions } from './nodeServerOptions.js';
+import { clientErrorHandler } from './parserErrors.js';
+
+export interface ServerSettings {
+  logger: Exclude<FastifyServerOptions['logger'], undefined>;
+  keepAliveTimeoutMs: number;
+  /** TRUST_PROXY as configured (config/trustProxy.ts parses it). */
+  trustProxy: string;
+  limits: HttpLimits;
+  deferred: DeferredCompilation;
+}
+
+/**
+ * The fastify instance with Node's server guarded: its limits, the Error
+ * object for what Node's parser and fastify's router refuse before any hook
+ * runs, request ids, one log line per request, strict JSON bodies.
+ */
+export function createServer(settings: ServerSettings): FastifyInstance {
+  const { limits } = settings;
+  const app = Fastify({
+    logger: settings.logger,
+    // One line per request comes from requestLines instead of fastify's two.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    // A request's pino child is made only if something logs through it.
+    childLoggerFactory: lazyChildLogger,
+    bodyLimit: limits.bodyLimitBytes,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: settings.keepAliveTimeoutMs,
+    connectionTimeout: limits.connectionTimeoutMs,
+    trustProxy: trustProxy(settings.trustProxy),
+    // During shutdown the draining hook answers with the Error object instead.
+    return503OnClosing: false,
+    exposeHeadRoutes: false,
+    genReqId: requestIdOf,
+    http: nodeServerOptions(limits.headersTimeoutMs),
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
+    schemaController: { compilersFactory: { buildSerializer: deferredSerializers(settings.deferred) } },
+  });
+  // Only JSON bodies are part of the contract; without this, text/plain
+  // bodies would be parsed and reach routes whose schemas only cover JSON.
+  app.removeContentTypeParser(['text/plain']);
+  registerStrictJsonParser(app);
+  decorateRouteFacts(app);
+  guardConnections(app.server, app.log);
+  return app;
+}
