@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Production image of the pet store service. npm run image builds it with
-# Podman (scripts/image/) and npm run test:image drives the built image
+# Podman (scripts/image/) and npm run test:system -- image drives the built image
 # (test/image/); see docs/deploying.md.
 # Node 24 is the current LTS line; the service also runs on 20.19+ and 22.12+.
 
@@ -46,7 +46,7 @@ COPY openapi.yaml ./
 COPY migrations ./migrations
 # Node.js (22.1+) keeps the compiled code of the modules it loads in
 # NODE_COMPILE_CACHE: a restarted container does not compile them again
-# (460 -> 430 ms from spawn to the first 200 on Node 24, npm run bench:cold).
+# (460 -> 430 ms from spawn to the first 200 on Node 24, npm run bench -- cold).
 ENV NODE_COMPILE_CACHE=/app/.cache/node-compile
 RUN mkdir -p /app/data /app/.cache/node-compile && chown node:node /app/data /app/.cache/node-compile
 USER node

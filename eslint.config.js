@@ -1,5 +1,5 @@
 // Lint: typescript-eslint's type-checked strict rules over everything we
-// write; formatting is Prettier's (npm run format), checked by npm run lint.
+// write; formatting is Prettier's (npm run lint -- --fix), checked by npm run lint.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';

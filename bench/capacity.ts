@@ -1,4 +1,4 @@
-// npm run bench:capacity [-- --seconds 10 --clients 8 --repeat 2 --pets 100000]: PostgreSQL's own cost
+// npm run bench -- capacity [--seconds 10 --clients 8 --repeat 2 --pets 100000]: PostgreSQL's own cost
 // and ceiling for each statement the service sends (bench/pgbench/*.sql), measured with pgbench on a
 // private PostgreSQL 15 cluster (lib/instances), named (-M prepared) and unnamed (-M extended).
 // Besides transactions per second (which depend on what else runs on the machine), it reports the

@@ -1,6 +1,6 @@
-// npm run bench:cold -- '<JSON array>' [starts]: the cold start (spawn to the first 200 on GET
+// npm run bench -- cold '<JSON array>' [starts]: the cold start (spawn to the first 200 on GET
 // /v1/pets?limit=1, built code, PostgreSQL) of each variant, interleaved, `starts` times each (default 7),
-// and the median; variants as in bench:variants (an object of environment variables, ENTRY for another
+// and the median; variants as in bench -- variants (an object of environment variables, ENTRY for another
 // build, "baseline" for the bare one, "sameWork" or "sameWork:<features>"). Also the CPU each used until its
 // first 200: a start is mostly CPU. Default: ours, the same-work baseline and the bare one.
 // COLD_PROFILE_DIR=<folder>: each start also writes a --cpu-prof profile there (spawn to SIGTERM after

@@ -1,4 +1,4 @@
-// npm run bench:hooks [-- seconds]: what each stage of our request path costs inside the server under
+// npm run bench -- hooks [seconds]: what each stage of our request path costs inside the server under
 // load, where a microbenchmark understates it (caches are cold between two calls of the same code).
 // Copies dist/ to dist-timed/ (beside node_modules), wraps the stages below with bench/hookTimer.mjs's
 // __timed (each call timed until it returns or calls its `done`), runs each of the four loads against
@@ -65,7 +65,7 @@ function instrument(): void {
     const matches =
       typeof find === 'string' ? text.split(find).length - 1 : (text.match(new RegExp(find, 'g')) ?? []).length;
     if (matches !== 1)
-      throw new Error(`bench:hooks: ${file} has ${matches} matches for ${String(find)}; update the patch`);
+      throw new Error(`bench hooks: ${file} has ${matches} matches for ${String(find)}; update the patch`);
     writeFileSync(path, text.replace(find, replace));
   }
 }

@@ -482,8 +482,8 @@ export function baselineSpec(
 }
 
 /**
- * A variant named on the command line of bench:variants, bench:cold and
- * bench:profile: "baseline" or "bare" (the bare baseline), "sameWork" or
+ * A variant named on the command line of npm run bench -- variants and -- cold,
+ * and of bench/profile.ts: "baseline" or "bare" (the bare baseline), "sameWork" or
  * "sameWork:<features>" (the same-work baseline), "peer" (the lean peer);
  * undefined for anything else.
  */

@@ -1,4 +1,4 @@
-// npm run bench:read-your-writes [-- --pairs 1000]: on a private primary and streaming replica
+// npm run bench -- read-your-writes [--pairs 1000]: on a private primary and streaming replica
 // (lib/instances), how often a pet created through one instance is missing when read at once:
 // (1) from the replica alone (a service without read-your-writes), (2) through another instance
 // of the service (replica first, a miss asked again on the primary). See docs/scaling.md.

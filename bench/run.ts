@@ -1,4 +1,4 @@
-// npm run bench [-- --scale] [-- --seconds 10 --rounds 5 ...]: see the README, section "Performance".
+// npm run bench [-- --scale --seconds 10 --rounds 5 ...]: see the README, section "Performance".
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';

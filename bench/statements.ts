@@ -1,4 +1,4 @@
-// npm run bench:statements [-- --seconds 5 --rounds 3]: what DATABASE_STATEMENTS=unnamed costs, and the
+// npm run bench -- statements [--seconds 5 --rounds 3]: what DATABASE_STATEMENTS=unnamed costs, and the
 // PgBouncer hop (transaction mode), against named statements on a direct connection. A small run of its
 // own (three servers, three scenarios) instead of the whole npm run bench. See docs/scaling.md.
 import { randomBytes } from 'node:crypto';

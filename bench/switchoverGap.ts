@@ -1,4 +1,4 @@
-// npm run bench:switchover-gap [-- --switchovers 2]: where a planned switchover's write gap goes, on
+// npm run bench -- switchover-gap [--switchovers 2]: where a planned switchover's write gap goes, on
 // the failover topology's database tier alone (pg_auto_failover monitor and three synchronous data
 // nodes, PgBouncer beside each, deploy/haproxy-postgres.cfg in front; no service). Measured apart:
 // (a) the engine: single INSERTs every 20 ms on each node's PostgreSQL directly, so the gap is from

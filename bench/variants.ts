@@ -1,4 +1,4 @@
-// npm run bench:variants -- <list20|list100|getPet|createPet> '<JSON array>' [seconds] [rounds]: servers of
+// npm run bench -- variants <list20|list100|getPet|createPet> '<JSON array>' [seconds] [rounds]: servers of
 // ours with the given settings (each element an object of environment variables) and "baseline" for
 // bench/baseline/server.mjs ("sameWork" or "sameWork:<features>" for bench/sameWork/server.mjs), all pinned to core 1, 10 s warm-up each, then interleaved rounds; prints each
 // server's cold start, req/s, server CPU µs per request and peak RSS. For quick A/B checks of one change:

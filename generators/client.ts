@@ -1,6 +1,6 @@
 // npm run generate (after openapi-typescript): what the TypeScript client (clients/typescript) takes from
 // openapi.yaml. Its types are the server's generated types, copied; its version is info.version; its table of
-// declared error statuses comes from each operation's responses. Arguments (for npm run generate:check): the
+// declared error statuses comes from each operation's responses. Arguments (for npm run generate -- --check): the
 // types to copy and the folder to write into, both defaulting to the checked-in ones.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,7 +54,7 @@ const contract = [
 mkdirSync(join(outRoot, 'src/generated'), { recursive: true });
 writeFileSync(join(outRoot, 'src/generated/api.ts'), readFileSync(typesSource, 'utf8'));
 writeFileSync(join(outRoot, 'src/generated/contract.ts'), contract);
-// The package's version is the contract's: a bumped info.version without npm run generate fails generate:check.
+// The package's version is the contract's: a bumped info.version without npm run generate fails npm run generate -- --check.
 const manifest = JSON.parse(readFileSync(join(clientRoot, 'package.json'), 'utf8')) as Record<string, unknown>;
 writeFileSync(
   join(outRoot, 'package.json'),

@@ -1,5 +1,5 @@
 /**
- * npm run check:breaking [-- --base FILE] [-- --head FILE]
+ * npm run contract -- breaking [--base FILE] [--head FILE]
  *
  * Compares openapi.yaml with the last released contract (the highest version
  * under contract/released/) twice: with optic's breaking-change rules and with

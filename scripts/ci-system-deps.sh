@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # System packages the test suites need beyond Node, PostgreSQL and Redis:
 # Chromium for the headless check of /docs (test/http/docs.test.ts skips without it),
-# PgBouncer, HAProxy and pg_auto_failover for npm run test:topology (its tests skip without them),
+# PgBouncer, HAProxy and pg_auto_failover for npm run test:system -- topology (its tests skip without them),
 # RE2 and g++ for test/contract/patterns.test.ts (the spec's patterns checked in RE2 too),
-# Podman and debootstrap for npm run image and npm run test:image (the list is
+# Podman and debootstrap for npm run image and npm run test:system -- image (the list is
 # in scripts/image/podman.sh).
 # Installs only what is missing; apt-get update runs only when something is.
 set -euo pipefail

@@ -30,7 +30,7 @@ export interface PostgresOptions {
   port?: number;
   /** Extra postgresql.conf settings. */
   settings?: Record<string, string | number>;
-  /** Keep running after this Node.js process exits (topology:up). */
+  /** Keep running after this Node.js process exits (npm run topology -- up). */
   persistent?: boolean;
   readyTimeoutMs?: number;
 }

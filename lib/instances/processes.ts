@@ -164,7 +164,7 @@ export interface SpawnOptions {
   cwd?: string;
   /** Run as this account (see serviceAccount). */
   account?: Account | undefined;
-  /** Outlives this Node.js process (own process group, not killed on exit): for `topology:up`. */
+  /** Outlives this Node.js process (own process group, not killed on exit): for `npm run topology -- up`. */
   persistent?: boolean;
 }
 

@@ -19,7 +19,7 @@ import { builtServer, repoRoot, startService, type ServiceInstance } from './ser
  * front of the primary, or (database: failover) a pg_auto_failover formation
  * of three synchronous nodes, each with PgBouncer beside it, behind HAProxy
  * routes to the node that takes writes and to the standbys.
- * `npm run topology:up` and the topology tests both start it from here.
+ * `npm run topology -- up` and the topology tests both start it from here.
  */
 
 export const topologyDatabase = 'pets';

@@ -1,5 +1,5 @@
 /**
- * npm run contract:changelog [-- --base FILE] [-- --head FILE]
+ * npm run contract -- changelog [--base FILE] [--head FILE]
  *
  * Prints in Markdown what changed between the last released contract (the
  * highest version under contract/released/) and openapi.yaml: operations,

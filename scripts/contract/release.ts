@@ -1,5 +1,5 @@
 /**
- * npm run contract:release
+ * npm run contract -- release
  *
  * Releases the contract as it stands: copies openapi.yaml to
  * contract/released/openapi-<info.version>.yaml, which makes it the baseline
@@ -14,7 +14,7 @@ import { parse } from 'yaml';
 import { compareVersions, releasedFile, releasedVersions, repoRoot } from './released.js';
 
 function fail(message: string): never {
-  process.stderr.write(`contract:release: ${message}\n`);
+  process.stderr.write(`contract release: ${message}\n`);
   process.exit(1);
 }
 
@@ -29,13 +29,13 @@ if (latest && compareVersions(version, latest) <= 0)
   fail(`info.version ${version} is not above the last release ${latest}`);
 const changelog = readFileSync(join(repoRoot, 'CHANGELOG.md'), 'utf8');
 if (!new RegExp(`^## ${version.replace(/\./g, '\\.')}\\b`, 'm').test(changelog))
-  fail(`CHANGELOG.md has no "## ${version}" entry; add one from \`npm run contract:changelog\``);
+  fail(`CHANGELOG.md has no "## ${version}" entry; add one from \`npm run contract -- changelog\``);
 
 const gate = spawnSync('bash', [join(repoRoot, 'scripts/contract-gate.sh')], { cwd: repoRoot, stdio: 'inherit' });
 if (gate.status !== 0) fail('the contract gate fails; release nothing until it passes');
 
 copyFileSync(spec, target);
 process.stdout.write(
-  `Released ${version}: ${relative(repoRoot, target)} is now the baseline of npm run check:breaking.\n` +
+  `Released ${version}: ${relative(repoRoot, target)} is now the baseline of npm run contract -- breaking.\n` +
     `Commit it with CHANGELOG.md: git add ${relative(repoRoot, target)} CHANGELOG.md && git commit -m "Contract ${version}"\n`,
 );

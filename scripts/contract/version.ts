@@ -1,5 +1,5 @@
 /**
- * tsx scripts/contract/version.ts (a step of npm run contract:gate)
+ * tsx scripts/contract/version.ts (a step of npm run contract -- gate)
  *
  * A changed contract gets a version of its own and a CHANGELOG.md section:
  * refuses an openapi.yaml that differs from the highest release under
@@ -32,7 +32,7 @@ export function versionProblems(spec: JsonObject, released: JsonObject, changelo
   const heading = new RegExp(`^## ${version.replace(/\./g, '\\.')}\\b`, 'm');
   return heading.test(changelog)
     ? []
-    : [`CHANGELOG.md has no "## ${version}" section; paste npm run contract:changelog under it, a summary on top`];
+    : [`CHANGELOG.md has no "## ${version}" section; paste npm run contract -- changelog under it, a summary on top`];
 }
 
 function main(): number {

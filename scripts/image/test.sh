@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm run test:image: the suites in test/image/ against the image that
+# npm run test:system -- image: the suites in test/image/ against the image that
 # npm run image builds (or the one PET_STORE_IMAGE names), one file at a time.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -4,7 +4,7 @@ import { stopPid } from '../../lib/instances/index.js';
 import { readState, stillRunning, topologyFolder } from './state.js';
 
 /**
- * `npm run topology:down`: stops what `topology:up` started, by the pids it
+ * `npm run topology -- down`: stops what `topology -- up` started, by the pids it
  * recorded, the balancer first and the primary last; then deletes the
  * topology's folder (data and logs) unless given --keep.
  */
@@ -47,6 +47,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`topology:down failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`topology down failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { isAlive, repoRoot, startTimeOf, type ProcessRecord } from '../../lib/instances/index.js';
 
 /**
- * What `npm run topology:up` started, kept in .run/topology/state.json (the
+ * What `npm run topology -- up` started, kept in .run/topology/state.json (the
  * repo ignores .run/), so that `down` stops exactly those processes, by pid,
  * and `status` shows them. TOPOLOGY_DIR moves the folder (the tests use it).
  */

@@ -3,7 +3,7 @@ import { databaseNodes } from './databaseNodes.js';
 import { readState, stillRunning, topologyFolder } from './state.js';
 
 /**
- * `npm run topology:status`: each process `topology:up` started, with its
+ * `npm run topology -- status`: each process `topology -- up` started, with its
  * pid, port and liveness (running and accepting connections), and the
  * balancer's view of each instance, and each database node's role. Exits 0
  * when everything runs, 3 when something does not (or nothing was started).
@@ -16,7 +16,7 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 async function main(): Promise<number> {
   const state = readState();
   if (!state) {
-    say(`No topology in ${topologyFolder} (start one with npm run topology:up).`);
+    say(`No topology in ${topologyFolder} (start one with npm run topology -- up).`);
     return 3;
   }
   const balancerView = new Map<string, string>();
@@ -73,7 +73,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`topology:status failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`topology status failed: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   },
 );

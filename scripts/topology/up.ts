@@ -3,7 +3,7 @@ import { ensurePackages, ownedFolder, startTopology } from '../../lib/instances/
 import { readState, stillRunning, topologyFolder, writeState } from './state.js';
 
 /**
- * `npm run topology:up`: the scale-out topology on this machine (docs/deploying.md,
+ * `npm run topology -- up`: the scale-out topology on this machine (docs/deploying.md,
  * "Local topology"). Its last two lines are BASE_URL=... and API_KEY=...
  */
 
@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const previous = readState();
   if (previous?.processes.some(stillRunning)) {
     throw new Error(
-      `a topology started at ${previous.startedAt} still runs (npm run topology:status); stop it first with npm run topology:down`,
+      `a topology started at ${previous.startedAt} still runs (npm run topology -- status); stop it first with npm run topology -- down`,
     );
   }
   const missing = ensurePackages(say);
@@ -43,12 +43,12 @@ async function main(): Promise<void> {
   say(`Up in ${((Date.now() - startedAt) / 1000).toFixed(1)} s; files and logs in ${topology.folder}`);
   for (const record of topology.processes())
     say(`  ${record.name.padEnd(17)} pid ${String(record.pid).padEnd(8)} 127.0.0.1:${record.port}`);
-  say('Stop it with npm run topology:down; see it with npm run topology:status.');
+  say('Stop it with npm run topology -- down; see it with npm run topology -- status.');
   say(`BASE_URL=${topology.baseUrl}`);
   say(`API_KEY=${topology.apiKey}`);
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`topology:up failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`topology up failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

@@ -293,7 +293,7 @@ t.test('compatible changes are not reported', async (t) => {
   );
 });
 
-t.test('npm run check:breaking fails on a narrowed maximum unless the major version moved', async (t) => {
+t.test('npm run contract -- breaking fails on a narrowed maximum unless the major version moved', async (t) => {
   const dir = scratchDir('pets-breaking-');
   t.teardown(() => {
     dir.remove();

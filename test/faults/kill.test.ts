@@ -5,7 +5,7 @@ import t, { type Test } from 'tap';
 import { startService } from '../../lib/instances/index.js';
 import { apiKey, createPet, listAll, privatePostgres, waitFor } from './harness.js';
 
-// The built server (npm run test:faults builds it) in its own process, so that it can be killed.
+// The built server (npm run test:system -- faults builds it) in its own process, so that it can be killed.
 const rounds = 2;
 
 async function killUnderWriteLoad(t: Test, env: Record<string, string>): Promise<void> {

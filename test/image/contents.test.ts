@@ -26,7 +26,7 @@ const dependenciesBoundBytes = 70_000_000;
 const network = 'slirp4netns:allow_host_loopback=true';
 const hostLoopbackFromContainer = '10.0.2.2';
 
-t.ok(imageRef, 'PET_STORE_IMAGE names the image under test (npm run test:image sets it)');
+t.ok(imageRef, 'PET_STORE_IMAGE names the image under test (npm run test:system -- image sets it)');
 
 t.test('the production dependencies in the image are under 70 MB', async (t) => {
   const du = await runOnce({

@@ -23,7 +23,7 @@ import {
 // A check that has not ended by then hangs: the image's own check gives up after 2 s.
 const healthcheckWaitMs = 30_000;
 
-t.ok(imageRef, 'PET_STORE_IMAGE names the image under test (npm run test:image sets it)');
+t.ok(imageRef, 'PET_STORE_IMAGE names the image under test (npm run test:system -- image sets it)');
 
 t.test('the image on the embedded database, read-only root', async (t) => {
   const volume = await createVolume(t);

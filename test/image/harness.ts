@@ -7,7 +7,7 @@ import { basePath, loadContract } from '../../lib/conformance/spec.js';
 import { checkGeneratedRequests } from '../conformance/overHttp.js';
 
 /**
- * Drives the image that `npm run image` built (npm run test:image passes its
+ * Drives the image that `npm run image` built (npm run test:system -- image passes its
  * reference in PET_STORE_IMAGE) with Podman, as an operator runs it: published
  * ports on 127.0.0.1 (Podman picks free host ports), a named volume for the
  * data, every container and volume removed when its test ends.

@@ -29,7 +29,7 @@ const shutdownTimeoutMs = 4000;
 const writers = 3;
 const readers = 4;
 
-t.ok(imageRef, 'PET_STORE_IMAGE names the image under test (npm run test:image sets it)');
+t.ok(imageRef, 'PET_STORE_IMAGE names the image under test (npm run test:system -- image sets it)');
 
 /** Creates pets from a few concurrent clients until `stop` says so; returns the ids the service acknowledged (201). */
 async function writeUntil(container: Container, key: string, stop: { now: boolean }): Promise<number[]> {

@@ -25,7 +25,7 @@ import {
 const network = 'slirp4netns:allow_host_loopback=true';
 const hostLoopbackFromContainer = '10.0.2.2';
 
-t.ok(imageRef, 'PET_STORE_IMAGE names the image under test (npm run test:image sets it)');
+t.ok(imageRef, 'PET_STORE_IMAGE names the image under test (npm run test:system -- image sets it)');
 
 t.test('the image on PostgreSQL, migrated by its own release step', async (t) => {
   const unavailable = await postgresUnavailableReason();

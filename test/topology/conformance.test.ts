@@ -8,10 +8,10 @@ import { checkGeneratedRequests } from '../conformance/overHttp.js';
 import { topologyTestOptions, walkPets, type Pet } from './harness.js';
 
 /**
- * The topology as an operator starts it (`npm run topology:up`, here with
+ * The topology as an operator starts it (`npm run topology -- up`, here with
  * TOPOLOGY_DIR in a temporary folder), the conformance suite's generated
  * requests sent through HAProxy, PgBouncer in transaction mode and the
- * replica, then `topology:status` and `topology:down`.
+ * replica, then `topology -- status` and `topology -- down`.
  *   TOPOLOGY_CONFORMANCE_RUNS   runs per property (default 150)
  */
 
@@ -29,7 +29,7 @@ function runScript(script: string, folder: string): { status: number | null; std
 }
 
 t.test(
-  'npm run topology:up, then the conformance suite through the balancer, status and down',
+  'npm run topology -- up, then the conformance suite through the balancer, status and down',
   topologyTestOptions(['DATABASE_STATEMENTS']),
   async (t) => {
     const folder = mkdtempSync(join(tmpdir(), 'pets-topology-up-'));
@@ -40,9 +40,9 @@ t.test(
     });
 
     const up = runScript('up.ts', folder);
-    t.equal(up.status, 0, 'topology:up exits 0');
+    t.equal(up.status, 0, 'topology up exits 0');
     if (up.status !== 0) {
-      t.fail(`topology:up failed:\n${up.stdout}\n${up.stderr}`);
+      t.fail(`topology up failed:\n${up.stdout}\n${up.stderr}`);
       return;
     }
     const lines = up.stdout.trimEnd().split('\n');
@@ -109,7 +109,7 @@ t.test(
       processes: Array<{ name: string; pid: number; startTime?: number }>;
     };
 
-    await t.test('topology:status shows every process running', async (t) => {
+    await t.test('topology status shows every process running', async (t) => {
       const status = runScript('status.ts', folder);
       t.equal(status.status, 0, 'exits 0 while everything runs');
       for (const record of state.processes)
@@ -121,7 +121,7 @@ t.test(
       t.match(status.stdout, /app1 .*balancer: UP/, 'with the balancer view');
     });
 
-    await t.test('topology:down stops exactly what up started', async (t) => {
+    await t.test('topology down stops exactly what up started', async (t) => {
       const down = runScript('down.ts', folder);
       t.equal(down.status, 0, 'exits 0');
       const stillThere = state.processes.filter(

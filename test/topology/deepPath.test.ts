@@ -9,7 +9,7 @@ import { topologyTestOptions } from './harness.js';
 
 /**
  * The topology from a checkout at a deep path, as a CI workspace
- * (/home/runner/work/<repo>/<repo>) makes one: `npm run topology:up`,
+ * (/home/runner/work/<repo>/<repo>) makes one: `npm run topology -- up`,
  * `status` and `down` as a user runs them, with every file the topology
  * writes under a folder whose path is longer than any Unix socket allows.
  */
@@ -35,7 +35,7 @@ function runScript(script: string, env: NodeJS.ProcessEnv) {
   });
 }
 
-t.test('npm run topology:up, status and down from a deep path', topologyTestOptions(), async (t) => {
+t.test('npm run topology -- up, status and down from a deep path', topologyTestOptions(), async (t) => {
   const deep = deepFolder();
   const topologyDir = join(deep, '.run', 'topology');
   t.teardown(() => {
@@ -45,7 +45,7 @@ t.test('npm run topology:up, status and down from a deep path', topologyTestOpti
   t.ok(topologyDir.length > deepPathLength, `the topology folder's path is ${topologyDir.length} characters`);
 
   const up = runScript('up.ts', { TOPOLOGY_DIR: topologyDir });
-  t.equal(up.status, 0, `topology:up exits 0 (stderr: ${up.stderr.trim().slice(-600)})`);
+  t.equal(up.status, 0, `topology up exits 0 (stderr: ${up.stderr.trim().slice(-600)})`);
   const baseUrl = /^BASE_URL=(.+)$/m.exec(up.stdout)?.[1];
   const apiKey = /^API_KEY=(.+)$/m.exec(up.stdout)?.[1];
   if (!baseUrl || !apiKey) return t.fail(`no BASE_URL and API_KEY in:\n${up.stdout}`);
@@ -53,11 +53,11 @@ t.test('npm run topology:up, status and down from a deep path', topologyTestOpti
   t.equal(listed.status, 200, 'the balancer answers a listPets with the key it printed');
 
   const status = runScript('status.ts', { TOPOLOGY_DIR: topologyDir });
-  t.equal(status.status, 0, `topology:status exits 0 (stderr: ${status.stderr.trim().slice(-300)})`);
+  t.equal(status.status, 0, `topology status exits 0 (stderr: ${status.stderr.trim().slice(-300)})`);
   t.match(status.stdout, /\bUP\b/, 'and reads the balancer through its admin socket');
 
   const down = runScript('down.ts', { TOPOLOGY_DIR: topologyDir });
-  t.equal(down.status, 0, 'topology:down exits 0');
+  t.equal(down.status, 0, 'topology down exits 0');
   t.notOk(existsSync(topologyDir), 'and removes the topology folder');
   const socketsLeft = readdirSync(tmpdir()).filter((name) => name.startsWith('pets-haproxy-'));
   t.same(socketsLeft, [], 'and the admin socket folder');

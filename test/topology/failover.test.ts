@@ -232,7 +232,7 @@ t.test(
     await t.test('failover: the primary node killed (postmaster and pg_autoctl)', async (t) => {
       const traffic = startTraffic(topology, 'failover');
       await sleep(3_000);
-      // As an outside drill would: the primary and its pids from topology:status --json's list.
+      // As an outside drill would: the primary and its pids from topology status --json's list.
       const listed = await databaseNodes({
         startedAt: '',
         folder: topology.folder,
@@ -243,7 +243,7 @@ t.test(
         monitorPort: cluster.monitorPort,
       });
       const primaries = listed.filter((node) => node.role === 'primary');
-      t.equal(primaries.length, 1, `topology:status lists one primary (${listed.map((node) => node.role).join(', ')})`);
+      t.equal(primaries.length, 1, `topology status lists one primary (${listed.map((node) => node.role).join(', ')})`);
       const victim = cluster.nodes.find((node) => node.name === primaries[0]?.name)!;
       const pids = primaries[0]!.pids;
       const postmaster = Number(readFileSync(join(victim.dataDir, 'postmaster.pid'), 'utf8').split('\n', 1)[0]);

@@ -26,7 +26,7 @@ export function topologyUnavailableReason(): string | undefined {
     missing ??
     (existsSync(builtServer)
       ? undefined
-      : `${builtServer} is missing: npm run test:topology builds it first (npm run build)`);
+      : `${builtServer} is missing: npm run test:system -- topology builds it first (npm run build)`);
   return why;
 }
 

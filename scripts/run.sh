@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# The npm scripts that take a choice: package.json names each group
+# ("bench": "bash scripts/run.sh bench", ...), this file maps each choice to
+# its command. usage: bash scripts/run.sh <group> [choice] [arguments...]
+# --help lists a group's choices; a missing or unknown one lists them and exits 2.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PATH="$PWD/node_modules/.bin:$PATH"
+
+group=${1:-}
+if [ $# -gt 0 ]; then shift; fi
+choice=${1:-}
+if [ $# -gt 0 ]; then shift; fi
+
+# What Prettier formats and checks.
+prettier_paths=(src test lib generators bench scripts deploy clients '*.js' package.json tsconfig.json .prettierrc.json)
+
+build() { npm run build --silent; }
+
+refuse() {
+  local command="npm run $group"
+  if [ "$group" = start ]; then command='npm start'; fi
+  case $choice in
+    --help | -h)
+      printf '%s\n' "$usage"
+      exit 0
+      ;;
+    '') printf '%s needs a choice\n%s\n' "$command" "$usage" >&2 ;;
+    *) printf '%s: unknown choice %s\n%s\n' "$command" "$choice" "$usage" >&2 ;;
+  esac
+  exit 2
+}
+
+case $group in
+  start)
+    usage='usage: npm start [-- --cluster]   (builds first)
+  (none)     node dist/server.js: one process
+  --cluster  node dist/cluster.js: WEB_CONCURRENCY processes (default one per core) on one port; needs DATABASE_URL'
+    case $choice in
+      '') exec node dist/server.js ;;
+      --cluster) exec node dist/cluster.js ;;
+    esac
+    ;;
+  lint)
+    usage='usage: npm run lint [-- --fix]
+  (none)  typescript-eslint (with the layer rules of ARCHITECTURE.md) and the Prettier check; changes nothing
+  --fix   applies the fixes of eslint and Prettier (formatting), then fails on what is left'
+    case $choice in
+      '')
+        eslint .
+        exec prettier --check "${prettier_paths[@]}"
+        ;;
+      --fix)
+        status=0
+        eslint --fix . || status=$?
+        prettier --write "${prettier_paths[@]}"
+        exit "$status"
+        ;;
+    esac
+    ;;
+  generate)
+    usage='usage: npm run generate [-- --check]
+  (none)   regenerates src/generated/ and clients/typescript/src/generated/ from openapi.yaml,
+           the config validator and docs/configuration.md from src/config/schema.ts
+  --check  fails when any of them is out of step, changing nothing (scripts/generate-check.sh)'
+    case $choice in
+      '')
+        openapi-typescript openapi.yaml -o src/generated/api.ts
+        tsx generators/spec.ts
+        tsx generators/config.ts
+        exec tsx generators/client.ts
+        ;;
+      --check) exec bash scripts/generate-check.sh ;;
+    esac
+    ;;
+  contract)
+    usage='usage: npm run contract -- gate|lint|breaking|changelog|release [options]   (docs/contract.md)
+  gate       lint, breaking, the version and its CHANGELOG.md section, generate --check (scripts/contract-gate.sh)
+  lint       Spectral (.spectral.yaml) and Redocly (redocly.yaml) on openapi.yaml
+  breaking   openapi.yaml against the last released contract [--base FILE] [--head FILE]
+  changelog  Markdown: what changed since the last release [--base FILE] [--head FILE]
+  release    copies openapi.yaml to contract/released/ as the new baseline, if the gate passes'
+    case $choice in
+      gate) exec bash scripts/contract-gate.sh ;;
+      lint)
+        spectral lint openapi.yaml --ruleset .spectral.yaml --fail-severity=error
+        exec redocly lint openapi.yaml
+        ;;
+      breaking) exec tsx scripts/check-breaking.ts "$@" ;;
+      changelog) exec tsx scripts/contract/changelog.ts "$@" ;;
+      release) exec tsx scripts/contract/release.ts "$@" ;;
+    esac
+    ;;
+  bench)
+    usage='usage: npm run bench -- [which] [options]   (docs/performance.md, docs/scaling.md)
+  (none)            builds; ours against the peer, same-work and bare servers (bench/run.ts, its options below)
+  variants          builds; quick A/B runs of settings or builds (bench/variants.ts)
+  statements        builds; DATABASE_STATEMENTS=unnamed and the PgBouncer hop (bench/statements.ts)
+  hooks             builds; what each stage of the request path costs under load (bench/hookCosts.ts)
+  cold              builds; cold starts, interleaved (bench/coldStart.ts)
+  capacity          the cost per statement in PostgreSQL and PgBouncer, with pgbench (bench/capacity.ts)
+  read-your-writes  read-after-write through a streaming replica (bench/readYourWrites.ts)
+  switchover-gap    where the write gap of a planned switchover goes (bench/switchoverGap.ts)'
+    case $choice in
+      --help | -h)
+        printf '%s\n\n' "$usage"
+        exec tsx bench/run.ts --help
+        ;;
+      '' | -*)
+        build
+        exec tsx bench/run.ts ${choice:+"$choice"} "$@"
+        ;;
+      variants)
+        build
+        exec tsx bench/variants.ts "$@"
+        ;;
+      statements)
+        build
+        exec tsx bench/statements.ts "$@"
+        ;;
+      hooks)
+        build
+        exec tsx bench/hookCosts.ts "$@"
+        ;;
+      cold)
+        build
+        exec tsx bench/coldStart.ts "$@"
+        ;;
+      capacity) exec tsx bench/capacity.ts "$@" ;;
+      read-your-writes) exec tsx bench/readYourWrites.ts "$@" ;;
+      switchover-gap) exec tsx bench/switchoverGap.ts "$@" ;;
+    esac
+    ;;
+  topology)
+    usage='usage: npm run topology -- up|down|status [options]   (docs/deploying.md)
+  up      builds, then starts the scale-out topology on this machine; prints BASE_URL=... and API_KEY=... last
+  down    stops exactly what up started, by pid; deletes .run/topology (--keep keeps it)
+  status  each process: pid, port, running/accepting, what the balancer sees (--json)'
+    case $choice in
+      up)
+        build
+        exec tsx scripts/topology/up.ts "$@"
+        ;;
+      down) exec tsx scripts/topology/down.ts "$@" ;;
+      status) exec tsx scripts/topology/status.ts "$@" ;;
+    esac
+    ;;
+  test:system)
+    usage='usage: npm run test:system -- faults|topology|image [tap options]   (not part of npm test; slow)
+  faults    builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed
+  topology  builds; test/topology/, one file at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
+  image     builds the image (npm run image) unless PET_STORE_IMAGE names one; test/image/ (scripts/image/test.sh)'
+    case $choice in
+      faults)
+        build
+        exec tap --jobs=1 test/faults/*.test.ts "$@"
+        ;;
+      topology)
+        build
+        exec tap --jobs=1 --timeout=300 test/topology/*.test.ts "$@"
+        ;;
+      image) exec bash scripts/image/test.sh "$@" ;;
+    esac
+    ;;
+  *)
+    echo "usage: bash scripts/run.sh start|lint|generate|contract|bench|topology|test:system [choice] [arguments...]" >&2
+    exit 2
+    ;;
+esac
+refuse
