@@ -19,7 +19,7 @@ if (!Number.isInteger(workers) || workers < 1 || workers > 64)
   fail(`WEB_CONCURRENCY must be an integer from 1 to 64 (got ${JSON.stringify(requested)})`);
 // The embedded database is locked by one process; only PostgreSQL can be shared.
 if (!process.env['DATABASE_URL'])
-  fail('npm run start:cluster needs DATABASE_URL: the embedded database serves one process only');
+  fail('npm start -- --cluster needs DATABASE_URL: the embedded database serves one process only');
 
 // The primary serves /metrics (the sum over workers); the workers answer it, and do not listen for scrapes.
 let metricsPort: number | undefined;
