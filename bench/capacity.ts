@@ -7,10 +7,19 @@
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { missingPackages, startPgBouncer, startPostgres, type PostgresServer } from '../lib/instances/index.js';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  missingPackages,
+  processTree,
+  startPgBouncer,
+  startPostgres,
+  type PostgresServer,
+} from '../lib/instances/index.js';
+import { repoRoot } from '../lib/repoRoot.js';
 import { openDatabase } from '../src/db/index.js';
 import { migrate } from '../src/db/migrations.js';
-import { cpuSeconds, fmt, median, processTree, repoRoot, seedPets, serverCpuSeconds } from './lib.js';
+import { cpuSeconds, fmt, median, seedPets, serverCpuSeconds } from './lib.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -37,8 +46,6 @@ interface Run {
   cpuUs: number;
   load: string;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Waits (at most 10 s) until the cluster has as few processes as before a
@@ -82,7 +89,7 @@ async function pgbench(
       '-D',
       `maxid=${maxId}`,
       '-f',
-      new URL(`bench/pgbench/${script}.sql`, repoRoot).pathname,
+      join(repoRoot, `bench/pgbench/${script}.sql`),
       'pets',
     ],
     { encoding: 'utf8' },

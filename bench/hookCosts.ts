@@ -6,21 +6,13 @@
 // hrtime reads per stage; the server as a whole is slower than dist/, so read these as shares.
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import {
-  databaseUrls,
-  drive,
-  fmt,
-  namedScenarios,
-  pinSelf,
-  recreateDatabase,
-  repoRoot,
-  seedPets,
-  startServer,
-} from './lib.js';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { repoRoot } from '../lib/repoRoot.js';
+import { databaseUrls, drive, fmt, namedScenarios, pinSelf, recreateDatabase, seedPets, startServer } from './lib.js';
 
 const seconds = Number(process.argv[2] ?? '8');
-const timedDir = fileURLToPath(new URL('dist-timed/', repoRoot));
+const timedDir = join(repoRoot, 'dist-timed');
 
 /** [file under dist/, text to find, its replacement]: each must match once, or the stage moved. */
 const patches: [string, string | RegExp, string][] = [
@@ -58,9 +50,9 @@ const patches: [string, string | RegExp, string][] = [
 
 function instrument(): void {
   rmSync(timedDir, { recursive: true, force: true });
-  cpSync(fileURLToPath(new URL('dist/', repoRoot)), timedDir, { recursive: true });
+  cpSync(join(repoRoot, 'dist'), timedDir, { recursive: true });
   for (const [file, find, replace] of patches) {
-    const path = timedDir + file;
+    const path = join(timedDir, file);
     const text = readFileSync(path, 'utf8');
     const matches =
       typeof find === 'string' ? text.split(find).length - 1 : (text.match(new RegExp(find, 'g')) ?? []).length;
@@ -82,7 +74,7 @@ const scenarios = Object.values(namedScenarios(maxId));
 for (const scenario of scenarios) {
   const server = await startServer({
     name: 'ours, timed',
-    args: ['--import', fileURLToPath(new URL('bench/hookTimer.mjs', repoRoot)), 'dist-timed/server.js'],
+    args: ['--import', join(repoRoot, 'bench/hookTimer.mjs'), 'dist-timed/server.js'],
     env: {
       DATABASE_URL: urls.bench,
       BOOTSTRAP_API_KEY: key,
@@ -98,7 +90,7 @@ for (const scenario of scenarios) {
   const sample = await drive(server, scenario, { seconds, connections: 20, authorization });
   await server.stop();
   // The lines written at SIGTERM may reach us just after the exit.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await sleep(300);
   process.stderr.write(`${scenario.name}: ${fmt(sample.rps)} req/s, ${fmt(sample.cpuUsPerRequest, 1)} µs CPU/req\n`);
   for (const line of server.stderr().split('\n')) {
     const timed = /^TIMED (.+) (\d+) ([\d.]+)$/.exec(line);

@@ -1,49 +1,24 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
-
-export const repoRoot = new URL('../', import.meta.url);
+import { processTree, statFields } from '../lib/instances/processes.js';
+import { repoRoot } from '../lib/repoRoot.js';
 
 // ---------------------------------------------------------------- processes
 
 const clockTicksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
-function procStat(pid: number): string[] | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces; fields after its ')' are fixed.
-    return text.slice(text.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
-/** The process and its live descendants: a cluster's CPU and memory are its workers'. */
-export function processTree(root: number): number[] {
-  const parentOf = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const fields = procStat(Number(entry));
-    if (fields) parentOf.set(Number(entry), Number(fields[1]));
-  }
-  const tree = [root];
-  for (let i = 0; i < tree.length; i++) {
-    for (const [pid, parent] of parentOf) if (parent === tree[i]) tree.push(pid);
-  }
-  return tree;
-}
-
 /** utime + stime of the process tree, in seconds. */
 export function cpuSeconds(root: number): number {
   let ticks = 0;
   for (const pid of processTree(root)) {
-    const fields = procStat(pid);
-    // After the ')' field 0 is state, so utime (14) and stime (15) are at 11 and 12.
+    const fields = statFields(pid);
+    // utime (field 14) and stime (15).
     if (fields) ticks += Number(fields[11]) + Number(fields[12]);
   }
   return ticks / clockTicksPerSecond;
@@ -56,7 +31,8 @@ export function cpuSeconds(root: number): number {
  * the server spent between them, connections that came and went included.
  */
 export function serverCpuSeconds(root: number): number {
-  const fields = procStat(root);
+  // cutime (field 16) and cstime (17).
+  const fields = statFields(root);
   const reaped = fields ? Number(fields[13]) + Number(fields[14]) : 0;
   return cpuSeconds(root) + reaped / clockTicksPerSecond;
 }
@@ -128,7 +104,7 @@ async function firstOk(url: string, authorization: string, child: ChildProcess, 
     } catch {
       // Not listening yet.
     }
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
   }
   throw new Error(`server did not answer 200 at ${url} within 30 s: ${stderr()}`);
 }
@@ -506,9 +482,7 @@ function peerSource(): string {
   const explicit = process.env['BENCH_PEER_DIR'];
   const candidates = explicit
     ? [explicit]
-    : ['../shared/peers/fastify-full', '../../shared/peers/fastify-full'].map((path) =>
-        fileURLToPath(new URL(path, repoRoot)),
-      );
+    : ['../shared/peers/fastify-full', '../../shared/peers/fastify-full'].map((path) => join(repoRoot, path));
   const found = candidates.find((dir) => existsSync(join(dir, 'server.js')));
   if (!found) throw new Error(`the lean peer is not at ${candidates.join(' or ')}; set BENCH_PEER_DIR`);
   return found;

@@ -5,7 +5,9 @@
 // sameWork:<features>) bench/sameWork/server.mjs, to compare the profiles.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { repoRoot } from '../lib/repoRoot.js';
 import {
   baselineSpec,
   cpuSeconds,
@@ -16,7 +18,6 @@ import {
   drive,
   pinSelf,
   recreateDatabase,
-  repoRoot,
   seedPets,
   startServer,
   type Scenario,
@@ -35,7 +36,7 @@ if (skipSeed !== 'noseed') {
 const scenarios: Record<string, Scenario> = namedScenarios(maxId);
 const scenario = scenarios[which];
 if (!scenario) throw new Error(`scenario: one of ${Object.keys(scenarios).join(', ')}`);
-const dir = fileURLToPath(new URL('bench/results/profiles/', repoRoot));
+const dir = join(repoRoot, 'bench/results/profiles');
 mkdirSync(dir, { recursive: true });
 const before = new Set(readdirSync(dir));
 const base = parseBaseline(process.env['PROFILE_SERVER']);
@@ -77,7 +78,7 @@ if (Number(secondsText) > 0) {
   );
 }
 await server.stop();
-await new Promise((resolve) => setTimeout(resolve, 300));
+await sleep(300);
 const made = readdirSync(dir).filter((name) => !before.has(name));
-process.stdout.write(`${made.map((name) => dir + name).join('\n')}\n`);
+process.stdout.write(`${made.map((name) => join(dir, name)).join('\n')}\n`);
 process.exit(0);

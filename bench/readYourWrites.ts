@@ -4,6 +4,7 @@
 // of the service (replica first, a miss asked again on the primary). See docs/scaling.md.
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { startPostgres, startReplica, waitForReplay, waitUntil } from '../lib/instances/index.js';
 import { buildApp } from '../src/app.js';
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
         const created = performance.now();
         if (!(await findPetById(replicaOnly, id))) {
           replicaMisses += 1;
-          while (!(await findPetById(replicaOnly, id))) await new Promise((resolve) => setTimeout(resolve, 1));
+          while (!(await findPetById(replicaOnly, id))) await sleep(1);
           visibleAfterMs.push(performance.now() - created);
         }
       }

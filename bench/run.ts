@@ -5,10 +5,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/load.js';
 import { listStatements } from '../src/db/pets.js';
 import { entityTagOf } from '../src/http/operations/conditional.js';
+import { repoRoot } from '../lib/repoRoot.js';
 import {
   baselineSpec,
   coreCount,
@@ -21,7 +23,6 @@ import {
   peerSpec,
   pinSelf,
   recreateDatabase,
-  repoRoot,
   sameWorkFeatures,
   seedPets,
   startServer,
@@ -716,8 +717,8 @@ async function scale(urls: { bench: string; admin: string }): Promise<string> {
     await stopAll([small, large]);
   }
   const plans = `EXPLAIN (ANALYZE, BUFFERS) of the listPets queries at ${scalePets} pets (PostgreSQL ${await postgresVersion(big.bench)}).\n\n${await explain(big.bench, bigMax)}`;
-  mkdirSync(new URL('bench/results/', repoRoot), { recursive: true });
-  const planFile = new URL('bench/results/explain-1m.txt', repoRoot);
+  mkdirSync(join(repoRoot, 'bench/results'), { recursive: true });
+  const planFile = join(repoRoot, 'bench/results/explain-1m.txt');
   writeFileSync(planFile, plans);
   await withClient(urls.admin, async (client) => {
     await client.query(`DROP DATABASE IF EXISTS ${bigUrl.pathname.slice(1)} WITH (FORCE)`);
@@ -736,8 +737,8 @@ async function scale(urls: { bench: string; admin: string }): Promise<string> {
 
 main()
   .then((report) => {
-    mkdirSync(new URL('bench/results/', repoRoot), { recursive: true });
-    writeFileSync(new URL(`bench/results/${flags.scale ? 'scale' : 'latest'}.md`, repoRoot), `${report}\n`);
+    mkdirSync(join(repoRoot, 'bench/results'), { recursive: true });
+    writeFileSync(join(repoRoot, `bench/results/${flags.scale ? 'scale' : 'latest'}.md`), `${report}\n`);
     process.stdout.write(`\n${report}\n`);
     process.exit(0);
   })

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import {
   startFailoverCluster,
@@ -21,7 +22,6 @@ import { queryOn } from '../lib/instances/queryOn.js';
 
 const { values: flags } = parseArgs({ options: { switchovers: { type: 'string', default: '2' } } });
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const database = 'gap';
 const intervalMs = 20;
 

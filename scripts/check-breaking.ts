@@ -13,17 +13,16 @@ import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { findBreakingChanges, majorOf, type JsonObject } from './breaking/compare.js';
-import { lastReleased, repoRoot } from './contract/released.js';
-
-const root = repoRoot;
+import { repoRoot } from '../lib/repoRoot.js';
+import { lastReleased } from './contract/released.js';
 
 const load = (file: string) => parse(readFileSync(file, 'utf8')) as JsonObject;
 const versionOf = (document: JsonObject) => String((document['info'] as JsonObject | undefined)?.['version']);
 
 /** optic's verdict; its output goes straight to the terminal. */
 function runOptic(base: string, head: string): boolean {
-  const result = spawnSync(join(root, 'node_modules/.bin/optic'), ['diff', base, head, '--check'], {
-    cwd: root,
+  const result = spawnSync(join(repoRoot, 'node_modules/.bin/optic'), ['diff', base, head, '--check'], {
+    cwd: repoRoot,
     stdio: 'inherit',
     // optic would otherwise try to send usage data, and CI has no network.
     env: { ...process.env, OPTIC_TELEMETRY_LEVEL: 'off' },
@@ -35,12 +34,12 @@ function runOptic(base: string, head: string): boolean {
 function main(): number {
   const { values } = parseArgs({ options: { base: { type: 'string' }, head: { type: 'string' } } });
   const base = values.base ?? lastReleased();
-  const head = values.head ?? join(root, 'openapi.yaml');
+  const head = values.head ?? join(repoRoot, 'openapi.yaml');
   const before = load(base);
   const after = load(head);
   const majorMoved = majorOf(versionOf(after)) > majorOf(versionOf(before));
   console.log(
-    `Comparing ${relative(root, head)} (${versionOf(after)}) with ${relative(root, base)} (${versionOf(before)})`,
+    `Comparing ${relative(repoRoot, head)} (${versionOf(after)}) with ${relative(repoRoot, base)} (${versionOf(before)})`,
   );
 
   console.log('\n== optic diff --check');

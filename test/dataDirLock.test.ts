@@ -6,7 +6,7 @@ import t from 'tap';
 import { DataDirLockedError, lockDataDir } from '../src/db/dataDirLock.js';
 import { migratedDataDir } from './helpers/databases.js';
 import { scratchDir } from './helpers/scratchSpace.js';
-import { repoRoot } from './helpers/processes.js';
+import { repoRoot } from '../lib/repoRoot.js';
 
 /** Another process that takes the lock on dir and holds it until killed. */
 async function holdInAnotherProcess(dir: string): Promise<ChildProcess> {

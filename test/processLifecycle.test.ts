@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import t, { type Test } from 'tap';
 import { openBackend, postgresUnavailableReason } from './helpers/databases.js';
-import { repoRoot, testNodeFlags } from './helpers/processes.js';
+import { repoRoot } from '../lib/repoRoot.js';
+import { testNodeFlags } from './helpers/processes.js';
 
 interface LogLine {
   level: number;

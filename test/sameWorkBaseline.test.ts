@@ -12,7 +12,8 @@ import { openDatabase } from '../src/db/index.js';
 import { migrate } from '../src/db/migrations.js';
 import { testConfig } from './helpers/app.js';
 import { createScratchPostgres, postgresUnavailableReason } from './helpers/databases.js';
-import { repoRoot, waitForOutput } from './helpers/processes.js';
+import { repoRoot } from '../lib/repoRoot.js';
+import { waitForOutput } from './helpers/processes.js';
 
 const skip = await postgresUnavailableReason();
 const quota = 40;

@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { startServer } from '../src/process/startServer.js';
 import { postgresUnavailableReason, testDatabaseUrl } from './helpers/databases.js';
@@ -127,7 +128,7 @@ t.test('the first start on a fresh embedded data directory logs no warning', asy
     'its log is captured',
   );
   // Time for the periodic work that starts with the app (the idempotency purge) to run once.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await sleep(200);
   t.equal(await server.shutdown('SIGINT'), 0);
   t.same(
     lines.filter((line) => line.level >= 40).map((line) => line.msg),

@@ -4,9 +4,9 @@ import { freePort, loopback } from './network.js';
 import { queryOn } from './queryOn.js';
 import { postgresBin, postgresUrl } from './postgres.js';
 import {
-  descendants,
   isAlive,
   ownedFolder,
+  processTree,
   runChecked,
   runCheckedAsync,
   serviceAccount,
@@ -118,7 +118,7 @@ interface ClusterOptions {
 
 /** SIGKILL to a process and all under it (found before the first signal). */
 async function killTree(pid: number): Promise<void> {
-  const tree = [pid, ...descendants(pid)];
+  const tree = processTree(pid);
   for (const each of tree) signal(each, 'SIGKILL');
   for (const each of tree) await waitForExit(each, 10_000);
   untrack(pid);
@@ -127,7 +127,7 @@ async function killTree(pid: number): Promise<void> {
 /** SIGINT to a manager (pg_autoctl's fast shutdown: its postmaster too); what is left after the timeout is killed. */
 async function stopTree(pid: number, timeoutMs = 15_000): Promise<void> {
   if (!isAlive(pid)) return;
-  const tree = [pid, ...descendants(pid)];
+  const tree = processTree(pid);
   signal(pid, 'SIGINT');
   const ended = await waitForExit(pid, timeoutMs);
   for (const each of ended ? tree.slice(1) : tree) {
@@ -380,7 +380,7 @@ function dataNode(
     get pid() {
       return keeper.pid;
     },
-    pids: () => (keeper.pid && isAlive(keeper.pid) ? [keeper.pid, ...descendants(keeper.pid)] : []),
+    pids: () => (keeper.pid && isAlive(keeper.pid) ? processTree(keeper.pid) : []),
     url: (database?: string) => postgresUrl(port, database),
     kill: () => keeper.kill(),
     async restart() {

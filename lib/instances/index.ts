@@ -3,15 +3,15 @@
  * src/): PostgreSQL primaries and streaming replicas, Redis, PgBouncer,
  * HAProxy, the built service, and the whole topology. Every process is
  * started on 127.0.0.1 and a free port, waited for until it really answers,
- * and stopped by its pid. /work/wt/NOTES-topology.md (and docs/deploying.md)
- * describe the API.
+ * and stopped by its pid. The exports below are its API; docs/deploying.md
+ * ("The local topology") says how the tests and scripts/topology/ use it.
  */
 export { freePort, accepts, loopback } from './network.js';
 export {
-  descendants,
   isAlive,
   lastLines,
   ownedFolder,
+  processTree,
   serviceAccount,
   socketFolder,
   startTimeOf,
@@ -46,7 +46,7 @@ export {
   type NodeState,
 } from './autoFailover.js';
 export { startPostgresRouter, type PostgresRouter } from './postgresRouter.js';
-export { startService, builtServer, repoRoot, type ServiceInstance, type ServiceOptions } from './service.js';
+export { startService, builtServer, type ServiceInstance, type ServiceOptions } from './service.js';
 export {
   startTopology,
   apiBasePath,

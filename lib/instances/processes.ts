@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Processes started by this library: each one is spawned with its output in
@@ -80,6 +81,20 @@ export function lastLines(path: string, count = 20): string {
   return lines.slice(-count).join('\n');
 }
 
+/**
+ * The fields of /proc/<pid>/stat from field 3 (the state) on, or undefined
+ * when the process is gone. Field 2, the command name, may hold spaces, so
+ * the fields are counted from its closing ')': index i is field i + 3.
+ */
+export function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
 /** True while the pid names a live process (a zombie counts as dead). */
 export function isAlive(pid: number): boolean {
   try {
@@ -87,14 +102,9 @@ export function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-  try {
-    // Field 3 of /proc/<pid>/stat is the state; Z is a zombie, X is dead.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
+  // The state (field 3): Z is a zombie, X is dead.
+  const state = statFields(pid)?.[0];
+  return state !== undefined && state !== 'Z' && state !== 'X';
 }
 
 /**
@@ -103,38 +113,38 @@ export function isAlive(pid: number): boolean {
  * another process: a state file keeps both, so a stale pid is never signalled.
  */
 export function startTimeOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-  } catch {
-    return undefined;
+  const fields = statFields(pid);
+  return fields === undefined ? undefined : Number(fields[19]);
+}
+
+/** The parent (field 4) of every live process, from one pass over /proc. */
+function parentPids(): Map<number, number> {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(Number(entry));
+    if (fields) parentOf.set(Number(entry), Number(fields[1]));
   }
+  return parentOf;
 }
 
 /** Pids whose parent is `pid` (from /proc), e.g. a postmaster's backends. */
 export function childPids(pid: number): number[] {
-  const children: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === pid) children.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
+  return [...parentPids()].filter(([, parent]) => parent === pid).map(([child]) => child);
+}
+
+/**
+ * The process and every live descendant (children, their children...), the
+ * root first: a manager's postmaster and its backends, a cluster's workers.
+ */
+export function processTree(root: number): number[] {
+  const parentOf = parentPids();
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) {
+    for (const [pid, parent] of parentOf) if (parent === tree[i]) tree.push(pid);
   }
-  return children;
+  return tree;
 }
-
-/** Every descendant of pid (children, their children...), e.g. a manager's postmaster and its backends. */
-export function descendants(pid: number): number[] {
-  const all: number[] = [];
-  for (const child of childPids(pid)) all.push(child, ...descendants(child));
-  return all;
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Pids to SIGKILL if this Node.js process exits with them still running (set `persistent` to keep a process). */
 const killOnExit = new Set<number>();

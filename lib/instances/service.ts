@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot } from '../repoRoot.js';
 import { freePort, loopback } from './network.js';
 import { isAlive, ownedFolder, signal, spawnLogged, stopPid, untrack, waitForExit, waitUntil } from './processes.js';
 
@@ -10,7 +10,6 @@ import { isAlive, ownedFolder, signal, spawnLogged, stopPid, untrack, waitForExi
  * and the locale), so nothing leaks in from the shell that started it.
  */
 
-export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const builtServer = join(repoRoot, 'dist', 'server.js');
 
 export interface ServiceOptions {

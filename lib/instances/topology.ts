@@ -10,7 +10,8 @@ import { startPostgres, startReplica, type PostgresServer } from './postgres.js'
 import { startPostgresRouter, type PostgresRouter } from './postgresRouter.js';
 import { ownedFolder, runChecked, startTimeOf } from './processes.js';
 import { startRedis, type RedisServer } from './redis.js';
-import { builtServer, repoRoot, startService, type ServiceInstance } from './service.js';
+import { repoRoot } from '../repoRoot.js';
+import { builtServer, startService, type ServiceInstance } from './service.js';
 
 /**
  * The scale-out topology on one machine: PostgreSQL, Redis, three service

@@ -12,7 +12,8 @@ import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { dereference, isObject, same, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
 import { httpMethods } from '../../src/openapi/document.js';
-import { lastReleased, repoRoot } from './released.js';
+import { repoRoot } from '../../lib/repoRoot.js';
+import { lastReleased } from './released.js';
 
 // int64 bounds do not fit a double: keep them exact (as text) for the notes.
 const load = (file: string) =>

@@ -11,7 +11,8 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
-import { compareVersions, releasedFile, releasedVersions, repoRoot } from './released.js';
+import { repoRoot } from '../../lib/repoRoot.js';
+import { compareVersions, releasedFile, releasedVersions } from './released.js';
 
 function fail(message: string): never {
   process.stderr.write(`contract release: ${message}\n`);

@@ -1,8 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot } from '../../lib/repoRoot.js';
 
-export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const releasedDir = join(repoRoot, 'contract/released');
 
 export function compareVersions(a: string, b: string): number {

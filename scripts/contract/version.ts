@@ -12,7 +12,8 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import { same, type JsonObject } from '../../lib/openapi/dereference.js';
-import { compareVersions, lastReleased, repoRoot } from './released.js';
+import { repoRoot } from '../../lib/repoRoot.js';
+import { compareVersions, lastReleased } from './released.js';
 
 const versionOf = (document: JsonObject) => String((document['info'] as JsonObject | undefined)?.['version']);
 

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { descendants, loopback, nodeStates, type NodeState, type ProcessRecord } from '../../lib/instances/index.js';
+import { loopback, nodeStates, processTree, type NodeState, type ProcessRecord } from '../../lib/instances/index.js';
 import { stillRunning, type TopologyState } from './state.js';
 
 /**
@@ -11,7 +11,7 @@ import { stillRunning, type TopologyState } from './state.js';
 
 /** A record's pid and every process under it, while it still runs. */
 function pidsOf(record: ProcessRecord): number[] {
-  return stillRunning(record) ? [record.pid, ...descendants(record.pid)] : [];
+  return stillRunning(record) ? processTree(record.pid) : [];
 }
 
 async function singleRole(port: number): Promise<string> {

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive, repoRoot, startTimeOf, type ProcessRecord } from '../../lib/instances/index.js';
+import { isAlive, startTimeOf, type ProcessRecord } from '../../lib/instances/index.js';
+import { repoRoot } from '../../lib/repoRoot.js';
 
 /**
  * What `npm run topology -- up` started, kept in .run/topology/state.json (the

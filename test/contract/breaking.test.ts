@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { stringify } from 'yaml';
+import { repoRoot } from '../../lib/repoRoot.js';
 import { findBreakingChanges, type JsonObject } from '../../scripts/breaking/compare.js';
 import { scratchDir } from '../helpers/scratchSpace.js';
 import { reviewedPatternChanges } from '../../scripts/breaking/reviewedPatterns.js';
@@ -298,7 +298,6 @@ t.test('npm run contract -- breaking fails on a narrowed maximum unless the majo
   t.teardown(() => {
     dir.remove();
   });
-  const root = fileURLToPath(new URL('../../', import.meta.url));
   const run = (head: JsonObject) => {
     const base = join(dir.path, 'base.yaml');
     const file = join(dir.path, 'head.yaml');
@@ -306,8 +305,8 @@ t.test('npm run contract -- breaking fails on a narrowed maximum unless the majo
     writeFileSync(file, stringify(head));
     return spawnSync(
       process.execPath,
-      ['--import=tsx', join(root, 'scripts/check-breaking.ts'), '--base', base, '--head', file],
-      { cwd: root, encoding: 'utf8' },
+      ['--import=tsx', join(repoRoot, 'scripts/check-breaking.ts'), '--base', base, '--head', file],
+      { cwd: repoRoot, encoding: 'utf8' },
     );
   };
   const narrowed = run(

@@ -5,7 +5,7 @@ import t from 'tap';
 import { parse } from 'yaml';
 import { anyCodePoint } from '../../lib/conformance/arbitraries.js';
 import { readLocalSpec } from '../../lib/conformance/spec.js';
-import { repoRoot } from '../../scripts/contract/released.js';
+import { repoRoot } from '../../lib/repoRoot.js';
 import { regexEngines, type Engine } from '../helpers/regexEngines/engines.js';
 
 /**

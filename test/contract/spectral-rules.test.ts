@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { repoRoot } from '../../lib/repoRoot.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const spectral = join(root, 'node_modules/.bin/spectral');
+const spectral = join(repoRoot, 'node_modules/.bin/spectral');
 
 interface Finding {
   code: string;
@@ -18,7 +17,7 @@ function lint(file: string): Promise<Finding[]> {
     execFile(
       spectral,
       ['lint', file, '--ruleset', '.spectral.yaml', '--format', 'json', '--quiet'],
-      { cwd: root },
+      { cwd: repoRoot },
       (error, stdout, stderr) => {
         try {
           resolve(JSON.parse(stdout) as Finding[]);

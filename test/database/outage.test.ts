@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { DatabaseUnavailableError, openDatabase, trackAvailability } from '../../src/db/index.js';
@@ -92,7 +93,7 @@ t.test('idle pooled connections go back to the server', { skip: noPostgres ?? fa
   t.equal(ready.statusCode, 200);
   t.match(db.poolStatus(), { total: 1, idle: 1, waiting: 0 }, 'the probe used one connection');
   for (let wait = 0; wait < 100 && (db.poolStatus()?.total ?? 0) > 0; wait += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
   t.match(db.poolStatus(), { total: 0, idle: 0, waiting: 0 }, 'the idle connection was closed');
 });

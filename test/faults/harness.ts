@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
 import { startPostgres, type PostgresServer } from '../../lib/instances/index.js';
 import { startServer, type RunningServer } from '../../src/process/startServer.js';
+import { walkPets, type Pet } from '../helpers/pages.js';
 
 export const apiKey = 'faults-suite-key-0123456789';
 export const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
@@ -72,19 +74,9 @@ export function createPet(api: string, name: string): Promise<Answer> {
   return call(`${api}/pets`, { method: 'POST', headers: auth, body: JSON.stringify({ name, categoryId: 1 }) });
 }
 
-/** Every pet, page by page (the cursor), so that duplicates across pages would show. */
-export async function listAll(api: string): Promise<Array<{ id: number; name: string }>> {
-  const all: Array<{ id: number; name: string }> = [];
-  let next: string | undefined = `${api}/pets?limit=100`;
-  for (let page = 0; next && page < 10_000; page += 1) {
-    const response = await fetch(next, { headers: auth });
-    if (response.status !== 200) throw new Error(`listing answered ${response.status}`);
-    all.push(...((await response.json()) as Array<{ id: number; name: string }>));
-    const link = response.headers.get('link');
-    const match = link ? /<([^>]+)>;\s*rel="next"/.exec(link) : null;
-    next = match?.[1] ? new URL(match[1], api).toString() : undefined;
-  }
-  return all;
+/** Every pet on a server of this suite, 100 a page (walkPets). */
+export function listAll(api: string): Promise<Pet[]> {
+  return walkPets(api, apiKey, 100);
 }
 
 /** Polls probe every 100 ms until it returns true, at most timeoutMs. */
@@ -92,7 +84,7 @@ export async function waitFor(what: string, timeoutMs: number, probe: () => Prom
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await probe().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   throw new Error(`${what}: not within ${timeoutMs} ms`);
 }

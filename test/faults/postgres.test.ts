@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { call, createPet, listAll, privatePostgres, serve, waitFor, type Answer } from './harness.js';
 
@@ -35,7 +36,7 @@ t.test('PostgreSQL restart and stop/start mid-traffic: only 503 Error objects, r
       const answer = await createPet(server.api, `w${id}-${n}`);
       answers.push(answer);
       if (answer.status === 201 && typeof answer.body.id === 'number') acknowledged.add(answer.body.id);
-      else await new Promise((resolve) => setTimeout(resolve, 20));
+      else await sleep(20);
     }
   };
   const writers = [0, 1, 2, 3].map(writer);
@@ -47,7 +48,7 @@ t.test('PostgreSQL restart and stop/start mid-traffic: only 503 Error objects, r
   await pg.restart();
   await ackedSoFar(acknowledged.size + 50);
   await pg.stop();
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await sleep(1000);
   await pg.restart();
   await ackedSoFar(acknowledged.size + 50);
   writing = false;

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { waitUntil } from '../../lib/instances/index.js';
 import { DatabaseUnavailableError, openDatabase, type RideThroughReport } from '../../src/db/index.js';
@@ -14,8 +15,6 @@ import { faultyProxy, viaProxy, type FaultyProxy } from './proxy.js';
  * The private PostgreSQL is reached through a proxy that refuses and cuts
  * connections on demand, as the balancer does while no node takes writes.
  */
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function postWithKey(api: string, name: string, key: string) {
   const response = await fetch(`${api}/pets`, {

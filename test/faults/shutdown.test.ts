@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import t from 'tap';
 import { createPet, privatePostgres, serve } from './harness.js';
@@ -18,7 +19,7 @@ t.test('SHUTDOWN_TIMEOUT_MS bounds the exit with the pets table locked; cut writ
       "SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = 'pets'",
     );
     if (Number(rows[0]?.waiting) >= 5) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
 
   const started = Date.now();
@@ -39,7 +40,7 @@ t.test('SHUTDOWN_TIMEOUT_MS bounds the exit with the pets table locked; cut writ
     [0, 0, 0, 0, 0],
     'the clients were cut',
   );
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await sleep(500);
   const rows = await cluster.query<{ count: string }>("SELECT count(*) FROM pets WHERE name LIKE 'cut-%'", 'pets');
   t.equal(Number(rows[0]?.count), 0, 'none of the cut writes committed after the lock was released');
 });

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { scratchDir } from './scratchSpace.js';
 
 /** Where CI and the development image install Chromium (scripts/ci-system-deps.sh). */
@@ -134,7 +135,7 @@ export class BrowserPage {
       const value = await this.evaluate(expression);
       if (value) return value;
       if (Date.now() > deadline) throw new Error(`the page never showed ${what} (${expression})`);
-      await new Promise((resolve) => setTimeout(resolve, pollIntervalMs));
+      await sleep(pollIntervalMs);
     }
   }
 

@@ -1,8 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-
-export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+import { repoRoot } from '../../lib/repoRoot.js';
 
 export interface Finished {
   code: number | null;

@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
 import { buildApp, type AppConfig } from '../../src/app.js';
@@ -134,7 +135,7 @@ async function logLineFor(h: HostileApp, requestId: string): Promise<Record<stri
   for (let attempt = 0; attempt < 50; attempt += 1) {
     const line = h.logLines().find((entry) => entry['requestId'] === requestId && typeof entry['status'] === 'number');
     if (line) return line;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
   }
   return undefined;
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { generateApiKey } from '../../src/auth/keys.js';
 import { exchange, rawRequest, startHostileApp } from './harness.js';
@@ -33,7 +34,7 @@ t.test('no key reaches the log at LOG_LEVEL=trace, whatever the request', async 
     t.ok(raw.length > 0, `${label}: answered`);
   }
   // Parser-error lines are written as the error happens; give the last one a moment.
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await sleep(100);
   const text = h.logText();
   t.ok(h.logLines().length >= requests.length, `${h.logLines().length} log lines written`);
   for (const key of [h.key, wrongKey]) {

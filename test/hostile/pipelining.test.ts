@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { maxUnansweredPerConnection } from '../../src/http/server/connections.js';
 import { exchange, parseResponse, startHostileApp } from './harness.js';
@@ -18,8 +19,6 @@ function timedGet(port: number, path: string, headers: Record<string, string> = 
     outgoing.end();
   });
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // The attack, scaled down: eight connections, each writing this many
 // pipelined GET /v1/pets without a key and never reading. Without a bound

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { DeferredCompilation } from '../../src/http/operations/deferredCompile.js';
 import { responseValidationAjv } from '../../src/http/operations/responseAjv.js';
@@ -52,7 +53,7 @@ t.test('warmAll with a delay compiles nothing until it has passed, then everythi
   deferred.warmAll(() => undefined, 300);
   for (let turn = 0; turn < 50; turn += 1) await new Promise((resolve) => setImmediate(resolve));
   t.same(compiled, [], 'the first requests after listening have the process to themselves');
-  while (deferred.pending > 0 && Date.now() - started < 5000) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (deferred.pending > 0 && Date.now() - started < 5000) await sleep(20);
   t.same(compiled, ['a', 'b']);
   t.ok(Date.now() - started >= 300, 'not before the delay');
 });
@@ -64,12 +65,12 @@ t.test('a stopped warm-up compiles nothing more', async (t) => {
   deferred.defer(() => compiled.push('b'));
   const stopDelayed = deferred.warmAll(() => undefined, 50);
   stopDelayed();
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  await sleep(150);
   t.same(compiled, [], 'stopped before its delay: nothing');
   const stop = deferred.warmAll(() => undefined);
   await new Promise((resolve) => setImmediate(resolve));
   stop();
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await sleep(50);
   t.same(compiled, ['a'], 'stopped after one item: no more');
   t.equal(deferred.pending, 1);
 });

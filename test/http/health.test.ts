@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { openDatabase } from '../../src/db/index.js';
@@ -99,7 +100,7 @@ t.test(
       await db.close();
     });
     for (let wait = 0; wait < 100 && !/^unreachable/.test(db.readStatus().replicas[0]?.state ?? ''); wait += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
     }
     t.match(db.readStatus().replicas[0]?.state, /role "reader" does not exist/, 'the driver said why');
 

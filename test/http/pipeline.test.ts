@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify from 'fastify';
 import t from 'tap';
 import { afterResponse, pipeline, routeOf, type Step } from '../../src/http/pipeline.js';
@@ -23,7 +24,7 @@ function recorder() {
   const later =
     (name: string): Step =>
     async () => {
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sleep(5);
       ran.push(name);
     };
   return { ran, sync, later };
@@ -52,7 +53,7 @@ t.test('a step that throws answers the request; the later steps do not run', asy
 t.test('a step whose promise rejects answers the request; the later steps do not run', async (t) => {
   const { ran, later, sync } = recorder();
   const refuseLater: Step = async () => {
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
     throw new Error('refused later');
   };
   const app = await appWith([later('a'), refuseLater, sync('never')]);

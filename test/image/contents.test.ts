@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import {
   bearer,
@@ -100,8 +101,7 @@ t.test('traces leave the container over OTLP/HTTP, configured by the standard va
   t.equal(listed.status, 200, 'a traced request is answered');
   await listed.arrayBuffer();
   const deadline = Date.now() + 30_000;
-  while (!stub.received.some((entry) => entry.path === '/v1/traces') && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  while (!stub.received.some((entry) => entry.path === '/v1/traces') && Date.now() < deadline) await sleep(200);
   const traces = stub.received.find((entry) => entry.path === '/v1/traces');
   t.ok(traces, `the stub received spans at /v1/traces (${stub.received.length} requests)`);
   t.equal(traces?.type, 'application/x-protobuf', 'as http/protobuf, the default protocol');

@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import { repoRoot, waitUntil } from '../../lib/instances/index.js';
+import { waitUntil } from '../../lib/instances/index.js';
+import { repoRoot } from '../../lib/repoRoot.js';
 import { basePath, loadContract } from '../../lib/conformance/spec.js';
 import { checkGeneratedRequests } from '../conformance/overHttp.js';
 
@@ -234,8 +235,6 @@ export function checkConformance(t: Test, container: Container, apiKey: string):
     origin: container.origin,
     basePath: basePath(loadContract().document),
     apiKey,
-    // The image's default body limit (BODY_LIMIT_BYTES is not set by the tests).
-    bodyLimit: 65536,
     runs: conformanceRuns,
     opaqueRuns: Math.max(1, Math.round(conformanceRuns / 5)),
     through: 'the published port',

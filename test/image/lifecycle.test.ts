@@ -1,4 +1,5 @@
 import { Agent } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import {
   addresses,
@@ -46,7 +47,7 @@ async function writeUntil(container: Container, key: string, stop: { now: boolea
         else await response.arrayBuffer();
       } catch {
         // The container is being killed: what was not acknowledged may be lost.
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await sleep(50);
       }
     }
   };
@@ -69,7 +70,7 @@ t.test('the image through SIGKILL and SIGTERM', async (t) => {
     async (t) => {
       const stop = { now: false };
       const writing = writeUntil(container, key, stop);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await sleep(1500);
       await podmanOk(['kill', '--signal', 'KILL', container.name]);
       stop.now = true;
       const acknowledged = await writing;
@@ -104,11 +105,11 @@ t.test('the image through SIGKILL and SIGTERM', async (t) => {
           const sentAt = Date.now();
           const outcome = await requestOnce(url, agent, bearer(key));
           outcomes.push({ ...outcome, during: phase.stopping, readiness, sentAt, answeredAt: Date.now() });
-          await new Promise((resolve) => setTimeout(resolve, 10));
+          await sleep(10);
         }
       };
       const clients = Promise.all(Array.from({ length: readers }, (_, index) => client(index)));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await sleep(300);
 
       phase.stopping = true;
       const started = Date.now();
@@ -120,7 +121,7 @@ t.test('the image through SIGKILL and SIGTERM', async (t) => {
         container.name,
       ]);
       const elapsed = Date.now() - started;
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await sleep(500);
       phase.done = true;
       await clients;
       keepAlive.destroy();

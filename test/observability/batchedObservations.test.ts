@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { batchedObservations, type Observer } from '../../src/observability/batchedObservations.js';
 
@@ -35,7 +36,7 @@ t.test('a lone observation is handed over after maxWaitMs', async (t) => {
   const batch = batchedObservations(100, 20);
   const a = series();
   batch.record(a.observer, 7);
-  await new Promise((resolve) => setTimeout(resolve, 80));
+  await sleep(80);
   t.same(a.seen, [7]);
 });
 

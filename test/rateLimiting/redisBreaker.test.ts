@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import t from 'tap';
 import { createBreakerStore, type Count, type CounterStore } from '../../src/http/admission/rateLimitStore.js';
@@ -59,7 +60,7 @@ t.test('a stalled Redis: each call gives up after the timeout, then the breaker 
   t.equal((await count(store, 'ip:a')).current, 24, 'and the count goes on in-process');
 
   state.answering = true;
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  await sleep(150);
   t.same(await count(store, 'ip:a'), { current: 7, ttl: 1000 }, 'after openMs one request asks Redis again');
   t.equal(lines.length, 2);
   t.match(lines[1], { level: 'info', msg: /answers again/ }, 'closing is logged once');

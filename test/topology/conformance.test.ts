@@ -3,9 +3,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { isAlive, repoRoot, startTimeOf, waitUntil } from '../../lib/instances/index.js';
+import { isAlive, startTimeOf, waitUntil } from '../../lib/instances/index.js';
+import { repoRoot } from '../../lib/repoRoot.js';
 import { checkGeneratedRequests } from '../conformance/overHttp.js';
-import { topologyTestOptions, walkPets, type Pet } from './harness.js';
+import { walkPets, type Pet } from '../helpers/pages.js';
+import { topologyTestOptions } from './harness.js';
 
 /**
  * The topology as an operator starts it (`npm run topology -- up`, here with
@@ -16,7 +18,6 @@ import { topologyTestOptions, walkPets, type Pet } from './harness.js';
  */
 
 const runs = Number(process.env['TOPOLOGY_CONFORMANCE_RUNS'] || 150);
-const bodyLimit = 65536;
 
 function runScript(script: string, folder: string): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, ['--import', 'tsx', join('scripts', 'topology', script)], {
@@ -58,7 +59,6 @@ t.test(
         origin,
         basePath: new URL(baseUrl).pathname,
         apiKey,
-        bodyLimit,
         runs,
         opaqueRuns: Math.round(runs / 10),
         through: 'the balancer',

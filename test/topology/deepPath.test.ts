@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { startHaproxy } from '../../lib/instances/index.js';
+import { repoRoot } from '../../lib/repoRoot.js';
 import { topologyTestOptions } from './harness.js';
 
 /**
@@ -14,7 +14,6 @@ import { topologyTestOptions } from './harness.js';
  * writes under a folder whose path is longer than any Unix socket allows.
  */
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
 /** Past the kernel's 107-byte socket path limit on its own, before our nested folders. */
 const deepPathLength = 120;

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import t, { type Test } from 'tap';
 import type { FailoverNode, Topology } from '../../lib/instances/index.js';
 import { databaseNodes } from '../../scripts/topology/databaseNodes.js';
-import { sleep, startTestTopology, topologyTestOptions } from './harness.js';
+import { startTestTopology, topologyTestOptions } from './harness.js';
 
 /**
  * Losing the primary, on the failover topology (pg_auto_failover, three

@@ -8,11 +8,11 @@ import {
   type Topology,
   type TopologyOptions,
 } from '../../lib/instances/index.js';
+import type { Pet } from '../helpers/pages.js';
 
 /**
  * What the topology tests share: whether they can run here (and why not),
- * a topology that goes when the test ends, a bounded load generator, and a
- * walk over every page of the pet list.
+ * a topology that goes when the test ends, and a bounded load generator.
  */
 
 let why: string | undefined | null = null;
@@ -77,13 +77,6 @@ export async function startTestTopology(t: Test, options: TopologyOptions = {}):
   });
   t.teardown(() => topology.remove());
   return topology;
-}
-
-export interface Pet {
-  id: number;
-  name: string;
-  categoryId: number;
-  status: string;
 }
 
 export interface LoadOptions {
@@ -169,27 +162,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   await Promise.all(Array.from({ length: options.workers }, (_, index) => worker(index)));
   return result;
 }
-
-/** Every pet, page by page through Link rel="next", in the order the pages gave them. */
-export async function walkPets(baseUrl: string, apiKey: string, limit: number): Promise<Pet[]> {
-  const origin = new URL(baseUrl).origin;
-  let url: string | undefined = `${baseUrl}/pets?limit=${limit}`;
-  const pets: Pet[] = [];
-  for (let page = 0; url; page += 1) {
-    if (page > 10_000) throw new Error('the Link chain does not end');
-    const response = await fetch(url, {
-      headers: { authorization: `Bearer ${apiKey}` },
-      signal: AbortSignal.timeout(15_000),
-    });
-    if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${await response.text()}`);
-    pets.push(...((await response.json()) as Pet[]));
-    const next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
-    url = next ? new URL(next, origin).toString() : undefined;
-  }
-  return pets;
-}
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** "201: 812, 200: 3050" */
 export function describeStatuses(statuses: Record<string, number>): string {

@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { waitForReplay, waitUntil } from '../../lib/instances/index.js';
-import { describeStatuses, runLoad, sleep, startTestTopology, topologyTestOptions, walkPets } from './harness.js';
+import { walkPets } from '../helpers/pages.js';
+import { describeStatuses, runLoad, startTestTopology, topologyTestOptions } from './harness.js';
 
 /**
  * One instance killed with SIGKILL while clients write through the balancer:

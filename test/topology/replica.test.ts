@@ -1,6 +1,7 @@
 import t from 'tap';
 import { waitForReplay, waitUntil } from '../../lib/instances/index.js';
-import { startTestTopology, topologyTestOptions, type Pet } from './harness.js';
+import type { Pet } from '../helpers/pages.js';
+import { startTestTopology, topologyTestOptions } from './harness.js';
 
 /**
  * The replica stopped under a running topology: reads (listPets, getPet)

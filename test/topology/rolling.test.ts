@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { waitForReplay } from '../../lib/instances/index.js';
-import { describeStatuses, runLoad, sleep, startTestTopology, topologyTestOptions, walkPets } from './harness.js';
+import { walkPets } from '../helpers/pages.js';
+import { describeStatuses, runLoad, startTestTopology, topologyTestOptions } from './harness.js';
 
 /**
  * A rolling restart of all three instances (SIGTERM, wait for the exit,

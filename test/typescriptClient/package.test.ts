@@ -7,7 +7,7 @@ import { extname, join } from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { BrowserPage, chromiumPath } from '../helpers/browser.js';
-import { repoRoot } from '../helpers/processes.js';
+import { repoRoot } from '../../lib/repoRoot.js';
 import { scratchDir } from '../helpers/scratchSpace.js';
 import { countPets, serveApp } from '../helpers/typescriptClient.js';
 

@@ -1,4 +1,5 @@
 import { sleep, startCall } from './deadline.js';
+import { errorObjectOf } from './errors.js';
 import { isRepeatable, isRetryableAnswer, retryAfterMs, retryWaitMs } from './retryPolicy.js';
 
 /** How requests travel: the fetch to use, each call's deadline and how many times a call may retry. */
@@ -37,21 +38,11 @@ async function attempt(fetchImpl: typeof fetch, outgoing: Outgoing, signal: Abor
   }
 }
 
-/** The Error object's code of an answer, if its body is one. */
-function errorCodeOf(answer: Answer): string | undefined {
-  try {
-    const body = JSON.parse(answer.text) as { code?: unknown } | null;
-    return typeof body?.code === 'string' ? body.code : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** How long to wait before sending the request again after this outcome, or undefined when it is final. */
 function waitBeforeRetry(outgoing: Outgoing, outcome: Outcome, retry: number): number | undefined {
   if (!isRepeatable(outgoing.method, outgoing.headers)) return undefined;
   if ('failure' in outcome) return retryWaitMs(retry, undefined);
-  if (!isRetryableAnswer(outcome.status, errorCodeOf(outcome))) return undefined;
+  if (!isRetryableAnswer(outcome.status, errorObjectOf(outcome.text)?.code)) return undefined;
   return retryWaitMs(retry, retryAfterMs(outcome.headers.get('retry-after'), Date.now()));
 }
 
