@@ -17,7 +17,8 @@ const clientTarball = /pet-store-client-\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?\.tgz/g
 /** Rewrites one file from the repository into outRoot; fails when it has no place for the fact. */
 function rewrite(path: string, pattern: RegExp, replacement: string): void {
   const text = readFileSync(join(repoRoot, path), 'utf8');
-  if (text.search(pattern) === -1) throw new Error(`${path}: nothing matches ${pattern.source}, so its version cannot be kept`);
+  if (text.search(pattern) === -1)
+    throw new Error(`${path}: nothing matches ${pattern.source}, so its version cannot be kept`);
   const out = join(outRoot, path);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, text.replace(pattern, replacement));

@@ -53,7 +53,12 @@ function scan(markdown: string): { prose: Line[]; blocks: CodeBlock[] } {
       if (closing.trimStart().startsWith(marker) && closing.trim().replaceAll(marker[0] ?? '`', '') === '') break;
       body.push(closing);
     }
-    blocks.push({ language: open[2] ?? '', text: body.length === 0 ? '' : `${body.join('\n')}\n`, heading: current, line: i + 1 });
+    blocks.push({
+      language: open[2] ?? '',
+      text: body.length === 0 ? '' : `${body.join('\n')}\n`,
+      heading: current,
+      line: i + 1,
+    });
     i = j;
   }
   return { prose, blocks };
@@ -76,7 +81,8 @@ export function links(markdown: string): Link[] {
     const prose = text.replace(/(`+)[\s\S]*?\1/g, '');
     for (const match of prose.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g))
       found.push({ target: match[1] ?? '', line: number });
-    for (const match of prose.matchAll(/<a\s[^>]*href="([^"]+)"/gi)) found.push({ target: match[1] ?? '', line: number });
+    for (const match of prose.matchAll(/<a\s[^>]*href="([^"]+)"/gi))
+      found.push({ target: match[1] ?? '', line: number });
   }
   return found;
 }

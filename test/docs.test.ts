@@ -34,7 +34,10 @@ t.test('the link check finds a missing file, a missing heading and a way out of 
   const root = scratchDir('pets-docs-');
   t.teardown(root.remove);
   mkdirSync(join(root.path, 'docs'));
-  writeFileSync(join(root.path, 'docs/guide.md'), '# Guide\n\n## Keys, and revoking them\n\n## Keys, and revoking them\n');
+  writeFileSync(
+    join(root.path, 'docs/guide.md'),
+    '# Guide\n\n## Keys, and revoking them\n\n## Keys, and revoking them\n',
+  );
   writeFileSync(
     join(root.path, 'README.md'),
     [
@@ -78,7 +81,9 @@ t.test("the README states openapi.yaml's version (npm run generate writes it)", 
 });
 
 t.test("the README's recipe for BOOTSTRAP_API_KEY makes a key the configuration accepts", async (t) => {
-  const script = blocksUnder(readme, 'On PostgreSQL').map(({ text }) => text).join('');
+  const script = blocksUnder(readme, 'On PostgreSQL')
+    .map(({ text }) => text)
+    .join('');
   const recipe = /BOOTSTRAP_API_KEY=\$\((.+)\)\s*$/m.exec(script)?.[1];
   if (recipe === undefined) return t.fail('no BOOTSTRAP_API_KEY=$(...) under "On PostgreSQL"');
   const keys = [0, 1].map(() => execFileSync('bash', ['-c', recipe], { encoding: 'utf8' }).trim());
