@@ -26,8 +26,19 @@ command -v curl >/dev/null || fail "curl is missing"
 
 work=$(mktemp -d)
 server_pid=
+# Stops the service's session (npm, sh, node) and waits for it to drain, so that port 3000 is free again.
+stop_service() {
+  [ -n "$server_pid" ] || return 0
+  kill -TERM -- "-$server_pid" 2>/dev/null || true
+  for _ in $(seq 1 60); do
+    kill -0 -- "-$server_pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  kill -KILL -- "-$server_pid" 2>/dev/null || true
+  server_pid=
+}
 cleanup() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then kill -TERM -- "-$server_pid" 2>/dev/null || true; fi
+  stop_service
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -79,7 +90,5 @@ if ! env -u PETS_BASE_URL PETS_API_KEY="$key" bash "$work/steps.sh"; then
   tail -n 20 "$work/start.log" >&2
   fail "a step of $readme failed as written (above)"
 fi
-kill -TERM -- "-$server_pid"
-wait "$server_pid" || true
-server_pid=
+stop_service
 echo "the client's README ran as written"
