@@ -76,12 +76,14 @@ case $group in
     esac
     ;;
   contract)
-    usage='usage: npm run contract -- gate|lint|breaking|changelog|release [options]   (docs/contract.md)
+    usage='usage: npm run contract -- gate|lint|breaking|changelog|release|testers [options]   (docs/contract.md)
   gate       lint, breaking, the version and its CHANGELOG.md section, generate --check (scripts/contract-gate.sh)
   lint       Spectral (.spectral.yaml) and Redocly (redocly.yaml) on openapi.yaml
   breaking   openapi.yaml against the last released contract [--base FILE] [--head FILE]
   changelog  Markdown: what changed since the last release [--base FILE] [--head FILE]
-  release    copies openapi.yaml to contract/released/ as the new baseline, if the gate passes'
+  release    copies openapi.yaml to contract/released/ as the new baseline, if the gate passes
+  testers    [specmatic|respect] Specmatic (strict) and the Arazzo workflows (Respect) against the service:
+             a fresh one on a free port, or BASE_URL with API_KEY (scripts/contract/testers.sh)'
     case $choice in
       gate) exec bash scripts/contract-gate.sh ;;
       lint)
@@ -91,6 +93,7 @@ case $group in
       breaking) exec tsx scripts/check-breaking.ts "$@" ;;
       changelog) exec tsx scripts/contract/changelog.ts "$@" ;;
       release) exec tsx scripts/contract/release.ts "$@" ;;
+      testers) exec bash scripts/contract/testers.sh "$@" ;;
     esac
     ;;
   bench)

@@ -7,13 +7,7 @@ import { httpLimits } from '../../src/http/limits.js';
 import { startTestApp, testConfig, testLimits, type TestApp } from '../helpers/app.js';
 import { postgresUnavailableReason, type Backend } from '../helpers/databases.js';
 import { ContractClient, type TestRequest } from './client.js';
-import {
-  invalidCases,
-  opaqueCases,
-  validCases,
-  type Case,
-  type GeneratorContext,
-} from '../../lib/conformance/requests.js';
+import { invalidCases, validCases, type Case, type GeneratorContext } from '../../lib/conformance/requests.js';
 import { basePath, loadContract, type Operation } from '../../lib/conformance/spec.js';
 import { existingResourceRequest, startFaultableApp, successStatuses } from './steps.js';
 import { emptyModel, statefulCommands, type NewPet, type StatefulTransport } from '../../lib/conformance/stateful.js';
@@ -129,7 +123,6 @@ t.test('every answer to generated requests conforms to openapi.yaml', async (t) 
   const context: GeneratorContext = {
     key: started.key,
     bodyLimit: httpLimits.bodyLimitBytes,
-    opaqueParameters: new Set(['cursor']),
   };
 
   const check = async ({ request, expect }: Case) => {
@@ -148,8 +141,6 @@ t.test('every answer to generated requests conforms to openapi.yaml', async (t) 
   for (const operation of operations) {
     await holds(t, `${operation.operationId} valid`, validCases(operation, context), check, runs);
     await holds(t, `${operation.operationId} invalid`, invalidCases(operation, context), check, runs);
-    const opaque = opaqueCases(operation, context);
-    if (opaque) await holds(t, `${operation.operationId} unissued opaque values`, opaque, check, Math.round(runs / 10));
   }
 });
 
@@ -239,7 +230,7 @@ for (const backend of ['postgres', 'embedded'] as const) {
     const started = await startTestApp(t, backend);
     const client = await contractClient(t, started.app);
     const createPet = operations.find((operation) => operation.operationId === 'createPet')!;
-    const context = { key: started.key, bodyLimit: httpLimits.bodyLimitBytes, opaqueParameters: new Set<string>() };
+    const context = { key: started.key, bodyLimit: httpLimits.bodyLimitBytes };
     let sequence = 0;
     const commands = statefulCommands({
       authorization: started.auth.authorization,
@@ -280,7 +271,6 @@ t.test('an unreachable database answers 503 with the Error object', async (t) =>
   const context: GeneratorContext = {
     key: 'k'.repeat(40),
     bodyLimit: httpLimits.bodyLimitBytes,
-    opaqueParameters: new Set(['cursor']),
   };
   for (const operation of operations) {
     const [sample] = fc.sample(validCases(operation, context), { numRuns: 1, seed });
@@ -302,7 +292,6 @@ async function sendValid(
   const context: GeneratorContext = {
     key: started.key,
     bodyLimit: httpLimits.bodyLimitBytes,
-    opaqueParameters: new Set(['cursor']),
   };
   for (const operation of operations) {
     const samples = fc.sample(validCases(operation, context), { numRuns: times, seed });
@@ -374,7 +363,6 @@ t.test('stateful steps and the fault hook: each operation answers its success, 5
   const context: GeneratorContext = {
     key: started.key,
     bodyLimit: httpLimits.bodyLimitBytes,
-    opaqueParameters: new Set(['cursor']),
   };
   const injected = 'fault injected by the conformance suite';
   const steps: Array<{ fault: Error | undefined; expect: (operation: Operation) => number[] }> = [
@@ -414,7 +402,6 @@ t.test(
     const context: GeneratorContext = {
       key: started.key,
       bodyLimit: httpLimits.bodyLimitBytes,
-      opaqueParameters: new Set(['cursor']),
     };
     const mismatches: string[] = [];
     for (const operation of retired) {

@@ -1,7 +1,7 @@
 // Generated from openapi.yaml by npm run generate (generators/client.ts): never edit.
 
 /** info.version of openapi.yaml: the contract this client was generated from, and its own version. */
-export const apiVersion = "1.2.0";
+export const apiVersion = "1.3.0";
 
 /** The largest page listPets serves (its limit parameter's maximum). */
 export const maxPageSize = 100;
