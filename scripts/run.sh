@@ -146,10 +146,12 @@ case $group in
     esac
     ;;
   test:system)
-    usage='usage: npm run test:system -- faults|topology|image [tap options]   (not part of npm test; slow)
-  faults    builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed
-  topology  builds; test/topology/, one file at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
-  image     builds the image (npm run image) unless PET_STORE_IMAGE names one; test/image/ (scripts/image/test.sh)'
+    usage='usage: npm run test:system -- faults|topology|migrations|image [tap options]   (not part of npm test; slow)
+  faults      builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed
+  topology    builds; test/topology/, one file at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
+              and the upgrade drill from the previous release (contract/releases.json)
+  migrations  test/migrations/: npm run check:migrations on copies of the repository with a migration committed
+  image       builds the image (npm run image) unless PET_STORE_IMAGE names one; test/image/ (scripts/image/test.sh)'
     case $choice in
       faults)
         build
@@ -159,6 +161,7 @@ case $group in
         build
         exec tap --jobs=1 --timeout=300 test/topology/*.test.ts "$@"
         ;;
+      migrations) exec tap --jobs=1 --timeout=900 test/migrations/*.test.ts "$@" ;;
       image) exec bash scripts/image/test.sh "$@" ;;
     esac
     ;;
