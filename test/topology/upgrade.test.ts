@@ -1,13 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startService, waitForReplay, type ServiceInstance } from '../../lib/instances/index.js';
 import { runCheckedAsync } from '../../lib/instances/processes.js';
 import { buildRelease } from '../../lib/releases/build.js';
 import { previousRelease } from '../../lib/releases/record.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { migrationChanges } from '../../scripts/migrations/changes.js';
+import { loadMigrations } from '../../src/db/migrations.js';
 import { walkPets } from '../helpers/pages.js';
 import { describeStatuses, runLoad, startTestTopology, topologyTestOptions, type KeyedCreate } from './harness.js';
 
@@ -18,7 +20,10 @@ import { describeStatuses, runLoad, startTestTopology, topologyTestOptions, type
  * instance is stopped (it drains: /readyz 503 until HAProxy takes it out)
  * and a new one takes its port. Clients, 30 % of them creating with an
  * Idempotency-Key, see no error; every acknowledged pet is there, once; no
- * key made two pets.
+ * key made two pets. A tree with no migration of its own since the release
+ * is upgraded to its build plus an additive migration of the drill's, so
+ * that a live migration and the new version's refusal of the schema before
+ * it are always part of the drill.
  */
 
 const release = previousRelease();
@@ -41,14 +46,34 @@ async function replayed(baseUrl: string, apiKey: string, keyed: KeyedCreate[]): 
   return problems;
 }
 
+/** The new version: this build, with the drill's own migration on top when the tree adds none. */
+function newVersion(t: Test): { root: string; migrations: string[] } {
+  const added = migrationChanges(release!.commit).added;
+  if (added.length > 0) return { root: repoRoot, migrations: added };
+  const root = mkdtempSync(join(tmpdir(), 'pets-upgrade-'));
+  t.teardown(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
+  for (const part of ['dist', 'migrations', 'package.json', 'openapi.yaml'])
+    cpSync(join(repoRoot, part), join(root, part), { recursive: true });
+  symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'));
+  const file = `${String(loadMigrations().length + 1).padStart(4, '0')}_upgrade_drill_note.sql`;
+  writeFileSync(
+    join(root, 'migrations', file),
+    "SET LOCAL lock_timeout = '5s';\nALTER TABLE pets ADD COLUMN upgrade_drill_note text;\n",
+  );
+  return { root, migrations: [`${file} (the drill's)`] };
+}
+
 t.test('an upgrade from the previous release under load gives clients no error', options, async (t) => {
   const build = buildRelease(release!, {
     log: (line) => {
       t.comment(line);
     },
   });
+  const next = newVersion(t);
+  const entry = join(next.root, 'dist', 'server.js');
   const topology = await startTestTopology(t, { build: build.root });
-  const added = migrationChanges(release!.commit).added;
   const directUrl = topology.serviceEnv['DATABASE_DIRECT_URL']!;
   const replacements: ServiceInstance[] = [];
   t.teardown(async () => {
@@ -59,19 +84,22 @@ t.test('an upgrade from the previous release under load gives clients no error',
   const steps: string[] = [];
   const upgrading = (async () => {
     await sleep(1_000);
-    if (added.length > 0) {
-      // The new version on the old schema: it must refuse to serve, as before any upgrade.
-      refusedTooEarly = await startService({ parent: topology.folder, name: 'too-early', env: topology.serviceEnv })
-        .then(async (service) => {
-          await service.stop();
-          return undefined;
-        })
-        .catch((error: unknown) => (error as Error).message);
-    }
+    // The new version on the old schema: it must refuse to serve, as before any upgrade.
+    refusedTooEarly = await startService({
+      parent: topology.folder,
+      name: 'too-early',
+      env: topology.serviceEnv,
+      entry,
+    })
+      .then(async (service) => {
+        await service.stop();
+        return undefined;
+      })
+      .catch((error: unknown) => (error as Error).message);
     steps.push(
       `migrated live: ${(
-        await runCheckedAsync(process.execPath, [join(repoRoot, 'dist', 'cli', 'migrate.js')], {
-          cwd: repoRoot,
+        await runCheckedAsync(process.execPath, [join(next.root, 'dist', 'cli', 'migrate.js')], {
+          cwd: next.root,
           env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', DATABASE_URL: directUrl, LOG_LEVEL: 'warn' },
         })
       ).trim()}`,
@@ -81,7 +109,7 @@ t.test('an upgrade from the previous release under load gives clients no error',
       const startedAt = Date.now();
       await old.stop();
       replacements.push(
-        await startService({ parent: topology.folder, name: `${old.name}-new`, port: old.port, env: old.env }),
+        await startService({ parent: topology.folder, name: `${old.name}-new`, port: old.port, env: old.env, entry }),
       );
       await topology.haproxy.waitForAllUp();
       steps.push(`${old.name} replaced in ${Date.now() - startedAt} ms`);
@@ -100,17 +128,12 @@ t.test('an upgrade from the previous release under load gives clients no error',
   });
   await upgrading;
   t.comment(
-    `from ${release!.version} (${release!.commit.slice(0, 12)}), new migrations: ${added.join(', ') || 'none'}`,
+    `from ${release!.version} (${release!.commit.slice(0, 12)}), new migrations: ${next.migrations.join(', ')}`,
   );
   t.comment(`${steps.join('; ')}; ${load.requests} requests, ${describeStatuses(load.statuses)}`);
 
-  if (added.length > 0)
-    t.match(
-      refusedTooEarly,
-      /needs version|schema is at version/,
-      'the new version refused the schema that was behind',
-    );
-  else t.comment('no migration since the release: the new version has no schema to find behind');
+  t.match(refusedTooEarly, /needs version/, 'the new version refused to start on the schema that was behind');
+  t.match(steps[0], /^migrated live: Applied /, 'the new migrations ran while the previous release served');
   t.equal(replacements.length, topology.services.length, 'every old instance was replaced by a new one');
   t.ok(load.requests > 200, `clients kept sending (${load.requests} requests)`);
   t.same(load.failures, [], 'no client saw an error: every answer a 200 or 201');
