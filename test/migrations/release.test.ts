@@ -30,7 +30,8 @@ t.test('a release records its version and commit, and the service version follow
   const before = day();
 
   const release = copy.run('bash', ['scripts/run.sh', 'contract', 'release']);
-  t.equal(release.status, 0, release.output);
+  if (release.status !== 0) t.comment(release.output);
+  t.equal(release.status, 0, 'npm run contract -- release passes');
   const last = readReleases(copy.root).at(-1);
   t.equal(last?.version, next, 'contract/releases.json records the version');
   t.equal(last?.commit, commit, '... and the full commit released (HEAD)');
