@@ -75,11 +75,12 @@ case $group in
     ;;
   contract)
     usage='usage: npm run contract -- gate|lint|breaking|changelog|release [options]   (docs/contract.md)
-  gate       lint, breaking, the version and its CHANGELOG.md section, generate --check (scripts/contract-gate.sh)
+  gate       lint, breaking, the version and its CHANGELOG.md section, generate --check, check:migrations (scripts/contract-gate.sh)
   lint       Spectral (.spectral.yaml) and Redocly (redocly.yaml) on openapi.yaml
   breaking   openapi.yaml against the last released contract [--base FILE] [--head FILE]
   changelog  Markdown: what changed since the last release [--base FILE] [--head FILE]
-  release    copies openapi.yaml to contract/released/ as the new baseline, if the gate passes'
+  release    if the gate passes: copies openapi.yaml to contract/released/ as the new baseline, records the version
+             and commit (HEAD, or --commit REV) in contract/releases.json, sets package.json'"'"'s version'
     case $choice in
       gate) exec bash scripts/contract-gate.sh ;;
       lint)
