@@ -77,11 +77,12 @@ case $group in
     ;;
   contract)
     usage='usage: npm run contract -- gate|lint|breaking|changelog|release|testers [options]   (docs/contract.md)
-  gate       lint, breaking, the version and its CHANGELOG.md section, generate --check (scripts/contract-gate.sh)
+  gate       lint, breaking, the version and its CHANGELOG.md section, generate --check, check:migrations (scripts/contract-gate.sh)
   lint       Spectral (.spectral.yaml) and Redocly (redocly.yaml) on openapi.yaml
   breaking   openapi.yaml against the last released contract [--base FILE] [--head FILE]
   changelog  Markdown: what changed since the last release [--base FILE] [--head FILE]
-  release    copies openapi.yaml to contract/released/ as the new baseline, if the gate passes
+  release    if the gate passes: copies openapi.yaml to contract/released/ as the new baseline, records the version
+             and commit (HEAD, or --commit REV) in contract/releases.json, sets package.json'"'"'s version
   testers    [specmatic|respect] Specmatic (strict) and the Arazzo workflows (Respect) against the service:
              a fresh one on a free port, or BASE_URL with API_KEY (scripts/contract/testers.sh)'
     case $choice in
@@ -151,10 +152,12 @@ case $group in
     esac
     ;;
   test:system)
-    usage='usage: npm run test:system -- faults|topology|image [tap options]   (not part of npm test; slow)
-  faults    builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed
-  topology  builds; test/topology/, one file at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
-  image     builds the image (npm run image) unless PET_STORE_IMAGE names one; test/image/ (scripts/image/test.sh)'
+    usage='usage: npm run test:system -- faults|topology|migrations|image [tap options]   (not part of npm test; slow)
+  faults      builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed
+  topology    builds; test/topology/, one file at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
+              and the upgrade drill from the previous release (contract/releases.json)
+  migrations  test/migrations/: npm run check:migrations on copies of the repository with a migration committed
+  image       builds the image (npm run image) unless PET_STORE_IMAGE names one; test/image/ (scripts/image/test.sh)'
     case $choice in
       faults)
         build
@@ -164,6 +167,7 @@ case $group in
         build
         exec tap --jobs=1 --timeout=300 test/topology/*.test.ts "$@"
         ;;
+      migrations) exec tap --jobs=1 --timeout=900 test/migrations/*.test.ts "$@" ;;
       image) exec bash scripts/image/test.sh "$@" ;;
     esac
     ;;
