@@ -147,6 +147,7 @@ export interface components {
          *     |---|---|
          *     | invalid_request | 400 |
          *     | unauthorized | 401 |
+         *     | insufficient_scope | 403 |
          *     | not_found | 404 |
          *     | method_not_allowed | 405 |
          *     | payload_too_large | 413 |
@@ -157,7 +158,7 @@ export interface components {
          */
         Error: {
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "invalid_request" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
             message: string;
             /** Format: int32 */
             status: number;
@@ -277,6 +278,24 @@ export interface components {
         };
         /** @description The API key is missing or invalid. */
         Unauthorized: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The API key is valid but lacks the scope this operation requires
+         *     (its `security` requirement); `WWW-Authenticate` names the scope.
+         */
+        Forbidden: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -461,9 +480,11 @@ export interface components {
         RetryAfter: number;
         /**
          * @description The authentication challenge (RFC 6750): `Bearer realm="pets"`, plus
-         *     `error="invalid_token"` when a token was sent but not accepted, or
+         *     `error="invalid_token"` when a token was sent but not accepted (with
+         *     `error_description="The API key has expired"` for an expired key),
          *     `error="invalid_request"` (with 400) when two `Authorization`
-         *     headers were sent.
+         *     headers were sent, or `error="insufficient_scope"` and the `scope`
+         *     required (with 403) when the key lacks it.
          */
         WWWAuthenticate: string;
     };
@@ -541,6 +562,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -611,6 +633,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -686,6 +709,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Sunset"];
             429: components["responses"]["TooManyRequests"];
