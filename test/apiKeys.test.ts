@@ -162,7 +162,10 @@ forEachBackend(t, async (t, backend) => {
       const lastUsed = Date.parse(row?.lastUsedAt ?? '');
       t.ok(lastUsed >= usedAt - 1000 && lastUsed <= Date.now(), `${name}: lastUsedAt is the time of its use`);
     }
-    t.match(rows.find((row) => row.name === 'unused'), { lastUsedAt: null, scopes: ['pets:read', 'pets:write'] });
+    t.match(
+      rows.find((row) => row.name === 'unused'),
+      { lastUsedAt: null, scopes: ['pets:read', 'pets:write'] },
+    );
   });
 
   t.test('the CLI: create with scopes and expiry, the checksum at the end, rotate, list --json', async (t) => {

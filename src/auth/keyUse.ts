@@ -24,7 +24,11 @@ export interface KeyUseRecorderOptions {
   onError?: (error: unknown) => void;
 }
 
-export function createKeyUseRecorder({ db, now = Date.now, onError = () => undefined }: KeyUseRecorderOptions): KeyUseRecorder {
+export function createKeyUseRecorder({
+  db,
+  now = Date.now,
+  onError = () => undefined,
+}: KeyUseRecorderOptions): KeyUseRecorder {
   let pending = new Map<number, number>();
   let timer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> | undefined;

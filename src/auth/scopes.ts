@@ -10,7 +10,10 @@ export type ScopeRequirements = readonly (readonly string[])[];
  * requirements (those of the first), or undefined when the key may proceed.
  * Granted null: an unrestricted key, which holds every scope.
  */
-export function missingScopes(granted: readonly string[] | null, required: ScopeRequirements): readonly string[] | undefined {
+export function missingScopes(
+  granted: readonly string[] | null,
+  required: ScopeRequirements,
+): readonly string[] | undefined {
   if (granted === null || required.length === 0) return undefined;
   if (required.some((scopes) => scopes.every((scope) => granted.includes(scope)))) return undefined;
   return required[0];

@@ -103,7 +103,13 @@ async function list(db: Database, args: string[], out: NodeJS.WritableStream): P
   const keys = await listApiKeys(db);
   if (values.json) {
     const allScopes = declaredScopes(loadOpenApiDocument());
-    out.write(`${JSON.stringify(keys.map((key) => keyAsJson(key, allScopes)), null, 2)}\n`);
+    out.write(
+      `${JSON.stringify(
+        keys.map((key) => keyAsJson(key, allScopes)),
+        null,
+        2,
+      )}\n`,
+    );
     return;
   }
   if (keys.length === 0) {

@@ -115,7 +115,8 @@ export function operationResolver(spec: OpenApiDocument, handlers: HandlerMap, n
         operationId,
         securitySchemes,
         requiredScopes: scopeRequirementsOf(spec, operation),
-        ...(deprecation ? { deprecationHeaders: deprecation } : {}) },
+        ...(deprecation ? { deprecationHeaders: deprecation } : {}),
+      },
       // A route's onRequest runs after the app's (admission), before parsing and validation.
       ...(sunset ? { onRequest: sunsetGate(operation, sunset, now) } : {}),
       ...(preValidation.length > 0 ? { preValidation } : {}),
