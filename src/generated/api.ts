@@ -147,7 +147,6 @@ export interface components {
          *     |---|---|
          *     | invalid_request | 400 |
          *     | unauthorized | 401 |
-         *     | insufficient_scope | 403 |
          *     | not_found | 404 |
          *     | method_not_allowed | 405 |
          *     | payload_too_large | 413 |
@@ -158,7 +157,7 @@ export interface components {
          */
         Error: {
             /** @enum {string} */
-            code: "invalid_request" | "unauthorized" | "insufficient_scope" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+            code: "invalid_request" | "unauthorized" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
             message: string;
             /** Format: int32 */
             status: number;
@@ -181,6 +180,24 @@ export interface components {
              * @enum {integer}
              */
             status: 409 | 422;
+        };
+        /**
+         * @description The Error object of a request whose API key lacks the scope the
+         *     operation requires: the same shape as `Error`, with its own code.
+         *
+         *     | code | status |
+         *     |---|---|
+         *     | insufficient_scope | 403 |
+         */
+        ScopeError: {
+            /** @enum {string} */
+            code: "insufficient_scope";
+            message: string;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            status: 403;
         };
         /**
          * @description The Error object of a deprecated operation past its sunset
@@ -306,7 +323,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ScopeError"];
             };
         };
         /** @description The requested resource could not be found. */
