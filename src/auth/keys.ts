@@ -22,7 +22,7 @@ function randomBase62(length: number): string {
   let text = '';
   while (text.length < length) {
     for (const byte of randomBytes(length * 2)) {
-      if (byte < 248 && text.length < length) text += base62[byte % 62];
+      if (byte < 248 && text.length < length) text += base62.charAt(byte % 62);
     }
   }
   return text;
@@ -33,7 +33,7 @@ export function keyChecksum(body: string): string {
   let value = crc32(Buffer.from(body, 'utf8'));
   let digits = '';
   for (let index = 0; index < checksumLength; index += 1) {
-    digits = (base62[value % 62] ?? '') + digits;
+    digits = base62.charAt(value % 62) + digits;
     value = Math.floor(value / 62);
   }
   return digits;

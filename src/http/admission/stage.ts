@@ -34,7 +34,9 @@ export async function admissionStage(
   const uses = createKeyUseRecorder({
     db,
     now,
-    onError: (error) => app.log.warn({ err: error }, 'writing the last use of API keys failed; tried again later'),
+    onError: (error) => {
+      app.log.warn({ err: error }, 'writing the last use of API keys failed; tried again later');
+    },
   });
   uses.start();
   // Closed before the database is: the last uses are written on shutdown.
