@@ -42,7 +42,7 @@ COPY package.json package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # Read at run time, resolved relative to dist/ (see src/openapi/files.ts).
-COPY openapi.yaml ./
+COPY openapi.yaml pets.arazzo.yaml ./
 COPY migrations ./migrations
 # Node.js (22.1+) keeps the compiled code of the modules it loads in
 # NODE_COMPILE_CACHE: a restarted container does not compile them again

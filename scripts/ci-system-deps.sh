@@ -4,7 +4,7 @@
 # PgBouncer, HAProxy and pg_auto_failover for npm run test:system -- topology (its tests skip without them),
 # RE2 and g++ for test/contract/patterns.test.ts (the spec's patterns checked in RE2 too),
 # Podman and debootstrap for npm run image and npm run test:system -- image (the list is
-# in scripts/image/podman.sh).
+# in scripts/image/podman.sh), Java (Specmatic's jar) and curl for npm run contract -- testers.
 # Installs only what is missing; apt-get update runs only when something is.
 set -euo pipefail
 missing=()
@@ -15,11 +15,13 @@ command -v pg_autoctl >/dev/null || missing+=(pg-auto-failover-cli)
 [ -f /usr/share/postgresql/15/extension/pgautofailover.control ] || missing+=(postgresql-15-auto-failover)
 [ -f /usr/include/re2/re2.h ] || missing+=(libre2-dev)
 command -v g++ >/dev/null || missing+=(g++)
+command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
+command -v curl >/dev/null || missing+=(curl)
 # shellcheck source=scripts/image/podman.sh
 . "$(dirname "$0")/image/podman.sh"
 mapfile -t -O "${#missing[@]}" missing < <(image_missing_packages)
 if [ "${#missing[@]}" -eq 0 ]; then
-  echo "system packages present: chromium, pgbouncer, haproxy, pg_auto_failover, libre2-dev, g++, and what scripts/image needs"
+  echo "system packages present: chromium, pgbouncer, haproxy, pg_auto_failover, libre2-dev, g++, java, curl, and what scripts/image needs"
   exit 0
 fi
 echo "installing with apt-get: ${missing[*]}"

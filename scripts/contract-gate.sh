@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm run contract -- gate: lint the spec, refuse breaking changes against the
 # released contract, a changed contract without a new version and its
-# CHANGELOG.md section, and generated types that drifted from the spec.
+# CHANGELOG.md section, generated types that drifted from the spec, and
+# migrations that lock or break the previous release (npm run check:migrations).
 # The property-based conformance suite runs with the tests (npm test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,4 +16,6 @@ echo "== version and changelog"
 npx tsx scripts/contract/version.ts
 echo "== generate --check"
 npm run --silent generate -- --check
+echo "== migrations since the previous release (npm run check:migrations)"
+npm run --silent check:migrations
 echo "contract gate passed"

@@ -2,7 +2,8 @@
 # Fails when src/generated (api.ts, openapi.json, routes.json) is not what openapi.yaml generates now,
 # or configValidator.js is not what src/config/schema.ts compiles to, or docs/configuration.md is not
 # the reference its descriptions make, or the TypeScript client's types, version and error table are not
-# what openapi.yaml makes (clients/typescript).
+# what openapi.yaml makes (clients/typescript), or the version README.md or the client's README states is
+# not info.version (generators/docFacts.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fresh=$(mktemp --suffix=.ts)
@@ -41,4 +42,13 @@ if ! diff -u docs/configuration.md "$freshReference" >&2; then
   echo "docs/configuration.md is out of step with src/config/schema.ts: run 'npm run generate' and commit the result." >&2
   exit 1
 fi
-echo "generated types, spec JSON and route table match openapi.yaml; the config validator and docs/configuration.md match its schema"
+freshDocs=$(mktemp -d)
+trap 'rm -rf "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig" "$freshReference" "$freshClient" "$freshDocs"' EXIT
+npx --no-install tsx generators/docFacts.ts "$freshDocs"
+for file in README.md clients/typescript/README.md; do
+  if ! diff -u "$file" "$freshDocs/$file" >&2; then
+    echo "$file states another version than openapi.yaml's info.version: run 'npm run generate' and commit the result." >&2
+    exit 1
+  fi
+done
+echo "generated types, spec JSON and route table match openapi.yaml; the READMEs state its version; the config validator and docs/configuration.md match its schema"

@@ -60,26 +60,31 @@ case $group in
     ;;
   generate)
     usage='usage: npm run generate [-- --check]
-  (none)   regenerates src/generated/ and clients/typescript/src/generated/ from openapi.yaml,
-           the config validator and docs/configuration.md from src/config/schema.ts
+  (none)   regenerates src/generated/ and clients/typescript/src/generated/ from openapi.yaml, the
+           version stated by README.md and the client README, the config validator and
+           docs/configuration.md from src/config/schema.ts
   --check  fails when any of them is out of step, changing nothing (scripts/generate-check.sh)'
     case $choice in
       '')
         openapi-typescript openapi.yaml -o src/generated/api.ts
         tsx generators/spec.ts
         tsx generators/config.ts
+        tsx generators/docFacts.ts
         exec tsx generators/client.ts
         ;;
       --check) exec bash scripts/generate-check.sh ;;
     esac
     ;;
   contract)
-    usage='usage: npm run contract -- gate|lint|breaking|changelog|release [options]   (docs/contract.md)
-  gate       lint, breaking, the version and its CHANGELOG.md section, generate --check (scripts/contract-gate.sh)
+    usage='usage: npm run contract -- gate|lint|breaking|changelog|release|testers [options]   (docs/contract.md)
+  gate       lint, breaking, the version and its CHANGELOG.md section, generate --check, check:migrations (scripts/contract-gate.sh)
   lint       Spectral (.spectral.yaml) and Redocly (redocly.yaml) on openapi.yaml
   breaking   openapi.yaml against the last released contract [--base FILE] [--head FILE]
   changelog  Markdown: what changed since the last release [--base FILE] [--head FILE]
-  release    copies openapi.yaml to contract/released/ as the new baseline, if the gate passes'
+  release    if the gate passes: copies openapi.yaml to contract/released/ as the new baseline, records the version
+             and commit (HEAD, or --commit REV) in contract/releases.json, sets package.json'"'"'s version
+  testers    [specmatic|respect] Specmatic (strict) and the Arazzo workflows (Respect) against the service:
+             a fresh one on a free port, or BASE_URL with API_KEY (scripts/contract/testers.sh)'
     case $choice in
       gate) exec bash scripts/contract-gate.sh ;;
       lint)
@@ -89,6 +94,7 @@ case $group in
       breaking) exec tsx scripts/check-breaking.ts "$@" ;;
       changelog) exec tsx scripts/contract/changelog.ts "$@" ;;
       release) exec tsx scripts/contract/release.ts "$@" ;;
+      testers) exec bash scripts/contract/testers.sh "$@" ;;
     esac
     ;;
   bench)
@@ -146,10 +152,12 @@ case $group in
     esac
     ;;
   test:system)
-    usage='usage: npm run test:system -- faults|topology|image [tap options]   (not part of npm test; slow)
-  faults    builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed
-  topology  builds; test/topology/, one file at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
-  image     builds the image (npm run image) unless PET_STORE_IMAGE names one; test/image/ (scripts/image/test.sh)'
+    usage='usage: npm run test:system -- faults|topology|migrations|image [tap options]   (not part of npm test; slow)
+  faults      builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed
+  topology    builds; test/topology/, one file at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
+              and the upgrade drill from the previous release (contract/releases.json)
+  migrations  test/migrations/: npm run check:migrations on copies of the repository with a migration committed
+  image       builds the image (npm run image) unless PET_STORE_IMAGE names one; test/image/ (scripts/image/test.sh)'
     case $choice in
       faults)
         build
@@ -159,6 +167,7 @@ case $group in
         build
         exec tap --jobs=1 --timeout=300 test/topology/*.test.ts "$@"
         ;;
+      migrations) exec tap --jobs=1 --timeout=900 test/migrations/*.test.ts "$@" ;;
       image) exec bash scripts/image/test.sh "$@" ;;
     esac
     ;;

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -116,17 +117,21 @@ t.test('an embedded database on a full disk is refused in one line', async (t) =
 t.test('the first start on a fresh embedded data directory logs no warning', async (t) => {
   const dir = scratchDir();
   t.teardown(dir.remove);
-  const lines: Array<{ level: number; msg: string }> = [];
+  const lines: Array<{ level: number; msg: string; version?: string }> = [];
   const logStream = {
     write(line: string) {
       lines.push(JSON.parse(line) as { level: number; msg: string });
     },
   };
   const server = await startServer({ ...quiet, LOG_LEVEL: 'info', DATA_DIR: dir.path }, collect().out, { logStream });
-  t.ok(
-    lines.some((line) => line.msg.startsWith('serving ')),
-    'its log is captured',
-  );
+  const serving = lines.find((line) => line.msg.startsWith('serving '));
+  t.ok(serving, 'its log is captured');
+  // The release it is, as npm run contract -- release recorded it in package.json.
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  t.equal(serving?.version, version, 'the start line carries the release version');
+  t.match(serving?.msg, `(pet-store-service ${version})`);
   // Time for the periodic work that starts with the app (the idempotency purge) to run once.
   await sleep(200);
   t.equal(await server.shutdown('SIGINT'), 0);

@@ -12,12 +12,6 @@ export interface Case {
 export interface GeneratorContext {
   key: string;
   bodyLimit: number;
-  /**
-   * Query parameters whose description says clients must not build them
-   * (the page cursor): a schema-valid value the server never issued is
-   * refused with 400, so valid requests carry them only from a Link header.
-   */
-  opaqueParameters: ReadonlySet<string>;
 }
 
 const tokenChars = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/'.split(''));
@@ -122,9 +116,9 @@ interface Parts {
 /** Everything of a valid request, as separate parts that the invalid generator breaks one at a time. */
 function validParts(operation: Operation, context: GeneratorContext): fc.Arbitrary<Parts> {
   const pathParameters = operation.parameters.filter((parameter) => parameter.in === 'path');
-  const queryParameters = operation.parameters.filter(
-    (parameter) => parameter.in === 'query' && !context.opaqueParameters.has(parameter.name),
-  );
+  // Every query parameter, the page cursor included: its schema admits only
+  // cursors the service serves, so a generated one must be answered 200.
+  const queryParameters = operation.parameters.filter((parameter) => parameter.in === 'query');
   const pathParams = fc.record(
     Object.fromEntries(pathParameters.map((parameter) => [parameter.name, valid(parameter.schema).map(textOf)])),
   );
@@ -186,25 +180,6 @@ function successStatuses(operation: Operation): number[] {
 export function validCases(operation: Operation, context: GeneratorContext): fc.Arbitrary<Case> {
   const expect = successStatuses(operation);
   return validParts(operation, context).map((parts) => ({ request: toRequest(operation, 'valid', parts), expect }));
-}
-
-/** Requests valid except for schema-valid opaque values the server did not issue: 400 or success. */
-export function opaqueCases(operation: Operation, context: GeneratorContext): fc.Arbitrary<Case> | undefined {
-  const opaque = operation.parameters.filter((parameter) => context.opaqueParameters.has(parameter.name));
-  if (opaque.length === 0) return undefined;
-  return fc
-    .tuple(
-      validParts(operation, context),
-      fc
-        .constantFrom(...opaque)
-        .chain((parameter) =>
-          valid(parameter.schema).map((value) => [parameter.name, textOf(value)] as [string, string]),
-        ),
-    )
-    .map(([parts, entry]) => ({
-      request: toRequest(operation, `unissued ${entry[0]}`, { ...parts, query: [...parts.query, entry] }),
-      expect: [...successStatuses(operation), 400],
-    }));
 }
 
 /** A header value HTTP carries exactly: Latin-1 without controls, no white space at either end. */

@@ -69,10 +69,16 @@ export async function startService(options: ServiceOptions): Promise<ServiceInst
       persistent: options.persistent === true,
       cwd: repoRoot,
     });
-    await waitUntil(
-      { what: `service ${name} on ${origin}`, timeoutMs: options.readyTimeoutMs ?? 30_000, pid, logFile },
-      () => readyz(origin),
-    );
+    try {
+      await waitUntil(
+        { what: `service ${name} on ${origin}`, timeoutMs: options.readyTimeoutMs ?? 30_000, pid, logFile },
+        () => readyz(origin),
+      );
+    } catch (error) {
+      // One that never got ready is not left running: the caller has no instance to stop.
+      if (isAlive(pid)) await stopPid(pid, 'SIGTERM', 10_000);
+      throw error;
+    }
   };
   await start();
 

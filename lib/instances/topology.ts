@@ -45,6 +45,12 @@ export interface TopologyOptions {
    * standbys (lib/instances/autoFailover.ts, deploy/haproxy-postgres.cfg).
    */
   database?: 'single' | 'failover';
+  /**
+   * The built tree whose dist/server.js the instances run and whose
+   * dist/cli/migrate.js migrates the database: this checkout by default, a
+   * previous release's (lib/releases/build.ts) for an upgrade drill.
+   */
+  build?: string;
 }
 
 export interface ProcessRecord {
@@ -85,8 +91,8 @@ export interface Topology {
 }
 
 /** The path part of openapi.yaml's first server URL ("/v1"). */
-export function apiBasePath(): string {
-  const document = parse(readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8')) as { servers?: Array<{ url: string }> };
+export function apiBasePath(root = repoRoot): string {
+  const document = parse(readFileSync(join(root, 'openapi.yaml'), 'utf8')) as { servers?: Array<{ url: string }> };
   const url = document.servers?.[0]?.url;
   if (!url) throw new Error('openapi.yaml has no servers[0].url');
   return new URL(url, 'http://localhost').pathname.replace(/\/$/, '');
@@ -99,8 +105,10 @@ export function newApiKey(): string {
 
 export async function startTopology(options: TopologyOptions = {}): Promise<Topology> {
   const log = options.log ?? (() => undefined);
-  if (!existsSync(builtServer) || !existsSync(join(repoRoot, 'dist', 'cli', 'migrate.js'))) {
-    throw new Error(`${builtServer} or dist/cli/migrate.js is missing: run npm run build first`);
+  const build = options.build ?? repoRoot;
+  const server = options.build ? join(build, 'dist', 'server.js') : builtServer;
+  if (!existsSync(server) || !existsSync(join(build, 'dist', 'cli', 'migrate.js'))) {
+    throw new Error(`${server} or dist/cli/migrate.js is missing: run npm run build first`);
   }
   const folder = options.folder ?? ownedFolder('pets-topology-', undefined, tmpdir());
   mkdirSync(folder, { recursive: true });
@@ -126,8 +134,8 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
 
     log('migrating through the direct connection (node dist/cli/migrate.js)');
     const directUrl = tier.directUrl;
-    runChecked(process.execPath, [join(repoRoot, 'dist', 'cli', 'migrate.js')], {
-      cwd: repoRoot,
+    runChecked(process.execPath, [join(build, 'dist', 'cli', 'migrate.js')], {
+      cwd: build,
       env: {
         PATH: process.env['PATH'] ?? '/usr/bin:/bin',
         DATABASE_URL: directUrl,
@@ -158,11 +166,11 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
     log(`starting ${instanceCount} service instances (node dist/server.js)`);
     const services: ServiceInstance[] = [];
     // The first one stores the bootstrap key alone; the others find it there.
-    services.push(await startService({ ...common, name: 'app1', env: serviceEnv }));
+    services.push(await startService({ ...common, name: 'app1', env: serviceEnv, entry: server }));
     started.push(services[0]!);
     const others = await Promise.all(
       Array.from({ length: instanceCount - 1 }, (_, index) =>
-        startService({ ...common, name: `app${index + 2}`, env: serviceEnv }),
+        startService({ ...common, name: `app${index + 2}`, env: serviceEnv, entry: server }),
       ),
     );
     services.push(...others);

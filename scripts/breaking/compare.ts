@@ -11,7 +11,7 @@
 
 import { dereference, isObject, same, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
 import { httpMethods as methods } from '../../src/openapi/document.js';
-import { isReviewedPatternChange } from './reviewedPatterns.js';
+import { reviewedPatternChange } from './reviewedPatterns.js';
 
 export type { JsonObject } from '../../lib/openapi/dereference.js';
 
@@ -91,7 +91,13 @@ function narrowing(
   }
   if ('const' in narrower && !same(wider['const'], narrower['const'])) report(`const ${verb}`);
 
+  // A reviewed change of a string's pattern covers the lengths it names with it.
+  const [oldSchema, newSchema] = direction === 'request' ? [wider, narrower] : [narrower, wider];
+  const reviewed = reviewedPatternChange(oldSchema, newSchema) !== undefined;
+  const reviewedKeywords = new Set<string>(reviewed ? ['pattern', 'minLength', 'maxLength'] : []);
+
   for (const keyword of lowerBounds) {
+    if (reviewedKeywords.has(keyword)) continue;
     const bound = narrower[keyword];
     if (typeof bound !== 'number') continue;
     const previous = wider[keyword];
@@ -99,6 +105,7 @@ function narrowing(
       report(`${keyword} ${verb}: ${change(previous ?? 'none', bound)}`);
   }
   for (const keyword of upperBounds) {
+    if (reviewedKeywords.has(keyword)) continue;
     const bound = narrower[keyword];
     if (typeof bound !== 'number') continue;
     const previous = wider[keyword];
@@ -106,10 +113,8 @@ function narrowing(
       report(`${keyword} ${verb}: ${change(previous ?? 'none', bound)}`);
   }
   for (const keyword of ['pattern', 'format', 'multipleOf'] as const) {
+    if (reviewedKeywords.has(keyword)) continue;
     if (narrower[keyword] !== undefined && !same(wider[keyword], narrower[keyword])) {
-      const [from, to] =
-        direction === 'request' ? [wider[keyword], narrower[keyword]] : [narrower[keyword], wider[keyword]];
-      if (keyword === 'pattern' && isReviewedPatternChange(from, to)) continue;
       report(
         `${keyword} changed: ${change(JSON.stringify(wider[keyword] ?? null), JSON.stringify(narrower[keyword]))}`,
       );

@@ -1,11 +1,26 @@
 /**
  * Pattern changes a person has reviewed as breaking nothing, which the
  * breaking-change check cannot prove by itself (it does not compare regular
- * expressions). Each entry is exact: the old and the new `pattern`, and why
- * no request the old one accepted is refused and no response the new one
- * allows was refused before. Any other pattern change is still reported.
+ * expressions). Each entry is exact: the old and the new `pattern` (and, when
+ * the change bounds the length too, the old and new minLength and maxLength),
+ * and why no request the old one accepted and the service served is refused
+ * and no response the new one allows was refused before. Any other pattern
+ * or length change is still reported.
  */
-export const reviewedPatternChanges: ReadonlyArray<{ from: string; to: string; reason: string }> = [
+export interface ReviewedPatternChange {
+  from: string;
+  to: string;
+  /** The lengths that change with the pattern, old and new; absent: the lengths must not change. */
+  lengths?: { from: Lengths; to: Lengths };
+  reason: string;
+}
+
+export interface Lengths {
+  minLength?: number;
+  maxLength?: number;
+}
+
+export const reviewedPatternChanges: readonly ReviewedPatternChange[] = [
   {
     from: '^[^\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]+$',
     to: '^[^\\x00-\\x1F\\x7F-\\x9F]+$',
@@ -15,7 +30,43 @@ export const reviewedPatternChanges: ReadonlyArray<{ from: string; to: string; r
       'The service now refuses them in the JSON body parser (src/http/operations/surrogates.ts), and its responses ' +
       'come from stored UTF-8 text, which cannot hold them.',
   },
+  {
+    from: '^[A-Za-z0-9_-]+$',
+    to:
+      '^djE6(?:(?:M[Qgw]|N[AQgw]|O[AQ])|(?:M[Tjz]|N[DTjz]|O[DT])[AEIMQUYcgk](?:[w-z0-5](?:(?:(?:[MN][DTjz]|O[DT])' +
+      '[AEIMQUYcgk][w-z0-5]){0,3}(?:(?:[MN][AQgw]|O[AQ])|(?:[MN][DTjz]|O[DT])[AEIMQUYcgk])?|(?:(?:[MN][DTjz]|O[DT])' +
+      '[AEIMQUYcgk][w-z0-5]){4}(?:[MN][AQgw]|O[AQ])?))?)$',
+    lengths: { from: { minLength: 1, maxLength: 64 }, to: { minLength: 6, maxLength: 26 } },
+    reason:
+      'The page cursor says exactly what the service serves (issue 37). The old pattern admitted any base64url ' +
+      'text, but the service answered 400 to every cursor it did not issue: the new pattern, minLength and ' +
+      'maxLength admit every cursor it ever issued (the base64url of "v1:" and a decimal id, canonical) and the ' +
+      'positions past the last id, so no request that was served before is refused now ' +
+      '(test/contract/cursor.test.ts proves the pattern and src/handlers/cursor.ts agree both ways).',
+  },
 ];
 
-export const isReviewedPatternChange = (from: unknown, to: unknown): boolean =>
-  reviewedPatternChanges.some((change) => change.from === from && change.to === to);
+const lengthsOf = (schema: Record<string, unknown>): Lengths => ({
+  ...(typeof schema['minLength'] === 'number' ? { minLength: schema['minLength'] } : {}),
+  ...(typeof schema['maxLength'] === 'number' ? { maxLength: schema['maxLength'] } : {}),
+});
+
+const sameLengths = (a: Lengths, b: Lengths) => a.minLength === b.minLength && a.maxLength === b.maxLength;
+
+/**
+ * The reviewed change from the old string schema to the new one, if there is
+ * one: its pattern exactly, and its lengths exactly (unchanged when it names none).
+ */
+export function reviewedPatternChange(
+  from: Record<string, unknown>,
+  to: Record<string, unknown>,
+): ReviewedPatternChange | undefined {
+  return reviewedPatternChanges.find(
+    (change) =>
+      change.from === from['pattern'] &&
+      change.to === to['pattern'] &&
+      (change.lengths
+        ? sameLengths(change.lengths.from, lengthsOf(from)) && sameLengths(change.lengths.to, lengthsOf(to))
+        : sameLengths(lengthsOf(from), lengthsOf(to))),
+  );
+}

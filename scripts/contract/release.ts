@@ -1,16 +1,22 @@
 /**
- * npm run contract -- release
+ * npm run contract -- release [--commit REV]
  *
- * Releases the contract as it stands: copies openapi.yaml to
- * contract/released/openapi-<info.version>.yaml, which makes it the baseline
- * of the breaking-change gate (the highest version there). Refuses a version
- * that is not above the last release, one already released, a contract that
- * fails the gate, and a CHANGELOG.md without a "## <version>" entry.
+ * Cuts a release of the contract and the service at a git commit (HEAD by
+ * default): copies openapi.yaml to contract/released/openapi-<info.version>.yaml
+ * (the breaking-change gate's new baseline), records the version, the full
+ * commit and the day in contract/releases.json (what `npm run check:migrations`
+ * and the upgrade drill call the previous release), and sets package.json's
+ * version (and so the image tag) to it. Refuses a version that is not above
+ * the last release, one already released, a commit whose openapi.yaml is not
+ * this one, a contract that fails the gate, and a CHANGELOG.md without a
+ * "## <version>" entry.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
+import { appendRelease, git, readReleases, releasesFile, resolveCommit } from '../../lib/releases/record.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { compareVersions, releasedFile, releasedVersions } from './released.js';
 
@@ -19,8 +25,17 @@ function fail(message: string): never {
   process.exit(1);
 }
 
+const { values } = parseArgs({ options: { commit: { type: 'string', default: 'HEAD' } } });
+let commit: string;
+try {
+  commit = resolveCommit(values.commit);
+} catch (error) {
+  fail((error as Error).message);
+}
+
 const spec = join(repoRoot, 'openapi.yaml');
-const version = String((parse(readFileSync(spec, 'utf8')) as { info?: { version?: unknown } }).info?.version);
+const text = readFileSync(spec, 'utf8');
+const version = String((parse(text) as { info?: { version?: unknown } }).info?.version);
 if (!/^\d+\.\d+\.\d+$/.test(version)) fail(`info.version ${JSON.stringify(version)} is not MAJOR.MINOR.PATCH`);
 const target = releasedFile(version);
 if (existsSync(target))
@@ -28,6 +43,10 @@ if (existsSync(target))
 const latest = releasedVersions().at(-1);
 if (latest && compareVersions(version, latest) <= 0)
   fail(`info.version ${version} is not above the last release ${latest}`);
+const recorded = readReleases().find((release) => release.version === version || release.commit === commit);
+if (recorded) fail(`contract/releases.json already records ${recorded.version} at ${recorded.commit}`);
+if (git(['show', `${commit}:openapi.yaml`]) !== text.trim())
+  fail(`openapi.yaml at ${commit.slice(0, 12)} is not the one here: release the commit that serves this contract`);
 const changelog = readFileSync(join(repoRoot, 'CHANGELOG.md'), 'utf8');
 if (!new RegExp(`^## ${version.replace(/\./g, '\\.')}\\b`, 'm').test(changelog))
   fail(`CHANGELOG.md has no "## ${version}" entry; add one from \`npm run contract -- changelog\``);
@@ -36,7 +55,18 @@ const gate = spawnSync('bash', [join(repoRoot, 'scripts/contract-gate.sh')], { c
 if (gate.status !== 0) fail('the contract gate fails; release nothing until it passes');
 
 copyFileSync(spec, target);
+appendRelease({ version, commit, date: new Date().toISOString().slice(0, 10) });
+// npm keeps package.json and package-lock.json in step.
+const npm = spawnSync('npm', ['version', version, '--no-git-tag-version', '--allow-same-version'], {
+  cwd: repoRoot,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+if (npm.status !== 0) fail(`npm version ${version} failed: set package.json's version to ${version} by hand`);
+const files = [target, releasesFile(), join(repoRoot, 'package.json'), join(repoRoot, 'package-lock.json')]
+  .map((file) => relative(repoRoot, file))
+  .join(' ');
 process.stdout.write(
-  `Released ${version}: ${relative(repoRoot, target)} is now the baseline of npm run contract -- breaking.\n` +
-    `Commit it with CHANGELOG.md: git add ${relative(repoRoot, target)} CHANGELOG.md && git commit -m "Contract ${version}"\n`,
+  `Released ${version} at ${commit.slice(0, 12)}: ${relative(repoRoot, target)} is now the baseline of npm run contract -- breaking,\n` +
+    `contract/releases.json names it the previous release (npm run check:migrations), package.json says ${version}.\n` +
+    `Commit them with CHANGELOG.md: git add ${files} CHANGELOG.md && git commit -m "Release ${version}"\n`,
 );

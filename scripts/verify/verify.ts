@@ -2,13 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { parse } from 'yaml';
 import type { TestRequest } from '../../lib/conformance/checks.js';
-import {
-  invalidCases,
-  opaqueCases,
-  validCases,
-  type Case,
-  type GeneratorContext,
-} from '../../lib/conformance/requests.js';
+import { invalidCases, validCases, type Case, type GeneratorContext } from '../../lib/conformance/requests.js';
 import { loadContract, readLocalSpec, type Operation } from '../../lib/conformance/spec.js';
 import type { Json } from '../../lib/openapi/dereference.js';
 import { httpLimits } from '../../src/http/limits.js';
@@ -38,8 +32,6 @@ export interface VerifyOptions {
 export const createdPetPrefix = 'contract-verify';
 // Staging keeps what a run creates: a bound on it, whatever the budget.
 const maxGeneratedCreates = 25;
-// Query parameters a client must not build (the page cursor): valid requests carry them only from a Link.
-const opaqueParameters = new Set(['cursor']);
 const safeMethods = new Set(['GET', 'HEAD']);
 // The share of --max-requests kept for the stateful sequences, which run last.
 const sequencesShare = 0.25;
@@ -88,7 +80,6 @@ function prefixed(request: TestRequest, prefix: string, maxLength: number): Test
 interface Arbitraries {
   valid: fc.Arbitrary<Case>;
   invalid: fc.Arbitrary<Case>;
-  opaque: fc.Arbitrary<Case> | undefined;
 }
 const built = new Map<string, Arbitraries>();
 
@@ -100,7 +91,6 @@ function arbitraries(operation: Operation, context: GeneratorContext): Arbitrari
     found = {
       valid: validCases(operation, context),
       invalid: invalidCases(operation, context),
-      opaque: opaqueCases(operation, context),
     };
     built.set(name, found);
   }
@@ -122,12 +112,7 @@ function generatedCases(
     const invalid = fc
       .sample(arbitraries(operation, context).invalid, { numRuns: runs * 2, seed })
       .filter((item) => !readOnly || !writes || item.expect.every((status) => status >= 400));
-    const opaqueArbitrary = arbitraries(operation, context).opaque;
-    const opaque =
-      opaqueArbitrary && !(readOnly && writes)
-        ? fc.sample(opaqueArbitrary, { numRuns: Math.ceil(runs / 5), seed })
-        : [];
-    return { operation, order: [valid, invalid, opaque] };
+    return { operation, order: [valid, invalid] };
   });
   const rounds: Array<{ operation: Operation; item: Case }> = [];
   for (let index = 0; ; index += 1) {
@@ -181,7 +166,7 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
   else await etagRoundTrip(steps, 'getPet', { pathParams: { petId: String(known.id) } });
   await etagRoundTrip(steps, 'listPets', { query: [['limit', '3']] });
 
-  const context: GeneratorContext = { key: options.apiKey, bodyLimit: httpLimits.bodyLimitBytes, opaqueParameters };
+  const context: GeneratorContext = { key: options.apiKey, bodyLimit: httpLimits.bodyLimitBytes };
   const maxNameLength = Number(
     (byId.get('createPet')?.body?.schema['properties'] as Record<string, Record<string, unknown>> | undefined)?.[
       'name'

@@ -251,6 +251,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "idempotency_key_in_use",
+                 *       "message": "A request with this Idempotency-Key is still being processed; retry after it has been answered.",
+                 *       "status": 409
+                 *     }
+                 */
                 "application/json": components["schemas"]["IdempotencyError"];
             };
         };
@@ -268,6 +275,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "idempotency_key_reused",
+                 *       "message": "This Idempotency-Key was first used with a different request body; send a new key for a different request.",
+                 *       "status": 422
+                 *     }
+                 */
                 "application/json": components["schemas"]["IdempotencyError"];
             };
         };
@@ -290,6 +304,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "invalid_request",
+                 *       "message": "body must have required property 'name'",
+                 *       "status": 400
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -305,6 +326,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "unauthorized",
+                 *       "message": "Missing API key; send it as 'Authorization: Bearer <API_KEY>'.",
+                 *       "status": 401
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -323,6 +351,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "insufficient_scope",
+                 *       "message": "This API key lacks the scope createPet requires: pets:write.",
+                 *       "status": 403
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScopeError"];
             };
         };
@@ -357,6 +392,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "gone",
+                 *       "message": "getPet was removed on Thu, 05 Dec 2030 00:00:00 GMT; use the operation its Link names.",
+                 *       "status": 410
+                 *     }
+                 */
                 "application/json": components["schemas"]["SunsetError"];
             };
         };
@@ -371,6 +413,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "payload_too_large",
+                 *       "message": "Request body is larger than 65536 bytes.",
+                 *       "status": 413
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -385,6 +434,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "unsupported_media_type",
+                 *       "message": "Content-Type 'text/plain' is not supported; send application/json.",
+                 *       "status": 415
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -400,6 +456,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "rate_limited",
+                 *       "message": "Rate limit exceeded; retry in 12 seconds.",
+                 *       "status": 429
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -412,6 +475,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "internal_error",
+                 *       "message": "Internal server error.",
+                 *       "status": 500
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -424,6 +494,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "code": "service_unavailable",
+                 *       "message": "The service is temporarily unavailable; retry later.",
+                 *       "status": 503
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -435,7 +512,6 @@ export interface components {
          *     (2^53 - 1), so any other int64 (0, negative, or larger) answers
          *     404 like an id no animal has. A value that is not an integer, or
          *     lies outside int64, answers 400.
-         * @example 1
          */
         PetId: number;
         /**
@@ -522,8 +598,11 @@ export interface operations {
                 status?: components["schemas"]["PetStatus"];
                 /**
                  * @description Opaque position in the list, taken from the `Link rel="next"`
-                 *     header of the previous page. Clients must not build or change it:
-                 *     text not in the exact form of its cursors is a 400.
+                 *     header of the previous page. Clients should not build or change
+                 *     it. The `pattern` is exact: every text it matches is a position
+                 *     the service serves (200), one past the last animal included (an
+                 *     empty page), and any other text is a 400. A later cursor format
+                 *     would widen the pattern, never narrow it.
                  */
                 cursor?: string;
                 /**
@@ -627,10 +706,7 @@ export interface operations {
             /** @description Animal added. */
             201: {
                 headers: {
-                    /**
-                     * @description Path of the new animal (`/v1/pets/{id}`).
-                     * @example /v1/pets/42
-                     */
+                    /** @description Path of the new animal (`/v1/pets/{id}`). */
                     Location: string;
                     /**
                      * @description `true` when this response is the stored answer to an earlier
@@ -679,7 +755,6 @@ export interface operations {
                  *     (2^53 - 1), so any other int64 (0, negative, or larger) answers
                  *     404 like an id no animal has. A value that is not an integer, or
                  *     lies outside int64, answers 400.
-                 * @example 1
                  */
                 petId: components["parameters"]["PetId"];
             };

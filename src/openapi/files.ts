@@ -6,6 +6,8 @@ const root = new URL('../../', import.meta.url);
 
 /** openapi.yaml, the contract. */
 export const specPath = fileURLToPath(new URL('openapi.yaml', root));
+/** pets.arazzo.yaml, the consumers' journeys over the contract (Arazzo workflows), published beside it. */
+export const arazzoPath = fileURLToPath(new URL('pets.arazzo.yaml', root));
 /** openapi.yaml as JSON and the API's route table, written by `npm run generate` (see openapi/document.ts). */
 export const generatedSpecPath = fileURLToPath(new URL('src/generated/openapi.json', root));
 export const generatedRoutesPath = fileURLToPath(new URL('src/generated/routes.json', root));

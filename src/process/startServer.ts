@@ -8,6 +8,7 @@ import type { LogStream } from '../observability/logging.js';
 import { exposeMetrics } from '../observability/exposeMetrics.js';
 import { createMetrics, noMetrics, type ServiceMetrics } from '../observability/metrics.js';
 import { apiBasePath } from '../openapi/document.js';
+import { serviceVersion } from './serviceVersion.js';
 import { closeGracefully, type Attached } from './shutdown.js';
 import {
   listenOrFail,
@@ -140,7 +141,8 @@ export async function startServer(
     markDatabaseReady();
     if (prepared.firstKey) out.write(announceFirstKey(prepared.firstKey, address));
     const where = db.kind === 'embedded' ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL database';
-    app.log.info(`serving ${address}${apiBasePath()} on the ${where}`);
+    const version = serviceVersion();
+    app.log.info({ version }, `serving ${address}${apiBasePath()} on the ${where} (pet-store-service ${version})`);
     return {
       app,
       db,

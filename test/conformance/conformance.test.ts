@@ -8,13 +8,7 @@ import { httpLimits } from '../../src/http/limits.js';
 import { startTestApp, testConfig, testLimits, type TestApp } from '../helpers/app.js';
 import { postgresUnavailableReason, type Backend } from '../helpers/databases.js';
 import { ContractClient, type TestRequest } from './client.js';
-import {
-  invalidCases,
-  opaqueCases,
-  validCases,
-  type Case,
-  type GeneratorContext,
-} from '../../lib/conformance/requests.js';
+import { invalidCases, validCases, type Case, type GeneratorContext } from '../../lib/conformance/requests.js';
 import { basePath, loadContract, type Operation } from '../../lib/conformance/spec.js';
 import { existingResourceRequest, startFaultableApp, successStatuses } from './steps.js';
 import { emptyModel, statefulCommands, type NewPet, type StatefulTransport } from '../../lib/conformance/stateful.js';
@@ -130,7 +124,6 @@ t.test('every answer to generated requests conforms to openapi.yaml', async (t) 
   const context: GeneratorContext = {
     key: started.key,
     bodyLimit: httpLimits.bodyLimitBytes,
-    opaqueParameters: new Set(['cursor']),
   };
 
   const check = async ({ request, expect }: Case) => {
@@ -149,8 +142,6 @@ t.test('every answer to generated requests conforms to openapi.yaml', async (t) 
   for (const operation of operations) {
     await holds(t, `${operation.operationId} valid`, validCases(operation, context), check, runs);
     await holds(t, `${operation.operationId} invalid`, invalidCases(operation, context), check, runs);
-    const opaque = opaqueCases(operation, context);
-    if (opaque) await holds(t, `${operation.operationId} unissued opaque values`, opaque, check, Math.round(runs / 10));
   }
 });
 
@@ -240,7 +231,7 @@ for (const backend of ['postgres', 'embedded'] as const) {
     const started = await startTestApp(t, backend);
     const client = await contractClient(t, started.app);
     const createPet = operations.find((operation) => operation.operationId === 'createPet')!;
-    const context = { key: started.key, bodyLimit: httpLimits.bodyLimitBytes, opaqueParameters: new Set<string>() };
+    const context = { key: started.key, bodyLimit: httpLimits.bodyLimitBytes };
     let sequence = 0;
     const commands = statefulCommands({
       authorization: started.auth.authorization,
@@ -281,7 +272,6 @@ t.test('an unreachable database answers 503 with the Error object', async (t) =>
   const context: GeneratorContext = {
     key: 'k'.repeat(40),
     bodyLimit: httpLimits.bodyLimitBytes,
-    opaqueParameters: new Set(['cursor']),
   };
   for (const operation of operations) {
     const [sample] = fc.sample(validCases(operation, context), { numRuns: 1, seed });
@@ -303,7 +293,6 @@ async function sendValid(
   const context: GeneratorContext = {
     key: started.key,
     bodyLimit: httpLimits.bodyLimitBytes,
-    opaqueParameters: new Set(['cursor']),
   };
   for (const operation of operations) {
     const samples = fc.sample(validCases(operation, context), { numRuns: times, seed });
@@ -375,7 +364,6 @@ t.test('a key without the scope an operation requires gets the 403 the contract 
   const context: GeneratorContext = {
     key: started.key,
     bodyLimit: httpLimits.bodyLimitBytes,
-    opaqueParameters: new Set(),
   };
   const everyScope = [...new Set(operations.flatMap((operation) => operation.scopes))];
   const scoped = operations.filter((operation) => operation.scopes.length > 0);
@@ -401,7 +389,6 @@ t.test('stateful steps and the fault hook: each operation answers its success, 5
   const context: GeneratorContext = {
     key: started.key,
     bodyLimit: httpLimits.bodyLimitBytes,
-    opaqueParameters: new Set(['cursor']),
   };
   const injected = 'fault injected by the conformance suite';
   const steps: Array<{ fault: Error | undefined; expect: (operation: Operation) => number[] }> = [
@@ -441,7 +428,6 @@ t.test(
     const context: GeneratorContext = {
       key: started.key,
       bodyLimit: httpLimits.bodyLimitBytes,
-      opaqueParameters: new Set(['cursor']),
     };
     const mismatches: string[] = [];
     for (const operation of retired) {

@@ -1,12 +1,6 @@
 import fc from 'fast-check';
 import type { Test } from 'tap';
-import {
-  invalidCases,
-  opaqueCases,
-  validCases,
-  type Case,
-  type GeneratorContext,
-} from '../../lib/conformance/requests.js';
+import { invalidCases, validCases, type Case, type GeneratorContext } from '../../lib/conformance/requests.js';
 import { loadContract } from '../../lib/conformance/spec.js';
 import { httpLimits } from '../../src/http/limits.js';
 import { ContractClient } from './client.js';
@@ -20,15 +14,12 @@ export interface DeploymentUnderTest {
   apiKey: string;
   /** Runs per property (valid, invalid) of each operation. */
   runs: number;
-  /** Runs of the unissued-opaque-values property (cursors the service never issued). */
-  opaqueRuns: number;
   /** Names what the requests went through, in the closing comment. */
   through: string;
 }
 
 /**
- * The conformance suite's generated requests (valid, invalid, unissued opaque
- * values) for every operation, sent over HTTP to a running deployment (an
+ * The conformance suite's generated requests (valid and invalid) for every operation, sent over HTTP to a running deployment (an
  * image, the topology's balancer): every answer must be a status the case
  * expects, declared by openapi.yaml and valid against it.
  */
@@ -40,7 +31,6 @@ export async function checkGeneratedRequests(t: Test, target: DeploymentUnderTes
     key: target.apiKey,
     // Fixed in the service, not a setting: every deployment refuses larger bodies (413) alike.
     bodyLimit: httpLimits.bodyLimitBytes,
-    opaqueParameters: new Set(['cursor']),
   };
   const check = async ({ request, expect }: Case) => {
     const response = await client.send(request);
@@ -55,13 +45,11 @@ export async function checkGeneratedRequests(t: Test, target: DeploymentUnderTes
   };
   try {
     for (const operation of operations) {
-      const properties: Array<[string, fc.Arbitrary<Case> | undefined, number]> = [
+      const properties: Array<[string, fc.Arbitrary<Case>, number]> = [
         ['valid', validCases(operation, context), target.runs],
         ['invalid', invalidCases(operation, context), target.runs],
-        ['unissued opaque values', opaqueCases(operation, context), target.opaqueRuns],
       ];
       for (const [kind, arbitrary, numRuns] of properties) {
-        if (!arbitrary) continue;
         const details = await fc.check(fc.asyncProperty(arbitrary, check), { numRuns, seed });
         t.notOk(
           details.failed,

@@ -342,3 +342,30 @@ t.test('a reviewed pattern change passes, in requests and responses; any other p
   );
   t.ok(findBreakingChanges(after, before).length > 0, 'the reverse of a reviewed change is not reviewed');
 });
+
+t.test('a reviewed pattern change covers the lengths it names, exactly', async (t) => {
+  const reviewed = reviewedPatternChanges.find((change) => change.lengths !== undefined)!;
+  const withCursor = (pattern: string, lengths: { minLength?: number; maxLength?: number }) => (doc: Doc) => {
+    const parameters = doc.paths['/pets'].get.parameters as JsonObject[];
+    parameters.push({ name: 'cursor', in: 'query', required: false, schema: { type: 'string', ...lengths, pattern } });
+  };
+  const before = edited(withCursor(reviewed.from, reviewed.lengths!.from));
+  const after = edited(withCursor(reviewed.to, reviewed.lengths!.to));
+  t.same(findBreakingChanges(before, after), [], 'the reviewed change with its lengths');
+  const longer = edited(withCursor(reviewed.to, { ...reviewed.lengths!.to, maxLength: 20 }));
+  const whats = (after: JsonObject) =>
+    findBreakingChanges(before, after)
+      .map(({ what }) => what)
+      .join('; ');
+  t.match(
+    whats(longer),
+    /maxLength narrowed: 64 -> 20.*pattern changed/,
+    'other lengths with the same patterns are not the reviewed change',
+  );
+  const lengthOnly = edited(withCursor(reviewed.from, { minLength: 1, maxLength: 10 }));
+  t.match(
+    whats(lengthOnly),
+    /^maxLength narrowed: 64 -> 10$/,
+    'a length change without the pattern change is reported',
+  );
+});

@@ -26,6 +26,8 @@ export async function serve(
       LOG_LEVEL: 'silent',
       PORT: '0',
       HOST: '127.0.0.1',
+      // A free port: 9464, the default, may be another server's on this machine.
+      METRICS_PORT: '0',
       BOOTSTRAP_API_KEY: apiKey,
       RATE_LIMIT_MAX: '1000000',
       DRAIN_DELAY_MS: '0',

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { parse } from 'yaml';
 import { listOperations, loadOpenApiDocument, parametersOf } from '../../src/openapi/document.js';
-import { specPath } from '../../src/openapi/files.js';
+import { arazzoPath, specPath } from '../../src/openapi/files.js';
 import { startAppWithoutDatabase, startTestApp } from '../helpers/app.js';
 import { BrowserPage, chromiumFlags, chromiumPath } from '../helpers/browser.js';
 import { scratchDir } from '../helpers/scratchSpace.js';
@@ -36,6 +36,21 @@ t.test('the spec is published as checked in, without a key', async (t) => {
   t.equal(yaml.statusCode, 200);
   t.match(yaml.headers['content-type'], /yaml/);
   t.equal(yaml.body, readFileSync(specPath, 'utf8'), 'openapi.yaml is the file byte for byte');
+});
+
+t.test('the Arazzo workflows are published beside the spec, without a key', async (t) => {
+  const app = await startAppWithoutDatabase(t);
+  const served = await app.inject({ method: 'GET', url: '/v1/pets.arazzo.yaml' });
+  t.equal(served.statusCode, 200);
+  t.match(served.headers['content-type'], /^application\/yaml/);
+  t.equal(served.body, readFileSync(arazzoPath, 'utf8'), 'pets.arazzo.yaml is the file byte for byte');
+  const source = (parse(served.body) as { sourceDescriptions: Array<{ name: string; url: string }> })
+    .sourceDescriptions[0]!;
+  t.equal(source.name, 'pets');
+  const resolved = new URL(source.url, 'http://service/v1/pets.arazzo.yaml');
+  const spec = await app.inject({ method: 'GET', url: resolved.pathname });
+  t.equal(spec.statusCode, 200, `its source description ${source.url} resolves to ${resolved.pathname}, served`);
+  t.equal(spec.body, readFileSync(specPath, 'utf8'));
 });
 
 t.test('the docs page offers this service first and no internal server', async (t) => {
@@ -149,13 +164,19 @@ function opblocks(): Opblock[] {
   });
 }
 
-/** The largest integer example of a path parameter: the store must hold an animal with that id. */
+/** The value "Try it out" fills a parameter in with: its example, or the first of its named examples. */
+function filledIn(parameter: object): unknown {
+  const { example, examples } = parameter as { example?: unknown; examples?: Record<string, { value?: unknown }> };
+  return example ?? Object.values(examples ?? {})[0]?.value;
+}
+
+/** The largest integer a path parameter is filled in with: the store must hold an animal with that id. */
 function largestPathExample(): number {
   const spec = loadOpenApiDocument();
   const examples = listOperations(spec).flatMap(({ operation }) =>
     parametersOf(spec, operation)
-      .filter((parameter) => parameter.in === 'path' && typeof parameter['example' as never] === 'number')
-      .map((parameter) => parameter['example' as never] as number),
+      .filter((parameter) => parameter.in === 'path' && typeof filledIn(parameter) === 'number')
+      .map((parameter) => filledIn(parameter) as number),
   );
   return Math.max(0, ...examples);
 }

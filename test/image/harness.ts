@@ -236,7 +236,6 @@ export function checkConformance(t: Test, container: Container, apiKey: string):
     basePath: basePath(loadContract().document),
     apiKey,
     runs: conformanceRuns,
-    opaqueRuns: Math.max(1, Math.round(conformanceRuns / 5)),
     through: 'the published port',
   });
 }

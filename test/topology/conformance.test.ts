@@ -60,7 +60,6 @@ t.test(
         basePath: new URL(baseUrl).pathname,
         apiKey,
         runs,
-        opaqueRuns: Math.round(runs / 10),
         through: 'the balancer',
       }),
     );

@@ -92,6 +92,15 @@ export interface LoadOptions {
   maxMs?: number;
   /** Prefix of the names of created pets, to tell this run's pets apart. */
   namePrefix?: string;
+  /** Each create sends an Idempotency-Key of its own (the pet's name), recorded in `keyed`. */
+  idempotencyKeys?: boolean;
+}
+
+/** An acknowledged create made with an Idempotency-Key: what was sent, and the pet it made. */
+export interface KeyedCreate {
+  key: string;
+  body: string;
+  id: number;
 }
 
 export interface LoadResult {
@@ -102,11 +111,13 @@ export interface LoadResult {
   failures: string[];
   /** Pets whose creation was acknowledged (201). */
   created: Pet[];
+  /** With idempotencyKeys: every acknowledged create. */
+  keyed: KeyedCreate[];
 }
 
 /** Bounded client load through the balancer: creates, lists and gets, each answer counted. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const result: LoadResult = { requests: 0, statuses: {}, failures: [], created: [] };
+  const result: LoadResult = { requests: 0, statuses: {}, failures: [], created: [], keyed: [] };
   const maxRequests = options.maxRequests ?? 100_000;
   const deadline = Date.now() + (options.maxMs ?? 120_000);
   let stop = false;
@@ -126,20 +137,22 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       let method = 'GET';
       let url = `${options.baseUrl}/pets?limit=20`;
       let body: string | undefined;
+      let key: string | undefined;
       if (choice < options.writeShare) {
         method = 'POST';
         url = `${options.baseUrl}/pets`;
-        body = JSON.stringify({
-          name: `${options.namePrefix ?? 'load'}-${index}-${sequence}`,
-          categoryId: 1 + (sequence % 5),
-        });
+        const name = `${options.namePrefix ?? 'load'}-${index}-${sequence}`;
+        body = JSON.stringify({ name, categoryId: 1 + (sequence % 5) });
+        if (options.idempotencyKeys) key = name;
       } else if (known && choice < options.writeShare + (1 - options.writeShare) / 2) {
         url = `${options.baseUrl}/pets/${known.id}`;
       }
       try {
         const response = await fetch(url, {
           method,
-          headers: body ? { ...auth, 'content-type': 'application/json' } : auth,
+          headers: body
+            ? { ...auth, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) }
+            : auth,
           ...(body ? { body } : {}),
           signal: AbortSignal.timeout(15_000),
         });
@@ -149,7 +162,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
           String(response.status),
           ok ? undefined : `${method} ${url.replace(options.baseUrl, '')}: ${response.status} ${text.slice(0, 200)}`,
         );
-        if (ok && method === 'POST') result.created.push(JSON.parse(text) as Pet);
+        if (ok && method === 'POST') {
+          const pet = JSON.parse(text) as Pet;
+          result.created.push(pet);
+          if (key && body) result.keyed.push({ key, body, id: pet.id });
+        }
       } catch (error) {
         const cause = (error as { cause?: { code?: string } }).cause?.code;
         count(

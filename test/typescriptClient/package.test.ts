@@ -7,6 +7,7 @@ import { extname, join } from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { BrowserPage, chromiumPath } from '../helpers/browser.js';
+import { blocksUnder } from '../../lib/markdown.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { scratchDir } from '../helpers/scratchSpace.js';
 import { countPets, serveApp } from '../helpers/typescriptClient.js';
@@ -19,12 +20,12 @@ const contentTypes: Record<string, string> = { '.html': 'text/html', '.js': 'tex
 const packageDir = join(repoRoot, 'clients/typescript');
 const bin = (name: string) => join(repoRoot, 'node_modules/.bin', name);
 
-/** The README's "First call" block. */
+/** The README's "First call" example, the ts block under that heading. */
 function firstCallExample(): string {
   const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
-  const block = /## First call\s+```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  const block = blocksUnder(readme, 'First call').find(({ language }) => language === 'ts');
   if (block === undefined) throw new Error('clients/typescript/README.md has no "First call" ts block');
-  return block;
+  return block.text;
 }
 
 interface PackReport {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiBasePath, loadOpenApiDocument, openApiJsonText } from '../../openapi/document.js';
-import { specPath } from '../../openapi/files.js';
+import { arazzoPath, specPath } from '../../openapi/files.js';
 
 // Everything the docs page loads comes from this server; the policy makes a
 // browser refuse anything else, so the page works offline or it visibly breaks.
@@ -42,8 +42,9 @@ export function specForDocsPage(spec: Readonly<Record<string, unknown>>): Record
 
 /**
  * The published contract: openapi.yaml as checked in at /v1/openapi.json and
- * /v1/openapi.yaml, and Swagger UI with its bundled assets at /docs. No key
- * needed: these routes declare no security schemes.
+ * /v1/openapi.yaml, its Arazzo workflows at /v1/pets.arazzo.yaml, and Swagger
+ * UI with its bundled assets at /docs. No key needed: these routes declare no
+ * security schemes.
  */
 export async function registerDocs(app: FastifyInstance): Promise<void> {
   // The JSON as generated from the YAML, not re-serialised: a JavaScript
@@ -59,6 +60,13 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
   app.get(`${apiBasePath()}/openapi.yaml`, { schema: { hide: true } }, async (_request, reply) => {
     reply.type('application/yaml; charset=utf-8');
     return checkedIn;
+  });
+  // Byte for byte too: its source description, ./openapi.yaml, resolves to
+  // the route above, so a runner given this URL finds the spec beside it.
+  const workflows = readFileSync(arazzoPath, 'utf8');
+  app.get(`${apiBasePath()}/pets.arazzo.yaml`, { schema: { hide: true } }, async (_request, reply) => {
+    reply.type('application/yaml; charset=utf-8');
+    return workflows;
   });
   const page = docsPage(app);
   app.get(docsPrefix, { schema: { hide: true } }, page);

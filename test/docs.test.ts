@@ -1,0 +1,104 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { parse } from 'yaml';
+import { anchors, blocksUnder, brokenLinks, links, proseWords } from '../lib/markdown.js';
+import { repoRoot } from '../lib/repoRoot.js';
+import { loadConfig } from '../src/config/load.js';
+import { scratchDir } from './helpers/scratchSpace.js';
+
+// The docs as a reader meets them: links that lead somewhere, a README short enough to read, and the facts
+// it states true (the contract version, the key recipe, the commands CI runs for it).
+
+const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+const documents = [
+  'README.md',
+  'ARCHITECTURE.md',
+  'CHANGELOG.md',
+  'clients/typescript/README.md',
+  ...readdirSync(join(repoRoot, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
+
+t.test('no relative link in the docs names a missing file or heading', async (t) => {
+  const broken = brokenLinks(repoRoot, documents);
+  t.same(
+    broken.map(({ file, line, target, reason }) => `${file}:${line} ${target}: ${reason}`),
+    [],
+  );
+});
+
+t.test('the link check finds a missing file, a missing heading and a way out of the tree', async (t) => {
+  const root = scratchDir('pets-docs-');
+  t.teardown(root.remove);
+  mkdirSync(join(root.path, 'docs'));
+  writeFileSync(
+    join(root.path, 'docs/guide.md'),
+    '# Guide\n\n## Keys, and revoking them\n\n## Keys, and revoking them\n',
+  );
+  writeFileSync(
+    join(root.path, 'README.md'),
+    [
+      '# Read me',
+      '[fine](docs/guide.md) [fine](docs/guide.md#keys-and-revoking-them-1) [fine](#read-me) [fine](docs/)',
+      '[web](https://example.com/nowhere.md) `[code](missing.md)` [missing](docs/gone.md)',
+      '[bad anchor](docs/guide.md#keys) [outside](../elsewhere.md) <a href="docs/none.md">html</a>',
+      '```md',
+      '[in a block](missing.md)',
+      '```',
+      '',
+    ].join('\n'),
+  );
+  const found = brokenLinks(root.path, ['README.md']).map(({ line, target }) => `${line} ${target}`);
+  t.same(found, ['3 docs/gone.md', '4 docs/guide.md#keys', '4 ../elsewhere.md', '4 docs/none.md']);
+});
+
+t.test("headings make GitHub's anchors; code blocks know their heading", async (t) => {
+  t.same(
+    [...anchors('# Node.js lines\n## The `npm test` time, measured\n# Node.js lines\n```\n# not a heading\n```\n')],
+    ['nodejs-lines', 'the-npm-test-time-measured', 'nodejs-lines-1'],
+  );
+  const blocks = blocksUnder('## Install\n\n```sh\nnpm i\n```\n## Run\n````ts\n// a.mts\n```\n````\n', 'Run');
+  t.same(blocks, [{ language: 'ts', text: '// a.mts\n```\n', heading: 'Run', line: 7 }]);
+  t.same(links('[a](b.md) `[c](d.md)`\n```\n[e](f.md)\n```\n'), [{ target: 'b.md', line: 1 }]);
+});
+
+t.test('the README is a front door: at most 800 words outside code, no clock times or dates', async (t) => {
+  const words = proseWords(readme);
+  t.ok(words <= 800, `${words} words outside code blocks`);
+  const prose = readme.replace(/^```[\s\S]*?^```/gm, '');
+  t.same(prose.match(/\b\d{1,2}:\d{2}(?::\d{2})?\s*(?:UTC|[ap]m)?\b(?!\d)/gi) ?? [], [], 'no clock time');
+  t.same(prose.match(/\b\d{4}-\d{2}-\d{2}\b/g) ?? [], [], 'no date: dated figures live in docs/');
+});
+
+t.test("the README states openapi.yaml's version (npm run generate writes it)", async (t) => {
+  const { version } = (parse(readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8')) as { info: { version: string } })
+    .info;
+  const stated = [...readme.matchAll(/<!-- info\.version -->([^<]*)<!-- \/info\.version -->/g)].map((m) => m[1]);
+  t.same(stated, [version]);
+});
+
+t.test("the README's recipe for BOOTSTRAP_API_KEY makes a key the configuration accepts", async (t) => {
+  const script = blocksUnder(readme, 'On PostgreSQL')
+    .map(({ text }) => text)
+    .join('');
+  const recipe = /BOOTSTRAP_API_KEY=\$\((.+)\)\s*$/m.exec(script)?.[1];
+  if (recipe === undefined) return t.fail('no BOOTSTRAP_API_KEY=$(...) under "On PostgreSQL"');
+  const keys = [0, 1].map(() => execFileSync('bash', ['-c', recipe], { encoding: 'utf8' }).trim());
+  t.not(keys[0], keys[1], 'a new key each time');
+  for (const key of keys) t.equal(loadConfig({ BOOTSTRAP_API_KEY: key }).BOOTSTRAP_API_KEY, key, key);
+});
+
+t.test('the quick start is what scripts/ci-fresh-install.sh runs on npm 12', async (t) => {
+  const quickStart = blocksUnder(readme, 'Quick start').map(({ text }) => text);
+  t.match(quickStart[0], /^npm ci && npm start\s/, 'the two commands');
+  t.ok(
+    quickStart.some((text) => text.includes('curl -H "Authorization: Bearer $KEY" http://127.0.0.1:3000/v1/pets')),
+    'the first request, with the printed key',
+  );
+  const ci = readFileSync(join(repoRoot, 'scripts/ci-fresh-install.sh'), 'utf8');
+  for (const step of ['npm ci ', 'setsid npm start', "grep -oE 'pets_", '-H "Authorization: Bearer $key"', '/v1/pets"'])
+    t.ok(ci.includes(step), `ci-fresh-install.sh: ${step}`);
+});
