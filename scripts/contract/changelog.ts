@@ -26,6 +26,19 @@ const load = (file: string) =>
 const objectAt = (value: Json | undefined): JsonObject => (isObject(value) ? value : {});
 const code = (text: string) => `\`${text}\``;
 
+/**
+ * A JSON value as inline code: a pattern's brackets and parentheses would
+ * otherwise read as a Markdown link. The fence is one backtick longer than
+ * the longest run inside (CommonMark's rule), padded when it starts or ends with one.
+ */
+function literal(value: Json | undefined): string {
+  const text = JSON.stringify(value);
+  const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longestRun + 1);
+  const padding = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${padding}${text}${padding}${fence}`;
+}
+
 interface Operation {
   key: string;
   operationId: string;
@@ -61,9 +74,7 @@ function schemaSummary(schema: Json | undefined): string {
     'pattern',
     'default',
   ];
-  const parts = keywords
-    .filter((name) => value[name] !== undefined)
-    .map((name) => `${name} ${JSON.stringify(value[name])}`);
+  const parts = keywords.filter((name) => value[name] !== undefined).map((name) => `${name} ${literal(value[name])}`);
   if (isObject(value['items'])) parts.push(`items: ${schemaSummary(value['items'])}`);
   return parts.join(', ') || 'any';
 }

@@ -47,8 +47,8 @@ t.test('names every kind of change between two contracts', async (t) => {
   t.match(text, /- Added `POST \/pets` \(createPet\)\./);
   t.match(text, /- Deprecated `GET \/pets` \(listPets\), sunset 2030-12-05T00:00:00Z\./);
   t.match(text, /- `deprecated`: null → true/);
-  t.match(text, /- header parameter `If-None-Match` added \(optional; type "string"\)/);
-  t.match(text, /- query parameter `limit`: schema type "integer", maximum 100 → type "integer", maximum 200/);
+  t.match(text, /- header parameter `If-None-Match` added \(optional; type `"string"`\)/);
+  t.match(text, /- query parameter `limit`: schema type `"integer"`, maximum `100` → type `"integer"`, maximum `200`/);
   t.match(text, /- response `304` added \(no body; headers: none\)/);
   t.match(text, /- response header `ETag` added to `200`/);
   t.match(text, /- Error\.code: enum values added \["b"\]/);
@@ -66,4 +66,12 @@ t.test('says so when nothing changed', async (t) => {
   const text = changelog(same, same);
   t.match(text, /No operation added, removed or deprecated\./);
   t.match(text, /No schema changed\./);
+});
+
+t.test('schema values are inline code, so a pattern never reads as a Markdown link', async (t) => {
+  const cursor = (pattern: string) => ({
+    get: { parameters: [{ name: 'cursor', in: 'query', schema: { type: 'string', pattern } }] },
+  });
+  const text = changelog(spec('1.0.0', cursor('^[a-z]+$')), spec('1.1.0', cursor('^[ab](?:c|d)`$')));
+  t.match(text, 'pattern `"^[a-z]+$"` → type `"string"`, pattern ``"^[ab](?:c|d)`$"``');
 });
