@@ -53,7 +53,7 @@ export interface AppDeps {
   databaseReady?: Promise<void>;
   /** Tests only: other values for the fixed limits of src/http/limits.ts. */
   limits?: HttpLimitOverrides;
-  /** Tests only: the clock (ms since the epoch) an operation's sunset (x-sunset) is compared with. */
+  /** Tests only: the clock (ms since the epoch) an operation's sunset (x-sunset) and a key's expiry are compared with. */
   now?: () => number;
 }
 
@@ -91,7 +91,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   app.addHook('onRequest', pipeline(...arrival.steps));
   // CORS preflights carry no key: answered before admission.
   await registerCors(app, spec, parseOrigins(config.CORS_ORIGINS));
-  const admission = await admissionStage(app, deps.db, config, limits.redisTimeoutMs, metrics);
+  const admission = await admissionStage(app, deps.db, config, limits.redisTimeoutMs, metrics, deps.now);
   // An unknown path or method is answered last, before any body is read.
   app.addHook('onRequest', pipeline(...admission, refuseUnrouted(spec)));
   // 100 Continue only for a request admitted above, before its body is read.

@@ -11,6 +11,7 @@ import { ApiError, invalidRequest, type ErrorBody } from '../../errors.js';
 import {
   listOperations,
   parametersOf,
+  scopeRequirementsOf,
   securityOf,
   type OpenApiDocument,
   type OperationObject,
@@ -84,7 +85,7 @@ type RouteParts = Pick<RouteOptions, 'handler' | 'config' | 'onRequest' | 'preVa
 /**
  * fastify-openapi-glue's operationResolver: for each operation of the spec,
  * its handler, the route config the auth hook reads (the security schemes
- * the operation requires), the deprecation headers, the 410 after a sunset
+ * the operation requires and the scopes its requirements list), the deprecation headers, the 410 after a sunset
  * and conditional GETs, all taken from the spec. `now` is the clock sunsets
  * are compared with.
  */
@@ -110,7 +111,12 @@ export function operationResolver(spec: OpenApiDocument, handlers: HandlerMap, n
       // The deprecation headers are set on arrival, with the security headers
       // (no onSend hook per response): every answer of the route carries
       // them, errors included.
-      config: { operationId, securitySchemes, ...(deprecation ? { deprecationHeaders: deprecation } : {}) },
+      config: {
+        operationId,
+        securitySchemes,
+        requiredScopes: scopeRequirementsOf(spec, operation),
+        ...(deprecation ? { deprecationHeaders: deprecation } : {}),
+      },
       // A route's onRequest runs after the app's (admission), before parsing and validation.
       ...(sunset ? { onRequest: sunsetGate(operation, sunset, now) } : {}),
       ...(preValidation.length > 0 ? { preValidation } : {}),
