@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { postgresBin } from '../../lib/instances/postgres.js';
 import { defaultCacheFolder } from '../../lib/releases/build.js';
 import { previousRelease } from '../../lib/releases/record.js';
+import { repoRoot } from '../../lib/repoRoot.js';
 import { copyOfRepo, type RepoCopy } from './repoCopy.js';
 
 /**
@@ -29,6 +30,14 @@ function check(copy: RepoCopy) {
   ]);
 }
 
+/** The file the next migration of this tree would be: its number follows the last one's. */
+function nextMigration(name: string): string {
+  const numbers = readdirSync(join(repoRoot, 'migrations')).map((file) => Number(file.slice(0, 4)) || 0);
+  return `migrations/${String(Math.max(0, ...numbers) + 1).padStart(4, '0')}_${name}.sql`;
+}
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 function withCopy(t: Test): RepoCopy {
   const copy = copyOfRepo();
   t.teardown(copy.remove);
@@ -37,8 +46,9 @@ function withCopy(t: Test): RepoCopy {
 
 t.test('a migration renaming pets.name fails, naming the previous release checks that fail', { skip }, async (t) => {
   const copy = withCopy(t);
+  const file = nextMigration('rename_pet_name');
   copy.commit(
-    'migrations/0006_rename_pet_name.sql',
+    file,
     "SET LOCAL lock_timeout = '5s';\nALTER TABLE pets RENAME COLUMN name TO title;\n",
     'Rename pets.name',
   );
@@ -46,7 +56,7 @@ t.test('a migration renaming pets.name fails, naming the previous release checks
   t.comment(output);
   t.equal(status, 1, 'check:migrations fails');
   t.match(output, 'migrations added since the previous release 1.2.0', 'it compares with the recorded release');
-  t.match(output, /migrations\/0006_rename_pet_name\.sql:2 squawk rule renaming-column/, 'squawk names the rule');
+  t.match(output, new RegExp(`${escaped(file)}:2 squawk rule renaming-column`), 'squawk names the rule');
   t.match(
     output,
     /x release \d+\.\d+\.\d+'s own check fails on the new schema: FAIL createPet/,
@@ -60,15 +70,12 @@ t.test('a migration renaming pets.name fails, naming the previous release checks
 
 t.test('an index built without CONCURRENTLY fails, naming the squawk rule', { skip }, async (t) => {
   const copy = withCopy(t);
-  copy.commit(
-    'migrations/0006_index_pet_names.sql',
-    "SET LOCAL lock_timeout = '5s';\nCREATE INDEX pets_name_idx ON pets (name);\n",
-    'Index pet names',
-  );
+  const file = nextMigration('index_pet_names');
+  copy.commit(file, "SET LOCAL lock_timeout = '5s';\nCREATE INDEX pets_name_idx ON pets (name);\n", 'Index pet names');
   const { status, output } = check(copy);
   t.comment(output);
   t.equal(status, 1, 'check:migrations fails');
-  t.match(output, /migrations\/0006_index_pet_names\.sql:2 squawk rule require-concurrent-index-creation/);
+  t.match(output, new RegExp(`${escaped(file)}:2 squawk rule require-concurrent-index-creation`));
   t.notMatch(output, /own check fails/, 'the previous release still works on it: only the lock is refused');
 });
 
@@ -78,7 +85,7 @@ t.test(
   async (t) => {
     const copy = withCopy(t);
     copy.commit(
-      'migrations/0006_pet_nicknames.sql',
+      nextMigration('pet_nicknames'),
       [
         "SET LOCAL lock_timeout = '5s';",
         'ALTER TABLE pets ADD COLUMN nickname text;',
