@@ -4,7 +4,7 @@ import type { HandlerMap } from '../../handlers/types.js';
 import { loadRouteTable, type OpenApiDocument } from '../../openapi/document.js';
 import type { ErrorAnswer } from '../errors/stage.js';
 import type { DeferredCompilation } from './deferredCompile.js';
-import { operationResolver, registerOperations } from './glue.js';
+import { operationResolver, registerOperations, type PathCompiler } from './glue.js';
 import { responseValidationAjv } from './responseAjv.js';
 
 export interface OperationsInputs {
@@ -12,6 +12,8 @@ export interface OperationsInputs {
   handlers: HandlerMap;
   deferred: DeferredCompilation;
   handleError: ErrorAnswer;
+  /** Each operation's onRequest path, compiled for its route from the stages' steps. */
+  compilePath: PathCompiler;
   /** The clock an operation's sunset (x-sunset) is compared with. */
   now: (() => number) | undefined;
 }
@@ -34,6 +36,10 @@ export async function operationsStage(app: FastifyInstance, inputs: OperationsIn
   await app.register(async (api) => {
     // The second layer of the error handler (see errorHandler).
     api.setErrorHandler(inputs.handleError);
-    registerOperations(api, loadRouteTable(), operationResolver(inputs.spec, inputs.handlers, inputs.now));
+    registerOperations(
+      api,
+      loadRouteTable(),
+      operationResolver(inputs.spec, inputs.handlers, inputs.compilePath, inputs.now),
+    );
   });
 }
