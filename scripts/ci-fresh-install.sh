@@ -70,7 +70,7 @@ until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/health
   fi
   sleep 1
 done
-key=$(grep -oE 'pets_[A-Za-z0-9_-]{43}' "$work/start.log" | head -n 1 || true)
+key=$(grep -oE 'pets_[A-Za-z0-9_-]{43,49}' "$work/start.log" | head -n 1 || true)
 [ -n "$key" ] || fail "npm start printed no API key"
 status=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" "http://127.0.0.1:$port/v1/pets")
 [ "$status" = 200 ] || fail "GET /v1/pets with the printed key answered $status"

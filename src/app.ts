@@ -53,7 +53,7 @@ export interface AppDeps {
   databaseReady?: Promise<void>;
   /** Tests only: other values for the fixed limits of src/http/limits.ts. */
   limits?: HttpLimitOverrides;
-  /** Tests only: the clock (ms since the epoch) an operation's sunset (x-sunset) is compared with. */
+  /** Tests only: the clock (ms since the epoch) an operation's sunset (x-sunset) and a key's expiry are compared with. */
   now?: () => number;
 }
 
@@ -93,7 +93,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   // with CORS on, the path is two hooks around the plugin's; without, one.
   if (origins.length > 0) app.addHook('onRequest', routedPipeline('arrival', arrival.steps));
   await registerCors(app, spec, origins);
-  const admission = await admissionStage(app, deps.db, config, limits.redisTimeoutMs, metrics);
+  const admission = await admissionStage(app, deps.db, config, limits.redisTimeoutMs, metrics, deps.now);
   // An unknown path or method is answered last, before any body is read.
   const admitted = [...admission.steps, refuseUnrouted(spec)];
   app.addHook(

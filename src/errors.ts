@@ -2,7 +2,10 @@ import type { components } from './generated/api.js';
 
 /** The Error object; a few operations declare codes of their own in a schema of the same shape. */
 export type ErrorBody =
-  components['schemas']['Error'] | components['schemas']['IdempotencyError'] | components['schemas']['SunsetError'];
+  | components['schemas']['Error']
+  | components['schemas']['IdempotencyError']
+  | components['schemas']['SunsetError']
+  | components['schemas']['ScopeError'];
 export type ErrorCode = ErrorBody['code'];
 
 /** An error meant for the client: it becomes the Error object as it stands. */

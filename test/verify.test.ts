@@ -9,6 +9,7 @@ import { specDifferences } from '../scripts/verify/specDiff.js';
 import { createdPetPrefix, runVerification, type VerifyOptions } from '../scripts/verify/verify.js';
 import { readLocalSpec } from '../lib/conformance/spec.js';
 import { dereference } from '../lib/openapi/dereference.js';
+import { issueKey } from '../src/auth/provisioning.js';
 import { forEachBackend, startTestApp, type TestApp } from './helpers/app.js';
 import { postgresUnavailableReason } from './helpers/databases.js';
 import { startRewritingProxy, type Rewrite } from './helpers/httpProxy.js';
@@ -95,6 +96,34 @@ t.test('against the service itself nothing fails, in write mode and read-only', 
     t.match(report, /^createPet\s+400\s+\d+\s+0/m, 'the table has a row per (operation, status)');
   }),
 );
+
+t.test("with a read-only key in write mode, the 403 is checked and noted as the key's missing scope", async (t) => {
+  const backend = (await postgresUnavailableReason()) === undefined ? 'postgres' : 'embedded';
+  const { app, db } = await startTestApp(t, backend);
+  const { key } = await issueKey(db, 'verify-read-only', { scopes: ['pets:read'] });
+  const origin = await listen(app);
+  const findings = await verify(`${origin}/v1`, key);
+  t.same(findings.failures, [], 'nothing fails');
+  t.ok(findings.rows.has('createPet 403'), 'createPet answered 403, checked against the contract');
+  t.match(findings.notes.join('\n'), /the API key lacks the scope pets:write of createPet \(403 insufficient_scope\)/);
+  t.ok(findings.rows.has('listPets 200'), 'reads were checked with it');
+
+  const wrongScope: Rewrite = (response) =>
+    response.status === 403
+      ? {
+          ...response,
+          headers: {
+            ...response.headers,
+            'www-authenticate': 'Bearer realm="pets", error="insufficient_scope", scope="pets:read"',
+          },
+        }
+      : response;
+  const proxied = await verify(await behindProxy(t, origin, wrongScope), key, { maxRequests: 30 });
+  t.ok(
+    proxied.failures.some((failure) => failure.check === 'scope challenge'),
+    'a challenge that names another scope fails',
+  );
+});
 
 t.test('the published contract is compared as it reads, $refs resolved', async (t) => {
   const local = readLocalSpec();

@@ -45,6 +45,11 @@ export interface Operation {
   body?: { required: boolean; mediaType: string; schema: Schema };
   responses: Map<string, DeclaredResponse>;
   secured: boolean;
+  /**
+   * The scopes its first security requirement lists (`bearerAuth: [pets:read]`):
+   * a key without them is refused with 403. Empty: no scope asked.
+   */
+  scopes: string[];
   /** A deprecated operation's x-deprecated-at and x-sunset. */
   deprecation?: Deprecation;
 }
@@ -128,6 +133,7 @@ export function loadContract(raw: JsonObject = readLocalSpec()): { document: Jso
         ...(body ? { body } : {}),
         responses,
         secured: security.length > 0,
+        scopes: Object.values((security[0] ?? {}) as Record<string, string[]>).flat(),
         ...(operation['deprecated'] === true ? { deprecation: deprecationOf(operation) } : {}),
       });
     }

@@ -16,7 +16,17 @@ export interface Answer extends ReceivedResponse {
  * contract; what it finds is recorded in the run's findings. The statuses
  * the request should get, when given, are checked too.
  */
+/** RFC 6750 3.1: the scopes a 403 insufficient_scope names in its challenge. */
+const scopeChallenge = /^Bearer realm="[^"]*", error="insufficient_scope", scope="([^"]+)"$/;
+
+function isInsufficientScope(received: ReceivedResponse, json: unknown): boolean {
+  return received.status === 403 && (json as { code?: unknown } | undefined)?.code === 'insufficient_scope';
+}
+
 export class Exchanger {
+  /** Operations the key was refused for want of a scope (noted once each). */
+  private readonly scopeRefused = new Set<string>();
+
   constructor(
     private readonly baseUrl: URL,
     private readonly client: PoliteClient,
@@ -68,7 +78,12 @@ export class Exchanger {
     const json = parseJson(received);
     const answer: Answer = { ...received, curl: curlLine(outgoing, this.key), ...(json === undefined ? {} : { json }) };
     const problems = responseProblems(operation, received, json);
-    const expect = options.expect && this.expectedNow(operation, options.expect);
+    let expect = options.expect && this.expectedNow(operation, options.expect);
+    if (isInsufficientScope(received, json)) {
+      problems.push(...this.scopeProblems(operation, received));
+      // A key restricted to other scopes (a read-only key in write mode): what the operator gave, not a failure.
+      if (expect && !expect.includes(401)) expect = [...expect, 403];
+    }
     // A 429 still there after its Retry-After is the quota speaking, not the request: checked, never "unexpected".
     if (expect !== undefined && !expect.includes(received.status) && received.status !== 429)
       problems.push({
@@ -77,6 +92,31 @@ export class Exchanger {
       });
     this.record(operation, answer, problems);
     return answer;
+  }
+
+  /** True once the operation was refused with 403 insufficient_scope: the key lacks its scope. */
+  refusedForScope(operationId: string): boolean {
+    return this.scopeRefused.has(operationId);
+  }
+
+  /** The challenge must name the scope the contract says the operation requires; the run notes the key's gap once. */
+  private scopeProblems(operation: Operation, received: ReceivedResponse): Problem[] {
+    const named = scopeChallenge.exec(received.headers.get('www-authenticate') ?? '')?.[1];
+    const required = operation.scopes.join(' ');
+    if (!this.scopeRefused.has(operation.operationId)) {
+      this.scopeRefused.add(operation.operationId);
+      this.findings.notes.push(
+        `the API key lacks the scope ${required || '(none declared)'} of ${operation.operationId} (403 insufficient_scope): ` +
+          'its other answers were not checked; give a key with that scope to check them',
+      );
+    }
+    if (named === required) return [];
+    return [
+      {
+        check: 'scope challenge',
+        message: `403 insufficient_scope must name scope="${required}" (RFC 6750 3.1); WWW-Authenticate was ${received.headers.get('www-authenticate') ?? 'absent'}`,
+      },
+    ];
   }
 
   /** A problem found by a step across answers (paging, ETag, replay), charged to the answer that shows it. */

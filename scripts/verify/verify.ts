@@ -156,6 +156,10 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
   const created = options.readOnly
     ? undefined
     : await idempotentReplay(steps, (text) => `${prefix} ${text}`, `${createdPetPrefix}-${runId}`);
+  // A key without the scope to write (a read-only key) makes the rest of the run read-only: the 403 was checked.
+  const readOnly = options.readOnly || exchanger.refusedForScope('createPet');
+  if (readOnly && !options.readOnly)
+    findings.notes.push('the rest of the run is read-only: the key cannot create pets');
   const pets = await walkPages(steps);
   const known = created ?? pets[0];
   if (known === undefined) findings.notes.push('no pet to fetch: the 200 and 304 of getPet were not checked');
@@ -182,7 +186,7 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
   const runs = Math.max(1, Math.ceil(options.maxRequests / Math.max(1, operations.length) / 3));
   let generatedCreates = 0;
   const reserved = Math.floor(options.maxRequests * sequencesShare);
-  for (const { operation, item } of generatedCases(operations, context, options.readOnly, runs, options.seed)) {
+  for (const { operation, item } of generatedCases(operations, context, readOnly, runs, options.seed)) {
     if (client.remaining <= reserved) break;
     let request = item.request;
     const creates = operation.operationId === 'createPet' && item.request.intent === 'valid';
@@ -203,7 +207,7 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
     ...steps,
     basePath: baseUrl.pathname.replace(/\/$/, ''),
     context,
-    readOnly: options.readOnly,
+    readOnly,
     retired,
     namePrefix: prefix,
     keyPrefix: `${createdPetPrefix}-${runId}-model`,

@@ -1,19 +1,31 @@
-import { findActiveKeyId } from '../db/apiKeys.js';
+import { findActiveKey, type ActiveKey } from '../db/apiKeys.js';
 import { DatabaseUnavailableError, type Queryable } from '../db/index.js';
-import { hashApiKey } from './keys.js';
+import type { KeyUseRecorder } from './keyUse.js';
+import { checksumVerdict, hashApiKey } from './keys.js';
 
 const maxRememberedKeys = 10_000;
 
 export interface AcceptedKey {
   keyId: number;
   keyHash: string;
+  /** The scopes the key is restricted to; null: every scope. */
+  scopes: readonly string[] | null;
+  /** Milliseconds since the epoch after which the key is refused; null: never. */
+  expiresAt: number | null;
 }
 
 /**
+ * Why a key was refused: not stored or revoked (unknown), past its expiry or
+ * the end of its rotation's overlap (expired), or a checksummed key whose
+ * checksum does not match, refused without a look-up (mistyped).
+ */
+export type KeyRefusal = 'unknown' | 'expired' | 'mistyped';
+
+/**
  * What the checker knows of a key without hashing it or asking the database:
- * accepted (checked within cacheSeconds), recently good (accepted once, its
- * time is up: worth one look-up even from an address over its limit), or
- * nothing.
+ * accepted (checked within cacheSeconds, not expired), recently good
+ * (accepted once, its time is up: worth one look-up even from an address
+ * over its limit), or nothing.
  */
 export type RememberedKey = AcceptedKey | 'recently-good' | undefined;
 
@@ -21,17 +33,20 @@ export interface KeyCheckerOptions {
   db: Queryable;
   /**
    * How long a key found active is trusted, and a key not found is refused,
-   * without asking the database again (0: always ask).
+   * without asking the database again (0: always ask). A key's expiry is
+   * judged on every use, whatever is cached.
    */
   cacheSeconds: number;
   now?: () => number;
+  /** Told of every accepted use (in memory; it writes them in batches). */
+  uses?: Pick<KeyUseRecorder, 'record'>;
 }
 
 export interface KeyChecker {
   /** Synchronous and without hashing: the fast path for a known key. */
   remembered(key: string): RememberedKey;
-  /** Hashes the key and asks the database, unless it was refused within cacheSeconds. */
-  lookUp(key: string): Promise<AcceptedKey | undefined>;
+  /** Hashes the key and asks the database, unless it was refused within cacheSeconds or its checksum is wrong. */
+  lookUp(key: string): Promise<AcceptedKey | KeyRefusal>;
 }
 
 /** Forgets the oldest entry when a map is full, so floods of distinct keys cost bounded memory. */
@@ -45,62 +60,89 @@ function setBounded<K, V>(map: Map<K, V>, key: K, value: V): void {
 }
 
 /**
- * Looks keys up by hash and remembers the answer for cacheSeconds: accepted
- * keys by the key itself (answered without hashing), refused keys by hash
- * (so a flood of one wrong key costs one query, concurrent look-ups of one
- * key being shared). cacheSeconds bounds how long
- * a revoked key still passes, and how long a key tried before it was created
- * is still refused.
- */
-/**
  * How long past its cacheSeconds a key accepted before is still accepted
  * while the database cannot be asked (a failover of the primary, about
  * 10 s): reads served by a replica go on for clients with a known key. No
  * key can be revoked meanwhile (revoking writes to the primary), so this
- * extends trust only across the outage.
+ * extends trust only across the outage, never past the key's expiry.
  */
 const staleWhileUnavailableMs = 60_000;
 
-export function createKeyChecker({ db, cacheSeconds, now = Date.now }: KeyCheckerOptions): KeyChecker {
+const expiredAt = (key: { expiresAt: number | null }, at: number) => key.expiresAt !== null && key.expiresAt <= at;
+
+function toAccepted(found: ActiveKey, keyHash: string): AcceptedKey {
+  return { keyId: found.id, keyHash, scopes: found.scopes, expiresAt: found.expiresAt?.getTime() ?? null };
+}
+
+/**
+ * Looks keys up by hash and remembers the answer for cacheSeconds: accepted
+ * keys by the key itself (answered without hashing), refused keys by hash
+ * (so a flood of one wrong key costs one query, concurrent look-ups of one
+ * key being shared). cacheSeconds bounds how long a revoked key still
+ * passes, and how long a key tried before it was created is still refused.
+ */
+export function createKeyChecker({ db, cacheSeconds, now = Date.now, uses }: KeyCheckerOptions): KeyChecker {
   const acceptedUntil = new Map<string, AcceptedKey & { until: number }>();
-  const refusedUntil = new Map<string, number>();
+  const refusedUntil = new Map<string, { until: number; refusal: KeyRefusal }>();
   const cacheMs = cacheSeconds * 1000;
   // Concurrent requests with one key share its look-up.
-  const inFlight = new Map<string, Promise<AcceptedKey | undefined>>();
+  const inFlight = new Map<string, Promise<AcceptedKey | KeyRefusal>>();
 
-  async function findAndRemember(key: string, keyHash: string): Promise<AcceptedKey | undefined> {
-    let keyId: number | undefined;
+  function used(accepted: AcceptedKey): AcceptedKey {
+    uses?.record(accepted.keyId);
+    return accepted;
+  }
+
+  function refuse(key: string, keyHash: string, refusal: KeyRefusal): KeyRefusal {
+    acceptedUntil.delete(key);
+    if (cacheMs > 0) setBounded(refusedUntil, keyHash, { until: now() + cacheMs, refusal });
+    return refusal;
+  }
+
+  async function findAndRemember(key: string, keyHash: string): Promise<AcceptedKey | KeyRefusal> {
+    let found: ActiveKey | undefined;
     try {
-      keyId = await findActiveKeyId(db, keyHash);
+      found = await findActiveKey(db, keyHash);
     } catch (error) {
       const stale = acceptedUntil.get(key);
-      if (error instanceof DatabaseUnavailableError && stale && stale.until + staleWhileUnavailableMs > now()) {
-        return { keyId: stale.keyId, keyHash: stale.keyHash };
+      const at = now();
+      if (
+        error instanceof DatabaseUnavailableError &&
+        stale &&
+        stale.until + staleWhileUnavailableMs > at &&
+        !expiredAt(stale, at)
+      ) {
+        const { until: _until, ...accepted } = stale;
+        return used(accepted);
       }
       throw error;
     }
-    if (keyId === undefined) {
-      acceptedUntil.delete(key);
-      if (cacheMs > 0) setBounded(refusedUntil, keyHash, now() + cacheMs);
-      return undefined;
-    }
+    if (found === undefined) return refuse(key, keyHash, 'unknown');
+    const accepted = toAccepted(found, keyHash);
+    if (expiredAt(accepted, now())) return refuse(key, keyHash, 'expired');
     refusedUntil.delete(keyHash);
     // Kept even with cacheSeconds 0 (expired at once): it still tells a
     // known client from a guesser.
-    setBounded(acceptedUntil, key, { keyId, keyHash, until: now() + cacheMs });
-    return { keyId, keyHash };
+    setBounded(acceptedUntil, key, { ...accepted, until: now() + cacheMs });
+    return used(accepted);
   }
 
   return {
     remembered(key) {
       const accepted = acceptedUntil.get(key);
       if (accepted === undefined) return undefined;
-      return accepted.until > now() ? accepted : 'recently-good';
+      const at = now();
+      // Past its expiry the key is looked up, and refused there with its reason.
+      if (expiredAt(accepted, at)) return 'recently-good';
+      if (accepted.until <= at) return 'recently-good';
+      return used(accepted);
     },
     lookUp(key) {
+      // No hash, no query: a mistyped key can never match a stored one.
+      if (checksumVerdict(key) === 'mismatch') return Promise.resolve('mistyped');
       const keyHash = hashApiKey(key);
       const refused = refusedUntil.get(keyHash);
-      if (refused !== undefined && refused > now()) return Promise.resolve(undefined);
+      if (refused !== undefined && refused.until > now()) return Promise.resolve(refused.refusal);
       let lookingUp = inFlight.get(keyHash);
       if (lookingUp === undefined) {
         lookingUp = findAndRemember(key, keyHash).finally(() => inFlight.delete(keyHash));

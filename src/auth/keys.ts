@@ -1,12 +1,59 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { StoredKey } from '../db/apiKeys.js';
+import { crc32 } from './crc32.js';
 
 /** Every key this service issues starts with this, so leaked keys are recognisable. */
 export const keyPrefix = 'pets_';
 
-/** A new key: the prefix and 256 random bits, base64url. */
+const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** 43 base62 characters carry 256 bits (62^43 > 2^256). */
+const randomLength = 43;
+/** A CRC-32 (below 2^32) fits in 6 base62 characters (62^6 > 2^32). */
+export const checksumLength = 6;
+/**
+ * The shape of a checksummed key: the prefix, 43 random and 6 checksum
+ * characters, all base62. Keys issued before the checksum (the prefix and
+ * 43 base64url characters) never have it: they are 6 characters shorter.
+ */
+const checksummedShape = new RegExp(`^${keyPrefix}[0-9A-Za-z]{${randomLength + checksumLength}}$`);
+
+/** Uniform base62 characters: bytes of 248 and above are dropped, so that byte % 62 favours no character. */
+function randomBase62(length: number): string {
+  let text = '';
+  while (text.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && text.length < length) text += base62.charAt(byte % 62);
+    }
+  }
+  return text;
+}
+
+/** The checksum of a key's body (prefix and random part): its CRC-32 in base62, zero-padded to 6 characters. */
+export function keyChecksum(body: string): string {
+  let value = crc32(Buffer.from(body, 'utf8'));
+  let digits = '';
+  for (let index = 0; index < checksumLength; index += 1) {
+    digits = base62.charAt(value % 62) + digits;
+    value = Math.floor(value / 62);
+  }
+  return digits;
+}
+
+/** A new key: the prefix, 256 random bits in base62, and the checksum of both. */
 export function generateApiKey(): string {
-  return keyPrefix + randomBytes(32).toString('base64url');
+  const body = keyPrefix + randomBase62(randomLength);
+  return body + keyChecksum(body);
+}
+
+/**
+ * How a key's format judges it, without a look-up: a checksummed key whose
+ * checksum does not match is mistyped (or made up) and can never be valid;
+ * any other token may be a key issued before the checksum, or a bootstrap key.
+ */
+export function checksumVerdict(key: string): 'matches' | 'mismatch' | 'none' {
+  if (!checksummedShape.test(key)) return 'none';
+  const body = key.slice(0, -checksumLength);
+  return keyChecksum(body) === key.slice(-checksumLength) ? 'matches' : 'mismatch';
 }
 
 export function hashApiKey(key: string): string {

@@ -1,46 +1,123 @@
-import { generateApiKey, toStoredKey } from '../auth/keys.js';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { issueKey, rotateKey } from '../auth/provisioning.js';
 import { directDatabaseOptionsOf } from '../config/databaseOptions.js';
 import { loadConfig } from '../config/load.js';
-import { insertApiKey, listApiKeys, revokeApiKeyById, revokeApiKeyByName } from '../db/apiKeys.js';
+import { listApiKeys, revokeApiKeyById, revokeApiKeyByName, type KeyTerms } from '../db/apiKeys.js';
 import { openDatabase, type Database } from '../db/index.js';
 import { assertSchemaCurrent, migrate, SchemaOutdatedError } from '../db/migrations.js';
 import { isMainModule } from '../entryPoint.js';
+import { declaredScopes, loadOpenApiDocument } from '../openapi/document.js';
+import { keyAsJson, keyAsLine } from './apikeyList.js';
+import { parseDuration } from './duration.js';
 import { describeFailure } from './failure.js';
 import type { CliStreams } from './migrate.js';
 
 const usage = `Usage: npm run apikey -- <command>
-  create <name>         create a key; it is printed once, alone on the last line
-  list                  list keys: id, name, fingerprint (SHA-256 prefix), created, state
-  revoke <name>         revoke the key with this name; requests with it get 401
+  create <name> [--scopes pets:read,pets:write] [--expires-in <duration>]
+                        create a key (every scope, no expiry unless told); it is printed once,
+                        alone on the last line. Durations: 90d, 12h, 30m, 45s
+  rotate <name> --overlap <duration> [--expires-in <duration>]
+                        a new key for the name, with its scopes and lifetime, alone on the last
+                        line; the old key works until the overlap ends (0s: at once)
+  list [--json]         list keys: id, name, fingerprint (SHA-256 prefix), created, state, scopes,
+                        last use; --json: [{name, scopes, createdAt, expiresAt, lastUsedAt, revokedAt}]
+  revoke <name>         revoke the key with this name (and a rotated one in its overlap); requests get 401
   revoke --id <id>      revoke the key with this id (the first column of list)`;
 
 class UsageError extends Error {}
 
 const namePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-async function create(db: Database, name: string | undefined, out: NodeJS.WritableStream): Promise<void> {
+function options<const T extends NonNullable<ParseArgsConfig['options']>>(args: string[], allowed: T) {
+  try {
+    return parseArgs({ args, options: allowed, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n${usage}`);
+  }
+}
+
+function durationOption(text: string | undefined, option: string, zero: 'allowed' | 'refused'): number | undefined {
+  if (text === undefined) return undefined;
+  const seconds = parseDuration(text);
+  if (seconds === undefined || (zero === 'refused' && seconds === 0))
+    throw new UsageError(`--${option} takes a duration such as 90d, 12h, 30m or 45s; got ${text}.`);
+  return seconds;
+}
+
+/** The scopes of --scopes, each one the spec declares; undefined: unrestricted. */
+function scopesOption(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const known = declaredScopes(loadOpenApiDocument());
+  const scopes = [...new Set(text.split(',').map((scope) => scope.trim()))];
+  const unknown = scopes.filter((scope) => !known.includes(scope));
+  if (scopes.length === 0 || unknown.length > 0)
+    throw new UsageError(`Unknown scope ${unknown.join(', ') || '(none)'}; openapi.yaml declares ${known.join(', ')}.`);
+  return scopes.sort();
+}
+
+function validName(name: string | undefined): string {
   if (!name || !namePattern.test(name))
     throw new UsageError('A key name is 1 to 64 letters, digits, dots, dashes or underscores.');
-  const key = generateApiKey();
+  return name;
+}
+
+async function create(db: Database, args: string[], out: NodeJS.WritableStream): Promise<void> {
+  const { values, positionals } = options(args, { scopes: { type: 'string' }, 'expires-in': { type: 'string' } });
+  if (positionals.length > 1) throw new UsageError(`create takes one name.\n${usage}`);
+  const name = validName(positionals[0]);
+  const scopes = scopesOption(values.scopes);
+  const expiresInSeconds = durationOption(values['expires-in'], 'expires-in', 'refused');
+  const terms: KeyTerms = {
+    ...(scopes ? { scopes } : {}),
+    ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }),
+  };
+  let issued;
   try {
-    await insertApiKey(db, toStoredKey(name, key));
+    issued = await issueKey(db, name, terms);
   } catch (error) {
     if ((error as { code?: string }).code === '23505') throw new UsageError(`A key named ${name} exists already.`);
     throw error;
   }
-  out.write(`Created API key ${name}. It is shown only now; store it safely:\n${key}\n`);
+  const until = issued.record.expiresAt ? `, valid until ${issued.record.expiresAt.toISOString()}` : '';
+  out.write(`Created API key ${name}${until}. It is shown only now; store it safely:\n${issued.key}\n`);
 }
 
-async function list(db: Database, out: NodeJS.WritableStream): Promise<void> {
+async function rotate(db: Database, args: string[], out: NodeJS.WritableStream): Promise<void> {
+  const { values, positionals } = options(args, { overlap: { type: 'string' }, 'expires-in': { type: 'string' } });
+  if (positionals.length !== 1 || values.overlap === undefined)
+    throw new UsageError(`rotate takes a name and --overlap <duration>.\n${usage}`);
+  const name = validName(positionals[0]);
+  const overlap = durationOption(values.overlap, 'overlap', 'allowed') ?? 0;
+  const expiresIn = durationOption(values['expires-in'], 'expires-in', 'refused');
+  const rotation = await rotateKey(db, name, overlap, expiresIn);
+  if (!rotation) throw new UsageError(`No active key is named ${name}.`);
+  const oldUntil = rotation.replaced.expiresAt?.toISOString() ?? 'now';
+  out.write(
+    `Rotated API key ${name}: the old key works until ${oldUntil}. The new key is shown only now; store it safely:\n${rotation.key}\n`,
+  );
+}
+
+async function list(db: Database, args: string[], out: NodeJS.WritableStream): Promise<void> {
+  const { values, positionals } = options(args, { json: { type: 'boolean' } });
+  if (positionals.length > 0) throw new UsageError(`list takes no name.\n${usage}`);
   const keys = await listApiKeys(db);
+  if (values.json) {
+    const allScopes = declaredScopes(loadOpenApiDocument());
+    out.write(
+      `${JSON.stringify(
+        keys.map((key) => keyAsJson(key, allScopes)),
+        null,
+        2,
+      )}\n`,
+    );
+    return;
+  }
   if (keys.length === 0) {
     out.write('No API keys.\n');
     return;
   }
-  for (const key of keys) {
-    const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active';
-    out.write(`${key.id}\t${key.name}\tsha256:${key.keyPrefix}\tcreated ${key.createdAt.toISOString()}\t${state}\n`);
-  }
+  const now = Date.now();
+  for (const key of keys) out.write(`${keyAsLine(key, now)}\n`);
 }
 
 async function revoke(db: Database, args: string[], out: NodeJS.WritableStream): Promise<void> {
@@ -61,15 +138,16 @@ async function revoke(db: Database, args: string[], out: NodeJS.WritableStream):
 }
 
 async function run(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.WritableStream): Promise<void> {
-  const [command, argument] = argv;
-  if (!command || !['create', 'list', 'revoke'].includes(command)) throw new UsageError(usage);
+  const [command, ...args] = argv;
+  if (!command || !['create', 'rotate', 'list', 'revoke'].includes(command)) throw new UsageError(usage);
   const db = await openDatabase(directDatabaseOptionsOf(loadConfig(env), 'administration'));
   try {
     if (db.kind === 'embedded') await migrate(db);
     else await assertSchemaCurrent(db);
-    if (command === 'create') await create(db, argument, out);
-    else if (command === 'list') await list(db, out);
-    else await revoke(db, argv.slice(1), out);
+    if (command === 'create') await create(db, args, out);
+    else if (command === 'rotate') await rotate(db, args, out);
+    else if (command === 'list') await list(db, args, out);
+    else await revoke(db, args, out);
   } finally {
     await db.close();
   }

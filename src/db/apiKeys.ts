@@ -5,7 +5,13 @@ export interface ApiKeyRecord {
   id: number;
   name: string;
   keyPrefix: string;
+  /** The scopes the key is restricted to; null: unrestricted (every scope). */
+  scopes: string[] | null;
   createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  /** When a rotation replaced it under the same name (it lives on until expiresAt). */
+  replacedAt: Date | null;
   revokedAt: Date | null;
 }
 
@@ -13,15 +19,21 @@ interface ApiKeyRow {
   id: string;
   name: string;
   key_prefix: string;
+  scopes: string[] | null;
   created_at: Date | string;
+  expires_at: Date | string | null;
+  last_used_at: Date | string | null;
+  replaced_at: Date | string | null;
   revoked_at: Date | string | null;
 }
 
-const columns = 'id, name, key_prefix, created_at, revoked_at';
+const columns = 'id, name, key_prefix, scopes, created_at, expires_at, last_used_at, replaced_at, revoked_at';
 
+// $4: the scopes (NULL: unrestricted); $5: seconds to expiry (NULL: never).
 const insertKey: Statement = {
   name: 'api_keys.insert',
-  text: `INSERT INTO api_keys (name, key_hash, key_prefix) VALUES ($1, $2, $3) RETURNING ${columns}`,
+  text: `INSERT INTO api_keys (name, key_hash, key_prefix, scopes, expires_at)
+    VALUES ($1, $2, $3, $4::text[], now() + $5::float8 * interval '1 second') RETURNING ${columns}`,
 };
 
 const insertKeyIfNew: Statement = {
@@ -31,7 +43,7 @@ const insertKeyIfNew: Statement = {
 
 const selectActiveByHash: Statement = {
   name: 'api_keys.active_by_hash',
-  text: 'SELECT id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+  text: 'SELECT id, scopes, expires_at FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
 };
 
 const selectAll: Statement = {
@@ -54,15 +66,44 @@ const revokeById: Statement = {
   text: `UPDATE api_keys SET revoked_at = now() WHERE revoked_at IS NULL AND id = $1 RETURNING ${columns}`,
 };
 
+// The key a rotation replaces: the current one of the name, if still usable.
+const lockCurrentByName: Statement = {
+  name: 'api_keys.lock_current_by_name',
+  text: `SELECT ${columns} FROM api_keys
+    WHERE name = $1 AND replaced_at IS NULL AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+    FOR UPDATE`,
+};
+
+// The overlap never lengthens a key's life: an earlier expiry stays.
+const markReplaced: Statement = {
+  name: 'api_keys.mark_replaced',
+  text: `UPDATE api_keys
+    SET replaced_at = now(), expires_at = least(coalesce(expires_at, 'infinity'), now() + $2::float8 * interval '1 second')
+    WHERE id = $1 RETURNING ${columns}`,
+};
+
+// One statement per flush, whatever the number of keys used; a later use
+// written first (another instance) is never moved back.
+const recordUses: Statement = {
+  name: 'api_keys.record_uses',
+  text: `UPDATE api_keys AS k SET last_used_at = greatest(k.last_used_at, u.used_at)
+    FROM unnest($1::bigint[], $2::timestamptz[]) AS u(id, used_at) WHERE k.id = u.id`,
+};
+
 const toDate = (value: Date | string) => (value instanceof Date ? value : new Date(value));
+const toDateOrNull = (value: Date | string | null) => (value === null ? null : toDate(value));
 
 function toApiKey(row: ApiKeyRow): ApiKeyRecord {
   return {
     id: int8ToNumber(row.id),
     name: row.name,
     keyPrefix: row.key_prefix,
+    scopes: row.scopes,
     createdAt: toDate(row.created_at),
-    revokedAt: row.revoked_at === null ? null : toDate(row.revoked_at),
+    expiresAt: toDateOrNull(row.expires_at),
+    lastUsedAt: toDateOrNull(row.last_used_at),
+    replacedAt: toDateOrNull(row.replaced_at),
+    revokedAt: toDateOrNull(row.revoked_at),
   };
 }
 
@@ -72,8 +113,21 @@ export interface StoredKey {
   keyPrefix: string;
 }
 
-export async function insertApiKey(db: Queryable, key: StoredKey): Promise<ApiKeyRecord> {
-  const { rows } = await db.query<ApiKeyRow>(insertKey, [key.name, key.keyHash, key.keyPrefix]);
+export interface KeyTerms {
+  /** The scopes to restrict the key to; absent: unrestricted. */
+  scopes?: readonly string[];
+  /** Seconds from now until the key expires; absent: never. */
+  expiresInSeconds?: number;
+}
+
+export async function insertApiKey(db: Queryable, key: StoredKey, terms: KeyTerms = {}): Promise<ApiKeyRecord> {
+  const { rows } = await db.query<ApiKeyRow>(insertKey, [
+    key.name,
+    key.keyHash,
+    key.keyPrefix,
+    terms.scopes ?? null,
+    terms.expiresInSeconds ?? null,
+  ]);
   if (!rows[0]) throw new Error('INSERT ... RETURNING returned no row');
   return toApiKey(rows[0]);
 }
@@ -84,10 +138,20 @@ export async function insertApiKeyIfNew(db: Queryable, key: StoredKey): Promise<
   return rows[0] && toApiKey(rows[0]);
 }
 
-/** The id of the active key with this hash, if any. */
-export async function findActiveKeyId(db: Queryable, keyHash: string): Promise<number | undefined> {
-  const { rows } = await db.query<{ id: string }>(selectActiveByHash, [keyHash]);
-  return rows[0] && int8ToNumber(rows[0].id);
+export interface ActiveKey {
+  id: number;
+  scopes: string[] | null;
+  expiresAt: Date | null;
+}
+
+/** The key with this hash unless revoked (expired or not: the caller's clock judges that). */
+export async function findActiveKey(db: Queryable, keyHash: string): Promise<ActiveKey | undefined> {
+  const { rows } = await db.query<{ id: string; scopes: string[] | null; expires_at: Date | string | null }>(
+    selectActiveByHash,
+    [keyHash],
+  );
+  const row = rows[0];
+  return row && { id: int8ToNumber(row.id), scopes: row.scopes, expiresAt: toDateOrNull(row.expires_at) };
 }
 
 export async function listApiKeys(db: Queryable): Promise<ApiKeyRecord[]> {
@@ -100,7 +164,7 @@ export async function countActiveApiKeys(db: Queryable): Promise<number> {
   return rows[0]?.count ?? 0;
 }
 
-/** Revokes the active key with this name; returns it when there was one. */
+/** Revokes the active keys with this name (a rotated one in its overlap too); returns the first when there was one. */
 export async function revokeApiKeyByName(db: Queryable, name: string): Promise<ApiKeyRecord | undefined> {
   const { rows } = await db.query<ApiKeyRow>(revokeByName, [name]);
   return rows[0] && toApiKey(rows[0]);
@@ -110,4 +174,28 @@ export async function revokeApiKeyByName(db: Queryable, name: string): Promise<A
 export async function revokeApiKeyById(db: Queryable, id: number): Promise<ApiKeyRecord | undefined> {
   const { rows } = await db.query<ApiKeyRow>(revokeById, [id]);
   return rows[0] && toApiKey(rows[0]);
+}
+
+/** Locks and returns the usable, not yet replaced key with this name (inside a transaction). */
+export async function lockCurrentApiKey(tx: Queryable, name: string): Promise<ApiKeyRecord | undefined> {
+  const { rows } = await tx.query<ApiKeyRow>(lockCurrentByName, [name]);
+  return rows[0] && toApiKey(rows[0]);
+}
+
+/** Marks the key replaced; it expires when the overlap ends (or earlier, if it was due to). */
+export async function markApiKeyReplaced(tx: Queryable, id: number, overlapSeconds: number): Promise<ApiKeyRecord> {
+  const { rows } = await tx.query<ApiKeyRow>(markReplaced, [id, overlapSeconds]);
+  if (!rows[0]) throw new Error(`api key ${id} vanished while locked`);
+  return toApiKey(rows[0]);
+}
+
+export interface KeyUse {
+  keyId: number;
+  usedAt: Date;
+}
+
+/** Writes the last use of many keys in one statement. */
+export async function recordApiKeyUses(db: Queryable, uses: readonly KeyUse[]): Promise<void> {
+  if (uses.length === 0) return;
+  await db.query(recordUses, [uses.map((use) => use.keyId), uses.map((use) => use.usedAt.toISOString())]);
 }

@@ -182,6 +182,24 @@ export interface components {
             status: 409 | 422;
         };
         /**
+         * @description The Error object of a request whose API key lacks the scope the
+         *     operation requires: the same shape as `Error`, with its own code.
+         *
+         *     | code | status |
+         *     |---|---|
+         *     | insufficient_scope | 403 |
+         */
+        ScopeError: {
+            /** @enum {string} */
+            code: "insufficient_scope";
+            message: string;
+            /**
+             * Format: int32
+             * @enum {integer}
+             */
+            status: 403;
+        };
+        /**
          * @description The Error object of a deprecated operation past its sunset
          *     (`x-sunset`): the same shape as `Error`, with its own code.
          *
@@ -316,6 +334,31 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The API key is valid but lacks the scope this operation requires
+         *     (its `security` requirement); `WWW-Authenticate` names the scope.
+         */
+        Forbidden: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                "X-Request-Id": components["headers"]["RequestId"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "insufficient_scope",
+                 *       "message": "This API key lacks the scope createPet requires: pets:write.",
+                 *       "status": 403
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScopeError"];
             };
         };
         /** @description The requested resource could not be found. */
@@ -530,9 +573,11 @@ export interface components {
         RetryAfter: number;
         /**
          * @description The authentication challenge (RFC 6750): `Bearer realm="pets"`, plus
-         *     `error="invalid_token"` when a token was sent but not accepted, or
+         *     `error="invalid_token"` when a token was sent but not accepted (with
+         *     `error_description="The API key has expired"` for an expired key),
          *     `error="invalid_request"` (with 400) when two `Authorization`
-         *     headers were sent.
+         *     headers were sent, or `error="insufficient_scope"` and the `scope`
+         *     required (with 403) when the key lacks it.
          */
         WWWAuthenticate: string;
     };
@@ -613,6 +658,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -680,6 +726,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -754,6 +801,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["Sunset"];
             429: components["responses"]["TooManyRequests"];

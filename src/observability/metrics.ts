@@ -3,7 +3,7 @@ import { batchedObservations } from './batchedObservations.js';
 import type { PoolStatus } from '../db/index.js';
 
 /** Why a request was not authenticated (the label of the authentication failures counter). */
-export type AuthFailureReason = 'missing' | 'malformed' | 'invalid' | 'duplicate';
+export type AuthFailureReason = 'missing' | 'malformed' | 'invalid' | 'duplicate' | 'expired' | 'checksum';
 
 /** What the request-duration histogram records for one (operation, method, status). */
 export interface DurationSeries {
@@ -78,7 +78,7 @@ export function createMetrics(): ServiceMetrics {
   });
   const authFailures = new Counter({
     name: 'pets_authentication_failures_total',
-    help: 'Requests refused for their credentials, by reason (missing, malformed, invalid, duplicate).',
+    help: 'Requests refused for their credentials, by reason (missing, malformed, invalid, duplicate, expired, checksum).',
     labelNames: ['reason'] as const,
     registers,
   });

@@ -107,3 +107,21 @@ export function parametersOf(spec: OpenApiDocument, operation: OperationObject):
     return resolved;
   });
 }
+
+/**
+ * An operation's scope requirements: for each of its security requirements
+ * (any one suffices), the scopes it lists under every scheme (all needed).
+ * A requirement without scopes needs none: the operation asks for no scope.
+ */
+export function scopeRequirementsOf(spec: OpenApiDocument, operation: OperationObject): string[][] {
+  const requirements = securityOf(spec, operation).map((requirement) => [
+    ...new Set(Object.values(requirement).flat()),
+  ]);
+  return requirements.some((scopes) => scopes.length === 0) ? [] : requirements;
+}
+
+/** Every scope some operation of the spec requires, sorted: what an unrestricted key holds today. */
+export function declaredScopes(spec: OpenApiDocument): string[] {
+  const scopes = listOperations(spec).flatMap(({ operation }) => scopeRequirementsOf(spec, operation).flat());
+  return [...new Set(scopes)].sort();
+}

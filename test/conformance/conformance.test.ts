@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
 import { buildApp } from '../../src/app.js';
+import { issueKey } from '../../src/auth/provisioning.js';
 import { DatabaseUnavailableError, openDatabase } from '../../src/db/index.js';
 import { httpLimits } from '../../src/http/limits.js';
 import { startTestApp, testConfig, testLimits, type TestApp } from '../helpers/app.js';
@@ -355,6 +356,31 @@ t.test('data outside the contract makes a 500 Error object, never a response tha
   });
   t.same(besides500(list.problems), []);
   t.equal(list.status, 500, 'listPets over the off-contract pet is a 500');
+});
+
+t.test('a key without the scope an operation requires gets the 403 the contract declares', async (t) => {
+  const started = await startTestApp(t, await chooseBackend(t));
+  const client = await contractClient(t, started.app);
+  const context: GeneratorContext = {
+    key: started.key,
+    bodyLimit: httpLimits.bodyLimitBytes,
+  };
+  const everyScope = [...new Set(operations.flatMap((operation) => operation.scopes))];
+  const scoped = operations.filter((operation) => operation.scopes.length > 0);
+  t.ok(scoped.length > 0, 'the contract declares scopes');
+  for (const operation of scoped) {
+    // Every scope but the ones this operation needs: a read-only key for a write, a write-only one for a read.
+    const scopes = everyScope.filter((scope) => !operation.scopes.includes(scope));
+    const { key } = await issueKey(started.db, `without-${operation.operationId}`, { scopes });
+    const request = await existingResourceRequest(operation, client, context, seed);
+    const response = await client.send({ ...request, headers: { ...request.headers, authorization: `Bearer ${key}` } });
+    t.same(response.problems, [], `${operation.operationId} with [${scopes.join(', ')}]: conforms`);
+    t.equal(response.status, 403, `${operation.operationId}: ${response.text}`);
+    t.equal(
+      response.headers.get('www-authenticate'),
+      `Bearer realm="pets", error="insufficient_scope", scope="${operation.scopes.join(' ')}"`,
+    );
+  }
 });
 
 t.test('stateful steps and the fault hook: each operation answers its success, 500 and 503 on demand', async (t) => {

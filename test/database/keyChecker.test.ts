@@ -1,7 +1,8 @@
 import t from 'tap';
 import { createKeyChecker } from '../../src/auth/keyChecker.js';
 import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
-import { insertApiKey } from '../../src/db/apiKeys.js';
+import { createKeyUseRecorder } from '../../src/auth/keyUse.js';
+import { insertApiKey, listApiKeys } from '../../src/db/apiKeys.js';
 import { DatabaseUnavailableError, type Queryable } from '../../src/db/index.js';
 import { openBackend } from '../helpers/databases.js';
 
@@ -25,12 +26,12 @@ t.test('accepted and refused keys are remembered for cacheSeconds', async (t) =>
   t.equal(checker.remembered(good), undefined, 'nothing is known before a look-up');
   t.ok(await checker.lookUp(good));
   t.match(checker.remembered(good), { keyId: Number }, 'accepted: known without hashing or a query');
-  t.equal(await checker.lookUp(wrong), undefined);
-  t.equal(await checker.lookUp(wrong), undefined);
+  t.equal(await checker.lookUp(wrong), 'unknown');
+  t.equal(await checker.lookUp(wrong), 'unknown');
   t.equal(lookUps, 2, 'a refused key is not looked up again within cacheSeconds');
   clock = 5000;
   t.equal(checker.remembered(good), 'recently-good', 'its time is up, but it was good');
-  t.equal(await checker.lookUp(wrong), undefined);
+  t.equal(await checker.lookUp(wrong), 'unknown');
   t.equal(lookUps, 3, 'a refused key is looked up again after cacheSeconds');
 });
 
@@ -62,4 +63,85 @@ t.test('while the database is unavailable, a key accepted before stays accepted 
   await t.rejects(checker.lookUp(good), DatabaseUnavailableError, 'not for longer than a minute past its time');
   unavailable = false;
   t.same(await checker.lookUp(good), accepted, 'asked again once the database answers');
+});
+
+t.test('a cached key is never accepted past its expiry, nor while the database is away', async (t) => {
+  const { db, close } = await openBackend('embedded');
+  t.teardown(close);
+  let unavailable = false;
+  const failing: Queryable = {
+    query: (statement, values) =>
+      unavailable
+        ? Promise.reject(new DatabaseUnavailableError(new Error('connect ECONNREFUSED'), 'unreachable'))
+        : db.query(statement, values),
+    execScript: (sql) => db.execScript(sql),
+  };
+  let clock = Date.now();
+  const checker = createKeyChecker({ db: failing, cacheSeconds: 3600, now: () => clock });
+  const key = generateApiKey();
+  await insertApiKey(db, toStoredKey('expiring', key), { expiresInSeconds: 60 });
+  t.match(await checker.lookUp(key), { keyId: Number }, 'accepted before its expiry');
+  t.match(checker.remembered(key), { keyId: Number }, 'and remembered for cacheSeconds');
+  clock += 61_000;
+  t.equal(checker.remembered(key), 'recently-good', 'past its expiry, the cache does not accept it');
+  unavailable = true;
+  await t.rejects(checker.lookUp(key), DatabaseUnavailableError, 'nor does an outage');
+  unavailable = false;
+  t.equal(await checker.lookUp(key), 'expired', 'the look-up says why');
+  t.equal(await checker.lookUp(key), 'expired', 'and the refusal is remembered with its reason');
+});
+
+t.test('a key whose checksum does not match is refused before hashing or a query', async (t) => {
+  let queries = 0;
+  const none: Queryable = {
+    query: () => {
+      queries += 1;
+      return Promise.reject(new Error('no query expected'));
+    },
+    execScript: () => Promise.reject(new Error('no script expected')),
+  };
+  const checker = createKeyChecker({ db: none, cacheSeconds: 0 });
+  const key = generateApiKey();
+  const mistyped = `${key.slice(0, -1)}${key.endsWith('0') ? '1' : '0'}`;
+  t.equal(await checker.lookUp(mistyped), 'mistyped');
+  t.equal(queries, 0);
+});
+
+t.test('last uses are written by a timer, one statement per interval, and on stop', async (t) => {
+  const { db, close } = await openBackend('embedded');
+  t.teardown(close);
+  const writes: string[] = [];
+  const watched: Queryable = {
+    query: (statement, values) => {
+      writes.push(statement.text);
+      return db.query(statement, values);
+    },
+    execScript: (sql) => db.execScript(sql),
+  };
+  const first = await insertApiKey(db, toStoredKey('first', generateApiKey()));
+  const second = await insertApiKey(db, toStoredKey('second', generateApiKey()));
+  const recorder = createKeyUseRecorder({ db: watched });
+  for (let use = 0; use < 100; use += 1) recorder.record(use % 2 ? first.id : second.id);
+  t.same(writes, [], 'recording writes nothing');
+  const flushed = new Promise<void>((resolve) => {
+    const poll = setInterval(() => {
+      if (writes.length > 0) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 5);
+  });
+  recorder.start(20);
+  await flushed;
+  t.equal(writes.length, 1, 'one statement for 100 uses of 2 keys');
+  const stored = await listApiKeys(db);
+  t.ok(
+    stored.every((key) => key.lastUsedAt !== null),
+    'both keys have their last use',
+  );
+  recorder.record(first.id);
+  await recorder.stop();
+  t.equal(writes.length, 2, 'stop writes what is left');
+  await recorder.stop();
+  t.equal(writes.length, 2, 'and nothing when nothing is left');
 });

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AcceptedKey, KeyChecker } from '../../auth/keyChecker.js';
+import type { AcceptedKey, KeyChecker, KeyRefusal } from '../../auth/keyChecker.js';
+import { missingScopes, type ScopeRequirements } from '../../auth/scopes.js';
 import { ApiError } from '../../errors.js';
 import type { AuthFailureReason } from '../../observability/metrics.js';
 import { routeOf } from '../pipeline.js';
@@ -8,9 +9,34 @@ const realm = 'Bearer realm="pets"';
 // RFC 6750 b64token after a case-insensitive "Bearer" and one or more spaces.
 const bearer = /^bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
 
-function unauthorized(message: string, tokenSent: boolean): ApiError {
-  const challenge = tokenSent ? `${realm}, error="invalid_token"` : realm;
+function unauthorized(message: string, tokenSent: boolean, description?: string): ApiError {
+  let challenge = tokenSent ? `${realm}, error="invalid_token"` : realm;
+  if (description !== undefined) challenge += `, error_description="${description}"`;
   return new ApiError(401, 'unauthorized', message, { 'www-authenticate': challenge });
+}
+
+/** What a refused key is told, and the reason it is counted under. */
+const refusals: Record<KeyRefusal, { error: () => ApiError; reason: AuthFailureReason }> = {
+  unknown: { error: () => unauthorized('Invalid or revoked API key.', true), reason: 'invalid' },
+  // RFC 6750 3: error_description, for the developer; the code stays the one for any bad token.
+  expired: {
+    error: () => unauthorized('The API key has expired.', true, 'The API key has expired'),
+    reason: 'expired',
+  },
+  // A checksummed key whose checksum does not match: mistyped or made up, refused without a look-up.
+  mistyped: {
+    error: () => unauthorized('Invalid API key: its checksum does not match; check that it was copied whole.', true),
+    reason: 'checksum',
+  },
+};
+
+/** RFC 6750 3.1: a valid key without the scope the operation requires. */
+function insufficientScope(operationId: string | undefined, scopes: readonly string[]): ApiError {
+  const scope = scopes.join(' ');
+  const which = operationId ?? 'this operation';
+  return new ApiError(403, 'insufficient_scope', `This API key lacks the scope ${which} requires: ${scope}.`, {
+    'www-authenticate': `${realm}, error="insufficient_scope", scope="${scope}"`,
+  });
 }
 
 /**
@@ -41,6 +67,8 @@ declare module 'fastify' {
     apiKeyId: number | undefined;
     /** SHA-256 of the accepted key: identifies the caller (rate limits) without holding the key. */
     apiKeyHash: string | undefined;
+    /** The scopes of the accepted key; null: unrestricted. */
+    apiKeyScopes: readonly string[] | null;
     /** Why the request is not authenticated, when its route needs it; thrown by requireAuthentication. */
     authFailure: ApiError | undefined;
     /** A well-formed key identifyCaller could not accept from memory; verifyKey looks it up. */
@@ -51,6 +79,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Security schemes the operation requires, from openapi.yaml; empty for public routes. */
     securitySchemes?: string[];
+    /** The scopes the operation's security requirements list (any one requirement suffices), from openapi.yaml. */
+    requiredScopes?: ScopeRequirements;
     operationId?: string;
   }
 }
@@ -59,6 +89,7 @@ declare module 'fastify' {
 export function decorateAuthentication(app: FastifyInstance): void {
   app.decorateRequest('apiKeyId', undefined);
   app.decorateRequest('apiKeyHash', undefined);
+  app.decorateRequest('apiKeyScopes', null);
   app.decorateRequest('authFailure', undefined);
   app.decorateRequest('uncheckedKey', undefined);
   app.decorateRequest('uncheckedKeyWasGood', false);
@@ -124,6 +155,7 @@ export function identifyCaller(checker: KeyChecker, countFailure: CountFailure =
 function accept(request: FastifyRequest, accepted: AcceptedKey): void {
   request.apiKeyId = accepted.keyId;
   request.apiKeyHash = accepted.keyHash;
+  request.apiKeyScopes = accepted.scopes;
 }
 
 /**
@@ -134,11 +166,12 @@ function accept(request: FastifyRequest, accepted: AcceptedKey): void {
  */
 export function verifyKey(checker: KeyChecker, countFailure: CountFailure = countNothing) {
   async function lookUp(request: FastifyRequest, key: string): Promise<void> {
-    const accepted = await checker.lookUp(key);
-    if (accepted) accept(request, accepted);
+    const verdict = await checker.lookUp(key);
+    if (typeof verdict === 'object') accept(request, verdict);
     else {
-      request.authFailure = unauthorized('Invalid or revoked API key.', true);
-      countFailure('invalid');
+      const refusal = refusals[verdict];
+      request.authFailure = refusal.error();
+      countFailure(refusal.reason);
     }
   }
   return function verifyKeyStep(request: FastifyRequest): Promise<void> | undefined {
@@ -149,7 +182,14 @@ export function verifyKey(checker: KeyChecker, countFailure: CountFailure = coun
   };
 }
 
-/** The step that answers 401 for a request authentication did not accept. */
+/**
+ * The step that answers 401 for a request authentication did not accept,
+ * and 403 for a key without the scope the operation requires.
+ */
 export function requireAuthentication(request: FastifyRequest): void {
   if (request.authFailure) throw request.authFailure;
+  if (request.apiKeyId === undefined) return;
+  const { requiredScopes, operationId } = routeOf(request).config;
+  const missing = requiredScopes && missingScopes(request.apiKeyScopes, requiredScopes);
+  if (missing) throw insufficientScope(operationId, missing);
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createKeyChecker } from '../../auth/keyChecker.js';
+import { createKeyUseRecorder } from '../../auth/keyUse.js';
 import type { Config } from '../../config/load.js';
 import type { Database } from '../../db/index.js';
 import type { ServiceMetrics } from '../../observability/metrics.js';
@@ -17,7 +18,8 @@ export type AdmissionConfig = Pick<
  * hashing, no query), count a key not remembered against the address before
  * it is hashed and looked up (429 there costs no query), look it up, count
  * the request against its key or address, then refuse it if unauthenticated:
- * after counting, so that guessing keys hits the limit.
+ * after counting, so that guessing keys hits the limit; a key without the
+ * scope the operation requires is refused there too (403).
  */
 export async function admissionStage(
   app: FastifyInstance,
@@ -25,9 +27,21 @@ export async function admissionStage(
   config: AdmissionConfig,
   redisTimeoutMs: number,
   metrics: Pick<ServiceMetrics, 'authenticationFailed' | 'rateLimited'>,
+  now: () => number = Date.now,
 ): Promise<Admission> {
   decorateAuthentication(app);
-  const keys = createKeyChecker({ db, cacheSeconds: config.API_KEY_CACHE_SECONDS });
+  // Each key's last use, written in batches by a timer: never a write per request.
+  const uses = createKeyUseRecorder({
+    db,
+    now,
+    onError: (error) => {
+      app.log.warn({ err: error }, 'writing the last use of API keys failed; tried again later');
+    },
+  });
+  uses.start();
+  // Closed before the database is: the last uses are written on shutdown.
+  app.addHook('onClose', () => uses.stop());
+  const keys = createKeyChecker({ db, cacheSeconds: config.API_KEY_CACHE_SECONDS, now, uses });
   const limiter = await rateLimiter(app, config, redisTimeoutMs, metrics.rateLimited);
   const steps = [
     identifyCaller(keys, metrics.authenticationFailed),

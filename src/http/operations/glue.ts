@@ -11,6 +11,7 @@ import { ApiError, invalidRequest, type ErrorBody } from '../../errors.js';
 import {
   listOperations,
   parametersOf,
+  scopeRequirementsOf,
   securityOf,
   type OpenApiDocument,
   type OperationObject,
@@ -88,7 +89,7 @@ type RouteParts = Pick<RouteOptions, 'handler' | 'config' | 'onRequest' | 'preVa
 /**
  * fastify-openapi-glue's operationResolver: for each operation of the spec,
  * its handler, the route config the auth hook reads (the security schemes
- * the operation requires), the deprecation headers, the 410 after a sunset
+ * the operation requires and the scopes its requirements list), the deprecation headers, the 410 after a sunset
  * and conditional GETs, all taken from the spec. `now` is the clock sunsets
  * are compared with.
  */
@@ -122,6 +123,7 @@ export function operationResolver(
       config: {
         operationId,
         securitySchemes,
+        requiredScopes: scopeRequirementsOf(spec, operation),
         ...(deprecation ? { deprecationHeaders: deprecation } : {}),
         compiledPath: compilePath({ url, operationId, securitySchemes, deprecationHeaders: deprecation }),
       },

@@ -7,4 +7,4 @@ export const apiVersion = "1.3.0";
 export const maxPageSize = 100;
 
 /** The error statuses each operation declares. */
-export const declaredErrorStatuses = {"listPets":[400,401,429,500,503],"createPet":[400,401,409,413,415,422,429,500,503],"getPet":[400,401,404,410,429,500,503]} as const;
+export const declaredErrorStatuses = {"listPets":[400,401,403,429,500,503],"createPet":[400,401,403,409,413,415,422,429,500,503],"getPet":[400,401,403,404,410,429,500,503]} as const;

@@ -1,0 +1,94 @@
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { Test } from 'tap';
+import { buildApp, type AppConfig } from '../../src/app.js';
+import { issueKey } from '../../src/auth/provisioning.js';
+import type { KeyTerms } from '../../src/db/apiKeys.js';
+import type { Database } from '../../src/db/index.js';
+import type { Statement } from '../../src/db/types.js';
+import { noMetrics } from '../../src/observability/metrics.js';
+import type { AuthFailureReason } from '../../src/observability/metrics.js';
+import { testConfig, testLimits } from './app.js';
+import { openBackend, type Backend, type OpenedBackend } from './databases.js';
+
+export interface KeysApp {
+  app: FastifyInstance;
+  db: Database;
+  backend: OpenedBackend;
+  /** Every statement the app ran, in order. */
+  statements: Statement[];
+  /** The reasons authentication failures were counted under. */
+  failures: AuthFailureReason[];
+  /** The app's clock: Date.now() plus this many ms. */
+  clock: { aheadMs: number };
+  issue(name: string, terms?: KeyTerms): Promise<string>;
+  get(url: string, key: string): Promise<LightMyRequestResponse>;
+  post(url: string, key: string, body: object): Promise<LightMyRequestResponse>;
+  /**
+   * Closes the app (it writes the last uses it holds) and, for the embedded
+   * database, which admits one process at a time, the database too: the CLI
+   * can then open it through backend.env.
+   */
+  release(): Promise<void>;
+}
+
+/** Watches every query the app sends to the database, so a test can say none was sent. */
+function counting(db: Database, statements: Statement[]): Database {
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'query')
+        return (statement: Statement, values?: readonly unknown[]) => {
+          statements.push(statement);
+          return target.query(statement, values);
+        };
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** The app on a fresh database of the given kind, with a clock the test moves and its queries watched. */
+export async function startKeysApp(t: Test, kind: Backend, config: Partial<AppConfig> = {}): Promise<KeysApp> {
+  const backend = await openBackend(kind);
+  const statements: Statement[] = [];
+  const failures: AuthFailureReason[] = [];
+  const clock = { aheadMs: 0 };
+  const app = await buildApp(
+    { ...testConfig, ...config },
+    {
+      db: counting(backend.db, statements),
+      logger: false,
+      limits: testLimits,
+      now: () => Date.now() + clock.aheadMs,
+      metrics: { ...noMetrics, authenticationFailed: (reason) => failures.push(reason) },
+    },
+  );
+  let released = false;
+  t.teardown(async () => {
+    if (released) {
+      // The embedded database is closed already: only its folder is left to remove.
+      await backend.close().catch(() => undefined);
+      return;
+    }
+    await app.close();
+    await backend.close();
+  });
+  return {
+    app,
+    db: backend.db,
+    backend,
+    statements,
+    failures,
+    clock,
+    release: async () => {
+      released = true;
+      await app.close();
+      if (kind === 'embedded') await backend.db.close();
+    },
+    issue: async (name, terms) => (await issueKey(backend.db, name, terms)).key,
+    get: (url, key) => app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } }),
+    post: (url, key, body) =>
+      app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${key}` }, payload: body }),
+  };
+}
+
+export const newPet = { name: 'Rex', categoryId: 1 };
