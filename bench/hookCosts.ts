@@ -30,8 +30,8 @@ const patches: [string, string | RegExp, string][] = [
   ['http/operations/glue.js', /handler: (toRouteHandler\([^)]*\))/, "handler: __timed('handler (until it waits)', $1)"],
   [
     'http/operations/serialization.js',
-    'return (document) => serializer()(document);',
-    "return __timed('serialization', (document) => serializer()(document));",
+    'return serializer()(document);',
+    "return __timed('serialization', serializer())(document);",
   ],
   [
     'http/operations/validation.js',
