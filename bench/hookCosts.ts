@@ -16,11 +16,10 @@ const timedDir = join(repoRoot, 'dist-timed');
 
 /** [file under dist/, text to find, its replacement]: each must match once, or the stage moved. */
 const patches: [string, string | RegExp, string][] = [
-  ['app.js', 'pipeline(...arrival.steps)', "__timed('arrival steps', pipeline(...arrival.steps))"],
   [
     'app.js',
-    'pipeline(...admission, refuseUnrouted(spec))',
-    "__timed('admission steps', pipeline(...admission, refuseUnrouted(spec)))",
+    "routedPipeline('whole', [...arrival.steps, ...admitted])",
+    "__timed('arrival + admission (one hook)', routedPipeline('whole', [...arrival.steps, ...admitted]))",
   ],
   [
     'http/observation/stage.js',
@@ -31,8 +30,8 @@ const patches: [string, string | RegExp, string][] = [
   ['http/operations/glue.js', /handler: (toRouteHandler\([^)]*\))/, "handler: __timed('handler (until it waits)', $1)"],
   [
     'http/operations/serialization.js',
-    'return (document) => serializer()(document);',
-    "return __timed('serialization', (document) => serializer()(document));",
+    'return serializer()(document);',
+    "return __timed('serialization', serializer())(document);",
   ],
   [
     'http/operations/validation.js',

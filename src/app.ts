@@ -15,7 +15,7 @@ import { compileOnDemand } from './http/operations/compilation.js';
 import { DeferredCompilation } from './http/operations/deferredCompile.js';
 import { refuseUnrouted } from './http/operations/notFound.js';
 import { operationsStage } from './http/operations/stage.js';
-import { pipeline } from './http/pipeline.js';
+import { routedPipeline, type CompiledPath, type OperationRoute } from './http/pipeline.js';
 import { probesStage } from './http/probes/stage.js';
 import { createServer } from './http/server/fastifyServer.js';
 import { loggerOptions, writesToBufferedStdout, type LogStream } from './observability/logging.js';
@@ -88,12 +88,25 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const handleError = answerErrors(app, spec, limits.bodyLimitBytes, metrics.serverError);
 
   const arrival = arrivalStage(app, spec, limits, deps.databaseReady, metrics.loadShed);
-  app.addHook('onRequest', pipeline(...arrival.steps));
-  // CORS preflights carry no key: answered before admission.
-  await registerCors(app, spec, parseOrigins(config.CORS_ORIGINS));
+  const origins = parseOrigins(config.CORS_ORIGINS);
+  // CORS preflights carry no key: answered between arrival and admission, so
+  // with CORS on, the path is two hooks around the plugin's; without, one.
+  if (origins.length > 0) app.addHook('onRequest', routedPipeline('arrival', arrival.steps));
+  await registerCors(app, spec, origins);
   const admission = await admissionStage(app, deps.db, config, limits.redisTimeoutMs, metrics, deps.now);
   // An unknown path or method is answered last, before any body is read.
-  app.addHook('onRequest', pipeline(...admission, refuseUnrouted(spec)));
+  const admitted = [...admission.steps, refuseUnrouted(spec)];
+  app.addHook(
+    'onRequest',
+    origins.length > 0
+      ? routedPipeline('admission', admitted)
+      : routedPipeline('whole', [...arrival.steps, ...admitted]),
+  );
+  // Each operation's route gets the same stages compiled for it (no 404 check: it is routed).
+  const compilePath = (route: OperationRoute): CompiledPath => {
+    const [arrived, admit] = [arrival.stepsFor(route), admission.stepsFor(route)];
+    return { arrival: arrived, admission: admit, whole: [...arrived, ...admit] };
+  };
   // 100 Continue only for a request admitted above, before its body is read.
   registerContinue(app, limits.bodyLimitBytes);
   // Formatted without pino where the lines go to the buffered stdout (see requestLines).
@@ -110,6 +123,6 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     idempotencyTtlSeconds: config.IDEMPOTENCY_TTL_SECONDS,
     onIdempotentReplay: metrics.idempotentReplay,
   });
-  await operationsStage(app, { spec, handlers, deferred, handleError, now: deps.now });
+  await operationsStage(app, { spec, handlers, deferred, handleError, compilePath, now: deps.now });
   return app;
 }

@@ -34,14 +34,44 @@ function runFrom(
 }
 
 /**
- * Steps run in order as one onRequest hook. fastify pays a hook call, a
- * `next` and a reply check per hook; most steps are synchronous checks of
- * a microsecond or less, so one hook for several costs less than one hook
- * each. A step that waits costs one promise, the others none.
+ * What is fixed about an operation's route when it is registered: each stage
+ * compiles its steps for it (arrival.stepsFor, admission.stepsFor), binding
+ * these facts and dropping the checks they settle, once at start-up.
  */
-export function pipeline(...steps: Step[]) {
-  return function runPipeline(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    runFrom(steps, 0, request, reply, done);
+export interface OperationRoute {
+  url: string;
+  operationId: string;
+  /** Security schemes the operation requires, from openapi.yaml; empty for public routes. */
+  securitySchemes: readonly string[];
+  /** The operation's Deprecation, Sunset and Link headers (openapi.yaml's x-deprecated-at...). */
+  deprecationHeaders: Record<string, string> | undefined;
+}
+
+/** Which stretch of the onRequest path a hook runs: all of it, or the halves CORS sits between. */
+export type PathPart = 'whole' | 'arrival' | 'admission';
+
+/** An operation's onRequest steps, compiled for its route: one list per stretch of the path. */
+export type CompiledPath = Readonly<Record<PathPart, readonly Step[]>>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The operation's compiled onRequest steps (operations/glue.ts); absent on other routes. */
+    compiledPath?: CompiledPath;
+  }
+}
+
+/**
+ * One onRequest hook for a stretch of the path: an operation's route runs the
+ * steps compiled for it (its constants bound, the checks it cannot fail
+ * left out); any other request (unrouted, probes, docs) runs `general`, which
+ * looks at the route on every request. fastify pays a hook call, a `next`
+ * and a reply check per hook; most steps are synchronous checks of a
+ * microsecond or less, so one hook for several costs less than one hook each.
+ * A step that waits costs one promise, the others none.
+ */
+export function routedPipeline(part: PathPart, general: readonly Step[]) {
+  return function runRoutedPipeline(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    runFrom(routeOf(request).config.compiledPath?.[part] ?? general, 0, request, reply, done);
   };
 }
 

@@ -70,15 +70,25 @@ export interface LineFormat {
  * formatted here as one template: the same keys in the same order, the
  * same values (test/http/requestLines.test.ts compares the two). Strings from
  * the client go through JSON.stringify as pino's do; the route and method
- * are the route's own.
+ * are the route's own. Its parts come as arguments, not as an object: one
+ * allocation less per request.
  */
-export function formatLine(format: LineFormat, log: RequestLogger, line: Omit<Completed, 'log'>): string {
+export function formatLine(
+  format: LineFormat,
+  log: RequestLogger,
+  time: number,
+  method: string,
+  route: string | null,
+  url: string,
+  status: number,
+  durationMs: number,
+): string {
   let bound = '';
   for (const key in log.bindings) bound += `,${JSON.stringify(key)}:${JSON.stringify(log.bindings[key])}`;
   return (
-    `{"level":${format.infoLevel},"time":${line.time}${format.rootBindings}${bound}` +
-    `,"method":${JSON.stringify(line.method)},"route":${line.route === null ? 'null' : JSON.stringify(line.route)}` +
-    `,"path":${JSON.stringify(pathWithoutQuery(line.url))},"status":${line.status},"durationMs":${line.durationMs}` +
+    `{"level":${format.infoLevel},"time":${time}${format.rootBindings}${bound}` +
+    `,"method":${JSON.stringify(method)},"route":${route === null ? 'null' : JSON.stringify(route)}` +
+    `,"path":${JSON.stringify(pathWithoutQuery(url))},"status":${status},"durationMs":${durationMs}` +
     ',"msg":"request completed"}\n'
   );
 }

@@ -1,14 +1,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify from 'fastify';
 import t from 'tap';
-import { afterResponse, pipeline, routeOf, type Step } from '../../src/http/pipeline.js';
+import { afterResponse, routedPipeline, routeOf, type CompiledPath, type Step } from '../../src/http/pipeline.js';
 
-/** A fastify app whose one onRequest hook runs these steps before GET /things/:id answers 200. */
-async function appWith(steps: Step[]) {
+/**
+ * A fastify app whose one onRequest hook runs these steps before GET /things/:id answers 200;
+ * GET /compiled/:id has its own steps compiled for it.
+ */
+async function appWith(steps: Step[], compiled: Step[] = []) {
   const app = Fastify();
   app.decorateRequest('routeFacts', undefined);
-  app.addHook('onRequest', pipeline(...steps));
+  app.addHook('onRequest', routedPipeline('whole', steps));
   app.get('/things/:id', async () => ({ ok: true }));
+  const compiledPath: CompiledPath = { whole: compiled, arrival: [], admission: [] };
+  app.get('/compiled/:id', { config: { compiledPath } }, async () => ({ ok: true }));
   app.setErrorHandler((error: Error, _request, reply) => reply.code(418).send({ failed: error.message }));
   await app.ready();
   return app;
@@ -61,6 +66,17 @@ t.test('a step whose promise rejects answers the request; the later steps do not
   t.equal(response.statusCode, 418);
   t.same(response.json(), { failed: 'refused later' });
   t.same(ran, ['a']);
+});
+
+t.test('a route with compiled steps runs those instead of the general ones; others run the general', async (t) => {
+  const { ran, sync, later } = recorder();
+  const app = await appWith([sync('general')], [sync('compiled'), later('compiled, later')]);
+  t.equal((await app.inject('/compiled/1')).statusCode, 200);
+  t.same(ran, ['compiled', 'compiled, later']);
+  ran.length = 0;
+  t.equal((await app.inject('/things/1')).statusCode, 200);
+  t.equal((await app.inject('/nowhere')).statusCode, 404);
+  t.same(ran, ['general', 'general'], 'a route without them, and an unrouted request');
 });
 
 t.test('routeOf reads the route once per request and keeps it', async (t) => {

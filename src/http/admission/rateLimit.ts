@@ -104,8 +104,12 @@ export async function rateLimiter(
     redisUrl === undefined ? undefined : await sharedCounter(app, { ...config, REDIS_URL: redisUrl }, redisTimeoutMs);
   const policy = `${policyName};q=${config.RATE_LIMIT_MAX};w=${config.RATE_LIMIT_WINDOW_SECONDS}`;
 
+  function remaining(outcome: LimitedOutcome): string {
+    return `${policyName};r=${outcome.remaining};t=${outcome.ttlInSeconds}`;
+  }
+
   function fields(outcome: LimitedOutcome): Record<string, string> {
-    return { 'ratelimit-policy': policy, ratelimit: `${policyName};r=${outcome.remaining};t=${outcome.ttlInSeconds}` };
+    return { 'ratelimit-policy': policy, ratelimit: remaining(outcome) };
   }
 
   function tooManyRequests(outcome: LimitedOutcome): ApiError {
@@ -120,7 +124,8 @@ export async function rateLimiter(
   /** Applies an outcome: the RateLimit fields, or a 429 (thrown). */
   function apply(outcome: LimitOutcome, reply: FastifyReply): void {
     if (outcome.isExceeded) throw tooManyRequests(outcome);
-    reply.headers(fields(outcome));
+    // The policy is the same string on every answer; no object per request.
+    reply.header('ratelimit-policy', policy).header('ratelimit', remaining(outcome));
   }
 
   /** In Redis, through the plugin: one promise per request; a 429 thrown by apply rejects it. */

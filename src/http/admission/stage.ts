@@ -4,7 +4,7 @@ import { createKeyUseRecorder } from '../../auth/keyUse.js';
 import type { Config } from '../../config/load.js';
 import type { Database } from '../../db/index.js';
 import type { ServiceMetrics } from '../../observability/metrics.js';
-import type { Step } from '../pipeline.js';
+import type { OperationRoute, Step } from '../pipeline.js';
 import { decorateAuthentication, identifyCaller, requireAuthentication, verifyKey } from './authentication.js';
 import { rateLimiter } from './rateLimit.js';
 
@@ -28,7 +28,7 @@ export async function admissionStage(
   redisTimeoutMs: number,
   metrics: Pick<ServiceMetrics, 'authenticationFailed' | 'rateLimited'>,
   now: () => number = Date.now,
-): Promise<Step[]> {
+): Promise<Admission> {
   decorateAuthentication(app);
   // Each key's last use, written in batches by a timer: never a write per request.
   const uses = createKeyUseRecorder({
@@ -43,11 +43,21 @@ export async function admissionStage(
   app.addHook('onClose', () => uses.stop());
   const keys = createKeyChecker({ db, cacheSeconds: config.API_KEY_CACHE_SECONDS, now, uses });
   const limiter = await rateLimiter(app, config, redisTimeoutMs, metrics.rateLimited);
-  return [
+  const steps = [
     identifyCaller(keys, metrics.authenticationFailed),
     limiter.countAddressBeforeLookUp,
     verifyKey(keys, metrics.authenticationFailed),
     limiter.limitRate,
     requireAuthentication,
   ];
+  // A public operation takes no key: authentication has nothing to do, the count remains.
+  const publicSteps = [limiter.limitRate];
+  return { steps, stepsFor: (route) => (route.securitySchemes.length > 0 ? steps : publicSteps) };
+}
+
+export interface Admission {
+  /** The onRequest steps, in order, for any request. */
+  steps: Step[];
+  /** The steps an operation's route needs. */
+  stepsFor: (route: OperationRoute) => Step[];
 }

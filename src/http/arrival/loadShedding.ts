@@ -14,11 +14,13 @@ const resolutionMs = 10;
 export interface LoadShedding {
   /** An arrival step: the 503 Error object for an API request while the mean event-loop delay is past the limit. */
   shed: Step;
+  /** shed for an operation's route: the load alone decides. */
+  shedOperation: Step;
   /** Whether the process is over the limit now (readiness). */
   isOverloaded: () => boolean;
 }
 
-const never: LoadShedding = { shed: () => undefined, isOverloaded: () => false };
+const never: LoadShedding = { shed: () => undefined, shedOperation: () => undefined, isOverloaded: () => false };
 
 /**
  * Samples the event-loop delay (the mean over each sampleIntervalMs, as
@@ -74,6 +76,11 @@ export function registerLoadShedding(
     isOverloaded,
     shed(request: FastifyRequest) {
       if (!isOverloaded() || routeOf(request).config.operationId === undefined) return;
+      countShed('eventLoopDelay');
+      throw overloaded;
+    },
+    shedOperation() {
+      if (!isOverloaded()) return;
       countShed('eventLoopDelay');
       throw overloaded;
     },

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { deprecationHeadersFor } from '../operations/deprecation.js';
-import { routeOf } from '../pipeline.js';
+import { routeOf, type OperationRoute, type Step } from '../pipeline.js';
 
 /** Headers every response carries, including those written straight to the socket. */
 export const everyResponseHeaders = { 'x-content-type-options': 'nosniff' } as const;
@@ -18,4 +18,29 @@ export function setSecurityHeaders(request: FastifyRequest, reply: FastifyReply)
   const config = routeOf(request).config;
   if (config.securitySchemes?.length) reply.header('cache-control', 'no-store');
   if (config.deprecationHeaders) reply.headers(deprecationHeadersFor(config.deprecationHeaders, request.params));
+}
+
+/**
+ * setSecurityHeaders and echoRequestId compiled for an operation's route:
+ * its constant headers (nosniff, no-store when it takes a key, its
+ * deprecation headers) joined once at start-up into one object and written
+ * with one call; only a Link naming a path parameter is filled per request.
+ */
+export function responseHeadersFor(route: OperationRoute): Step {
+  const constant: Record<string, string> = { ...everyResponseHeaders };
+  if (route.securitySchemes.length > 0) constant['cache-control'] = 'no-store';
+  const deprecation = route.deprecationHeaders;
+  if (deprecation !== undefined) Object.assign(constant, deprecation);
+  const perRequest = deprecation !== undefined && deprecationHeadersFor(deprecation, {}) !== deprecation;
+  if (perRequest) {
+    return function setRouteHeadersAndLink(request: FastifyRequest, reply: FastifyReply): void {
+      reply.header('x-request-id', request.id);
+      reply.headers(constant);
+      reply.headers(deprecationHeadersFor(deprecation, request.params));
+    };
+  }
+  return function setRouteHeaders(request: FastifyRequest, reply: FastifyReply): void {
+    reply.header('x-request-id', request.id);
+    reply.headers(constant);
+  };
 }

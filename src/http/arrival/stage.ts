@@ -1,19 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import type { OpenApiDocument } from '../../openapi/document.js';
 import type { HttpLimits } from '../limits.js';
-import type { Step } from '../pipeline.js';
+import type { OperationRoute, Step } from '../pipeline.js';
 import { registerDraining, type DrainState } from './draining.js';
 import { refuseUnknownExpectation } from './expectHeader.js';
 import { requireHostHeader } from './hostHeader.js';
 import { registerLoadShedding, type LoadShedding } from './loadShedding.js';
 import { refuseRepeatedHeaders, singleValuedHeaders } from './repeatedHeaders.js';
 import { echoRequestId } from './requestId.js';
-import { setSecurityHeaders } from './securityHeaders.js';
-import { readinessOf, startupGate } from './startupGate.js';
+import { responseHeadersFor, setSecurityHeaders } from './securityHeaders.js';
+import { operationStartupGate, readinessOf, startupGate } from './startupGate.js';
 
 export interface Arrival {
-  /** The onRequest steps, in order. */
+  /** The onRequest steps, in order, for any request. */
   steps: Step[];
+  /** The same steps compiled for an operation's route (its headers joined, its route checks settled). */
+  stepsFor: (route: OperationRoute) => Step[];
   drain: DrainState;
   /** True once the database is ready (always, without a start-up to wait for). */
   isReady: () => boolean;
@@ -34,17 +36,18 @@ export function arrivalStage(
   countShed: (reason: string) => void,
 ): Arrival {
   const drain = registerDraining(app);
-  const steps: Step[] = [
-    echoRequestId,
-    setSecurityHeaders,
-    requireHostHeader,
-    refuseRepeatedHeaders(singleValuedHeaders(spec)),
-    refuseUnknownExpectation,
-    drain.onArrival,
-  ];
+  const refuseRepeated = refuseRepeatedHeaders(singleValuedHeaders(spec));
+  const checks: Step[] = [requireHostHeader, refuseRepeated, refuseUnknownExpectation, drain.onArrival];
   const isReady = readinessOf(databaseReady);
-  if (databaseReady) steps.push(startupGate(isReady));
   const loadShedding = registerLoadShedding(app, limits.loadShedding, countShed);
+  const steps: Step[] = [echoRequestId, setSecurityHeaders, ...checks];
+  if (databaseReady) steps.push(startupGate(isReady));
   steps.push(loadShedding.shed);
-  return { steps, drain, isReady, loadShedding };
+  const stepsFor = (route: OperationRoute): Step[] => [
+    responseHeadersFor(route),
+    ...checks,
+    ...(databaseReady ? [operationStartupGate(isReady)] : []),
+    loadShedding.shedOperation,
+  ];
+  return { steps, stepsFor, drain, isReady, loadShedding };
 }

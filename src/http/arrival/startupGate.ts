@@ -19,8 +19,19 @@ export function readinessOf(databaseReady: Promise<void> | undefined): () => boo
 export function startupGate(isReady: () => boolean) {
   return function refuseUntilReady(request: FastifyRequest): void {
     if (isReady() || routeOf(request).url === '/healthz') return;
-    throw new ApiError(503, 'service_unavailable', 'The service is starting: waiting for the database.', {
-      'retry-after': '1',
-    });
+    throw starting();
   };
+}
+
+/** startupGate for an operation's route (never /healthz): readiness alone decides. */
+export function operationStartupGate(isReady: () => boolean) {
+  return function refuseOperationUntilReady(): void {
+    if (!isReady()) throw starting();
+  };
+}
+
+function starting(): ApiError {
+  return new ApiError(503, 'service_unavailable', 'The service is starting: waiting for the database.', {
+    'retry-after': '1',
+  });
 }

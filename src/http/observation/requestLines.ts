@@ -10,6 +10,10 @@ import {
 import { RequestLogger } from '../../observability/requestLogger.js';
 import { routeOf } from '../pipeline.js';
 
+function durationMsOf(reply: FastifyReply): number {
+  return Math.round(reply.elapsedTime * 100) / 100;
+}
+
 function completed(request: FastifyRequest, reply: FastifyReply): Completed {
   return {
     log: request.log,
@@ -18,7 +22,7 @@ function completed(request: FastifyRequest, reply: FastifyReply): Completed {
     route: routeOf(request).url ?? null,
     url: request.url,
     status: reply.statusCode,
-    durationMs: Math.round(reply.elapsedTime * 100) / 100,
+    durationMs: durationMsOf(reply),
   };
 }
 
@@ -52,7 +56,9 @@ export function requestLines(sink?: LineSink, format?: LineFormat): RequestLines
         return;
       }
       if (levelsAboveInfo.has(log.level)) return;
-      sink.write(formatLine(format, log, completed(request, reply)));
+      const route = routeOf(request).url ?? null;
+      const { method, url } = request;
+      sink.write(formatLine(format, log, Date.now(), method, route, url, reply.statusCode, durationMsOf(reply)));
     },
   };
 }

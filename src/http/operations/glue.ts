@@ -25,6 +25,10 @@ import {
   sunsetOf,
   withDeprecationLink,
 } from './deprecation.js';
+import type { CompiledPath, OperationRoute } from '../pipeline.js';
+
+/** Compiles the onRequest path of an operation's route (app.ts joins the stages' steps). */
+export type PathCompiler = (route: OperationRoute) => CompiledPath;
 
 function errorOf(status: number, body: ErrorBody, headers: object | undefined): ApiError {
   return new ApiError(status, body.code, body.message, headers as Record<string, string> | undefined);
@@ -89,11 +93,16 @@ type RouteParts = Pick<RouteOptions, 'handler' | 'config' | 'onRequest' | 'preVa
  * and conditional GETs, all taken from the spec. `now` is the clock sunsets
  * are compared with.
  */
-export function operationResolver(spec: OpenApiDocument, handlers: HandlerMap, now: () => number = Date.now) {
+export function operationResolver(
+  spec: OpenApiDocument,
+  handlers: HandlerMap,
+  compilePath: PathCompiler,
+  now: () => number = Date.now,
+) {
   const operations = new Map(listOperations(spec).map((entry) => [entry.operation.operationId, entry.operation]));
   // Computed up front so that a malformed deprecation fails at start.
   const deprecations = new Map([...operations].map(([id, operation]) => [id, deprecationHeadersOf(operation)]));
-  return (operationId: string): RouteOptions => {
+  return (operationId: string, url: string): RouteOptions => {
     const operation = operations.get(operationId);
     if (!operation || !(operationId in handlers)) {
       throw new Error(`openapi.yaml has operation ${operationId} but src/handlers has no handler for it`);
@@ -116,6 +125,7 @@ export function operationResolver(spec: OpenApiDocument, handlers: HandlerMap, n
         securitySchemes,
         requiredScopes: scopeRequirementsOf(spec, operation),
         ...(deprecation ? { deprecationHeaders: deprecation } : {}),
+        compiledPath: compilePath({ url, operationId, securitySchemes, deprecationHeaders: deprecation }),
       },
       // A route's onRequest runs after the app's (admission), before parsing and validation.
       ...(sunset ? { onRequest: sunsetGate(operation, sunset, now) } : {}),
@@ -138,9 +148,9 @@ export function operationResolver(spec: OpenApiDocument, handlers: HandlerMap, n
 export function registerOperations(
   api: FastifyInstance,
   routes: RouteEntry[],
-  resolve: (operationId: string) => RouteOptions,
+  resolve: (operationId: string, url: string) => RouteOptions,
 ): void {
   for (const route of routes) {
-    api.route({ ...resolve(route.operationId), method: route.method, url: route.url, schema: route.schema });
+    api.route({ ...resolve(route.operationId, route.url), method: route.method, url: route.url, schema: route.schema });
   }
 }

@@ -3,8 +3,8 @@ import { createAjv } from './ajv.js';
 import type { DeferredCompilation } from './deferredCompile.js';
 
 /**
- * The ajv @fastify/response-validation compiles with (it asks for an ajv
- * instance and calls its compile). A response is checked by a validator that
+ * The ajv the response validators are compiled with (serialization.ts, one
+ * per response schema, fused with its serializer). A response is checked by a validator that
  * stops at the first error, compiled on first use; only a response that fails
  * is checked again by an allErrors validator, whose errors are reported, so
  * the full list costs nothing while every response is valid.
@@ -12,7 +12,7 @@ import type { DeferredCompilation } from './deferredCompile.js';
 export function responseValidationAjv(deferred: DeferredCompilation, options: Options): Ajv2020 {
   const firstError = createAjv({ ...options, allErrors: false });
   const everyError = createAjv({ ...options, allErrors: true });
-  // The plugin checks `instanceof Ajv`; everything but compile is everyError's.
+  // An Ajv2020 to its callers: everything but compile is everyError's.
   const facade = Object.create(everyError) as Ajv2020;
   facade.compile = ((schema: object) => {
     const quick = deferred.defer(() => firstError.compile(schema));

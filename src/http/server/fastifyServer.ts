@@ -6,7 +6,7 @@ import { frameworkErrorHandler } from '../errors/frameworkErrors.js';
 import type { HttpLimits } from '../limits.js';
 import type { DeferredCompilation } from '../operations/deferredCompile.js';
 import { registerStrictJsonParser } from '../operations/jsonBody.js';
-import { deferredSerializers } from '../operations/serialization.js';
+import { validatingSerializers } from '../operations/serialization.js';
 import { decorateRouteFacts } from '../pipeline.js';
 import { guardConnections } from './connections.js';
 import { nodeServerOptions } from './nodeServerOptions.js';
@@ -46,7 +46,7 @@ export function createServer(settings: ServerSettings): FastifyInstance {
     http: nodeServerOptions(limits.headersTimeoutMs),
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
-    schemaController: { compilersFactory: { buildSerializer: deferredSerializers(settings.deferred) } },
+    schemaController: { compilersFactory: { buildSerializer: validatingSerializers(settings.deferred) } },
   });
   // Only JSON bodies are part of the contract; without this, text/plain
   // bodies would be parsed and reach routes whose schemas only cover JSON.
