@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import {
   baselineSpec,
   cpuSeconds,
-  databaseUrls,
+  benchDatabase,
   fmt,
   median,
   parseBaseline,
@@ -23,8 +23,8 @@ import {
 
 const [variantsText = '[{}, "sameWork", "baseline"]', startsText = '7'] = process.argv.slice(2);
 const key = `bench_${randomBytes(24).toString('base64url')}`;
+const urls = await benchDatabase();
 pinSelf();
-const urls = databaseUrls();
 await recreateDatabase(urls);
 await seedPets(urls.bench, 1000);
 await storeBenchKey(urls.bench, key);

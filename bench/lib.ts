@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { postgresBin, startPostgres } from '../lib/instances/postgres.js';
 import { processTree, statFields } from '../lib/instances/processes.js';
 import { repoRoot } from '../lib/repoRoot.js';
 
@@ -59,12 +60,12 @@ const hasTaskset = spawnSync('taskset', ['--version']).status === 0 && coreCount
 
 /**
  * Keeps the load generator (this process, all its threads) on core 0 so the
- * server gets core 1 to itself; PostgreSQL is left to the scheduler.
+ * server gets core 1 to itself (PostgreSQL: see benchDatabase).
  */
 export function pinSelf(): string {
   if (!hasTaskset) return 'not pinned (taskset missing or a single core)';
   spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)]);
-  return 'load generator on core 0, server on core 1, PostgreSQL unpinned';
+  return `load generator on core 0, server on core 1, ${databasePlacement}`;
 }
 
 /** Lets the load generator use every core again. */
@@ -343,9 +344,14 @@ export function fmt(value: number, digits = 0): string {
 
 // ---------------------------------------------------------------- database
 
-export function databaseUrls(): { bench: string; admin: string } {
-  const explicit = process.env['BENCH_DATABASE_URL'];
-  const url = new URL(explicit || process.env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres');
+/** Where the bench's database lives: its URL (dropped and recreated) and the server's admin database. */
+export interface BenchUrls {
+  bench: string;
+  admin: string;
+}
+
+function urlsOn(server: string, explicit: boolean): BenchUrls {
+  const url = new URL(server);
   if (!explicit) url.pathname = '/pets_bench';
   const name = url.pathname.slice(1);
   // The bench drops and recreates this database; never point it at real data by accident.
@@ -357,6 +363,36 @@ export function databaseUrls(): { bench: string; admin: string } {
   const admin = new URL(url);
   admin.pathname = '/postgres';
   return { bench: url.toString(), admin: admin.toString() };
+}
+
+/** How the database was placed, for the report's first line. */
+export let databasePlacement = 'PostgreSQL unpinned';
+
+/**
+ * The PostgreSQL the bench measures against. By default a private cluster
+ * (lib/instances, stopped when the bench exits) whose processes, and every
+ * backend it forks later, are pinned to core 0 beside the load generator:
+ * the servers measured on core 1 never share their core with the database,
+ * as in the outside measurement the targets come from (each server on one
+ * core, PostgreSQL and the load generator on the other). Without that, a
+ * backend woken on core 1 preempts the server mid-request and its CPU per
+ * request moves with the scheduler, not with its code. BENCH_DATABASE_URL,
+ * or BENCH_SHARED_POSTGRES=1 (DATABASE_URL's server, else 127.0.0.1:5432),
+ * uses a running server instead, unpinned.
+ */
+export async function benchDatabase(): Promise<BenchUrls> {
+  const explicit = process.env['BENCH_DATABASE_URL'];
+  const privateCluster = !explicit && !process.env['BENCH_SHARED_POSTGRES'] && existsSync(join(postgresBin, 'initdb'));
+  if (!privateCluster) {
+    return urlsOn(explicit || process.env['DATABASE_URL'] || 'postgres://postgres@127.0.0.1:5432/postgres', !!explicit);
+  }
+  // The bench's own statistics: the machine's cluster may run without autovacuum, the bench ANALYZEs.
+  const server = await startPostgres({ settings: { max_connections: 200, fsync: 'off' } });
+  if (hasTaskset) {
+    for (const pid of processTree(server.pid)) spawnSync('taskset', ['-a', '-p', '-c', '0', String(pid)]);
+    databasePlacement = 'PostgreSQL (a private cluster) on core 0';
+  }
+  return urlsOn(server.url('postgres'), false);
 }
 
 export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -372,8 +408,10 @@ export async function withClient<T>(url: string, work: (client: pg.Client) => Pr
 export async function recreateDatabase(urls: { bench: string; admin: string }): Promise<void> {
   const name = new URL(urls.bench).pathname.slice(1);
   await withClient(urls.admin, async (client) => {
-    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await client.query(`CREATE DATABASE ${name}`);
+    for (const database of [name, `${name}_bare`]) {
+      await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await client.query(`CREATE DATABASE ${database}`);
+    }
   });
   const migrated = spawnSync(process.execPath, ['dist/cli/migrate.js'], {
     cwd: repoRoot,
@@ -381,11 +419,28 @@ export async function recreateDatabase(urls: { bench: string; admin: string }): 
     encoding: 'utf8',
   });
   if (migrated.status !== 0) throw new Error(`migration failed: ${migrated.stderr}`);
+  // The bare peer brings no migrations: its README gives its own table.
+  await withClient(bareDatabaseUrl(urls.bench), async (client) => {
+    await client.query(`CREATE TABLE pets (id bigserial PRIMARY KEY, name text NOT NULL, category_id bigint NOT NULL,
+      status text CHECK (status IN ('available', 'pending', 'sold')))`);
+    await client.query('CREATE INDEX pets_status_id_idx ON pets (status, id)');
+  });
 }
 
-/** Adds pets until the table holds `total`, in one set-based statement, then refreshes statistics. */
+/** The bare peer's database, beside the bench's: the same name with "_bare". */
+export function bareDatabaseUrl(benchUrl: string): string {
+  const url = new URL(benchUrl);
+  url.pathname = `${url.pathname}_bare`;
+  return url.toString();
+}
+
+/**
+ * Adds pets until the table holds `total`, in one set-based statement, then
+ * refreshes statistics; the same rows go to the bare peer's table (when it
+ * exists), so an id valid on one server is valid on all.
+ */
 export async function seedPets(url: string, total: number): Promise<number> {
-  return withClient(url, async (client) => {
+  const seed = async (client: pg.Client) => {
     const { rows } = await client.query<{ count: string }>('SELECT count(*) FROM pets');
     const have = Number(rows[0]!.count);
     if (total > have) {
@@ -399,7 +454,11 @@ export async function seedPets(url: string, total: number): Promise<number> {
     await client.query('VACUUM ANALYZE pets');
     const max = await client.query<{ max: string }>('SELECT max(id) FROM pets');
     return Number(max.rows[0]!.max);
-  });
+  };
+  const maxId = await withClient(url, seed);
+  const bareMaxId = await withClient(bareDatabaseUrl(url), seed).catch(() => maxId);
+  // A random id drawn up to our max must exist on the bare peer too.
+  return Math.min(maxId, bareMaxId);
 }
 
 /**
@@ -431,25 +490,36 @@ export const sameWorkFeatures = [
 ] as const;
 
 /**
- * A baseline server: "bare" (bench/baseline/server.mjs: routes, schemas, a
- * constant key check), "sameWork" (bench/sameWork/server.mjs: the
- * per-request contract work too; `features` "all", "none" or a comma list)
- * or "peer" (the lean hand-written peer, installed by installPeer).
+ * A baseline server: "bare" (../shared/peers/fastify-bare, the floor measured
+ * outside: routes, schemas, SQL, a constant key; on its own table in
+ * bareDatabaseUrl), "sameWork" (bench/sameWork/server.mjs: the per-request
+ * contract work too; `features` "all", "none" or a comma list) or "peer" (the
+ * lean hand-written peer). Both peers are copied out and installed by installPeer.
  */
 export function baselineSpec(
   kind: 'bare' | 'sameWork' | 'peer',
   options: { name?: string; databaseUrl: string; key: string; port: number; features?: string; cores?: string },
 ): ServerSpec {
   if (kind === 'peer') return { ...peerSpec({ ...options, script: installPeer() }), name: options.name ?? 'peer' };
-  const sameWork = kind === 'sameWork';
+  if (kind === 'bare') {
+    return {
+      name: options.name ?? 'bare',
+      args: [installPeer(undefined, 'fastify-bare')],
+      env: { DATABASE_URL: bareDatabaseUrl(options.databaseUrl), API_KEY: options.key },
+      port: options.port,
+      cores: options.cores ?? '1',
+      authorization: `Bearer ${options.key}`,
+    };
+  }
   return {
-    name: options.name ?? (sameWork ? 'same-work' : 'bare'),
-    args: [sameWork ? 'bench/sameWork/server.mjs' : 'bench/baseline/server.mjs'],
+    name: options.name ?? 'same-work',
+    args: ['bench/sameWork/server.mjs'],
     env: {
       DATABASE_URL: options.databaseUrl,
       BASELINE_API_KEY: options.key,
       // A quota no run reaches, as for ours: the limiter is paid for but never refuses.
-      ...(sameWork ? { RATE_LIMIT_MAX: '1000000', SAME_WORK_FEATURES: options.features ?? 'all' } : {}),
+      RATE_LIMIT_MAX: '1000000',
+      SAME_WORK_FEATURES: options.features ?? 'all',
     },
     port: options.port,
     cores: options.cores ?? '1',
@@ -471,37 +541,41 @@ export function parseBaseline(variant: unknown): { kind: 'bare' | 'sameWork' | '
   return { kind: 'sameWork', features: features || 'all' };
 }
 
-// ---------------------------------------------------------------- the lean peer
+// ---------------------------------------------------------------- the peers
+
+/** The hand-written peers in shared/peers: the lean one and the bare floor. */
+export type PeerName = 'fastify-full' | 'fastify-bare';
 
 /**
- * Where the lean hand-written peer lives (its README: a measuring instrument,
- * read-only, run from a copy): BENCH_PEER_DIR, else shared/peers/fastify-full
- * beside the repository (a clone) or beside its parent folder (a worktree).
+ * Where a peer lives (its README: a measuring instrument, read-only, run from
+ * a copy): BENCH_PEER_DIR (the lean one) or BENCH_BARE_DIR (the bare one),
+ * else shared/peers/<name> beside the repository (a clone) or beside its
+ * parent folder (a worktree).
  */
-function peerSource(): string {
-  const explicit = process.env['BENCH_PEER_DIR'];
+function peerSource(peer: PeerName): string {
+  const explicit = process.env[peer === 'fastify-full' ? 'BENCH_PEER_DIR' : 'BENCH_BARE_DIR'];
   const candidates = explicit
     ? [explicit]
-    : ['../shared/peers/fastify-full', '../../shared/peers/fastify-full'].map((path) => join(repoRoot, path));
+    : [`../shared/peers/${peer}`, `../../shared/peers/${peer}`].map((path) => join(repoRoot, path));
   const found = candidates.find((dir) => existsSync(join(dir, 'server.js')));
-  if (!found) throw new Error(`the lean peer is not at ${candidates.join(' or ')}; set BENCH_PEER_DIR`);
+  if (!found) throw new Error(`the peer ${peer} is not at ${candidates.join(' or ')}`);
   return found;
 }
 
 /**
- * Copies the peer out to the temp dir and installs it there (npm ci), once
+ * Copies a peer out to the temp dir and installs it there (npm ci), once
  * per version of its files: the copy is named by a hash of its server and
  * lock file, and reused while its install is complete. Returns its server.js.
  */
-export function installPeer(log: (line: string) => void = () => undefined): string {
-  const source = peerSource();
+export function installPeer(log: (line: string) => void = () => undefined, peer: PeerName = 'fastify-full'): string {
+  const source = peerSource(peer);
   const fingerprint = createHash('sha256');
   for (const file of ['server.js', 'package.json', 'package-lock.json'])
     fingerprint.update(readFileSync(join(source, file)));
-  const copy = join(tmpdir(), `pets-bench-peer-${fingerprint.digest('hex').slice(0, 12)}`);
+  const copy = join(tmpdir(), `pets-bench-${peer}-${fingerprint.digest('hex').slice(0, 12)}`);
   const installed = join(copy, 'node_modules', '.package-lock.json');
   if (!existsSync(installed)) {
-    log(`installing the lean peer from ${source} in ${copy}`);
+    log(`installing the peer ${peer} from ${source} in ${copy}`);
     rmSync(copy, { recursive: true, force: true });
     cpSync(source, copy, { recursive: true });
     spawnSync('chmod', ['-R', 'u+w', copy]);
@@ -509,7 +583,7 @@ export function installPeer(log: (line: string) => void = () => undefined): stri
       cwd: copy,
       encoding: 'utf8',
     });
-    if (npm.status !== 0) throw new Error(`npm ci of the lean peer failed: ${npm.stderr}`);
+    if (npm.status !== 0) throw new Error(`npm ci of the peer ${peer} failed: ${npm.stderr}`);
   }
   return join(copy, 'server.js');
 }

@@ -1,7 +1,7 @@
 // tsx bench/profile.ts <list20|list100|getPet|createPet> [seconds] [noseed]: one server (node --cpu-prof
 // dist/server.js, pinned like the bench) under that load; prints its CPU until the first 200 and per request,
 // and the path of the .cpuprofile (bench/results/profiles/). PROFILE_ENV={"NAME":"value"} adds settings;
-// PROFILE_ENTRY=dist-before/server.js profiles another build of ours; PROFILE_SERVER=baseline profiles bench/baseline/server.mjs instead, PROFILE_SERVER=sameWork (or
+// PROFILE_ENTRY=dist-before/server.js profiles another build of ours; PROFILE_SERVER=bare profiles ../shared/peers/fastify-bare instead, PROFILE_SERVER=sameWork (or
 // sameWork:<features>) bench/sameWork/server.mjs, to compare the profiles.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
@@ -13,7 +13,8 @@ import {
   cpuSeconds,
   parseBaseline,
   storeBenchKey,
-  databaseUrls,
+  benchDatabase,
+  databasePlacement,
   namedScenarios,
   drive,
   pinSelf,
@@ -26,10 +27,11 @@ import {
 const [which = 'getPet', secondsText = '8', skipSeed] = process.argv.slice(2);
 const key = `bench_${randomBytes(24).toString('base64url')}`;
 const authorization = `Bearer ${key}`;
+const urls = await benchDatabase();
 pinSelf();
-const urls = databaseUrls();
 let maxId = 10000;
-if (skipSeed !== 'noseed') {
+// noseed reuses the last run's database: only on a running server (BENCH_DATABASE_URL, BENCH_SHARED_POSTGRES).
+if (skipSeed !== 'noseed' || !databasePlacement.includes('unpinned')) {
   await recreateDatabase(urls);
   maxId = await seedPets(urls.bench, 10000);
 }
@@ -52,13 +54,14 @@ const server = await startServer({
     ...(baseSpec ? baseSpec.args : [process.env['PROFILE_ENTRY'] ?? 'dist/server.js']),
   ],
   env: {
-    ...baseSpec?.env,
     DATABASE_URL: urls.bench,
     BOOTSTRAP_API_KEY: key,
     LOG_LEVEL: 'info',
     RATE_LIMIT_MAX: '1000000',
     // Stopped by SIGTERM: no drain delay, or it is killed before it writes its profile.
     DRAIN_DELAY_MS: '0',
+    // A baseline's own settings win (the bare peer's database is its own).
+    ...baseSpec?.env,
     ...(process.env['PROFILE_ENV'] ? (JSON.parse(process.env['PROFILE_ENV']) as Record<string, string>) : {}),
   },
   port: profilePort,

@@ -61,30 +61,33 @@ for (const node of profile.nodes) for (const child of node.children ?? []) byId.
  */
 const featureRules: [RegExp, string][] = [
   [
-    /dist[^/]*\/http\/plugins\/(requestLines|requestLogger|logging)\.js|node_modules\/(pino|sonic-boom|fast-redact|quick-format-unescaped|on-exit-leak-free)\/|fastify\/lib\/logger-factory\.js/,
+    /dist[^/]*\/(http\/observation\/requestLines|observability\/(requestLine|requestLogger|requestPath|logging))\.js|node_modules\/(pino|sonic-boom|fast-redact|quick-format-unescaped|on-exit-leak-free)\/|fastify\/lib\/logger-factory\.js/,
     'log line',
   ],
   [
-    /dist[^/]*\/http\/plugins\/metrics\.js|dist[^/]*\/observability\/|node_modules\/(prom-client|tdigest|bintrees)\//,
+    /dist[^/]*\/(http\/observation\/requestMetrics|observability\/(metrics|batchedObservations|exposeMetrics))\.js|node_modules\/(prom-client|tdigest|bintrees)\//,
     'metric',
   ],
   [
-    /dist[^/]*\/http\/plugins\/(rateLimit|localRateLimit|clientAddress)\.js|node_modules\/toad-cache\//,
+    /dist[^/]*\/http\/admission\/(rateLimit|rateLimitStore|localRateLimit|clientAddress)\.js|node_modules\/toad-cache\//,
     'rate limit and its headers',
   ],
-  [/dist[^/]*\/http\/plugins\/authentication\.js|dist[^/]*\/auth\//, 'key check'],
+  [/dist[^/]*\/http\/admission\/authentication\.js|dist[^/]*\/auth\//, 'key check'],
   [
-    /dist[^/]*\/http\/plugins\/(requestId|securityHeaders)\.js|dist[^/]*\/http\/contract\/deprecation\.js/,
+    /dist[^/]*\/http\/arrival\/(requestId|securityHeaders)\.js|dist[^/]*\/http\/operations\/deprecation\.js/,
     'request id, security and deprecation headers',
   ],
-  [/dist[^/]*\/http\/contract\/conditional\.js/, 'ETag'],
-  [/node_modules\/@fastify\/response-validation\/|dist[^/]*\/http\/contract\/responseAjv\.js/, 'response validation'],
-  [/dist[^/]*\/http\/contract\/(validation|jsonBody)\.js|fastify\/lib\/validation\.js/, 'request validation'],
-  [/node_modules\/fast-json-stringify\/|dist[^/]*\/http\/contract\/serialization\.js/, 'serialization'],
-  [/node_modules\/(pg|pg-pool|pg-protocol|pg-types|postgres-[a-z]+)\/|dist[^/]*\/db\//, 'database (pg and src/db)'],
-  [/dist[^/]*\/handlers\/|dist[^/]*\/http\/contract\/glue\.js/, 'handler and glue'],
+  [/dist[^/]*\/http\/operations\/conditional\.js/, 'ETag'],
+  // Response validation runs inside the serializer (serialization.js): both are one feature now.
   [
-    /dist[^/]*\/http\/(pipeline|connections)\.js|dist[^/]*\/http\/plugins\/(repeatedHeaders|expectations|draining|startupGate|clientErrors|cors|loadShedding)\.js|@fastify\/(under-pressure|cors)\//,
+    /node_modules\/fast-json-stringify\/|dist[^/]*\/http\/operations\/(serialization|responseAjv)\.js/,
+    'response validation and serialization',
+  ],
+  [/dist[^/]*\/http\/operations\/(validation|jsonBody)\.js|fastify\/lib\/validation\.js/, 'request validation'],
+  [/node_modules\/(pg|pg-pool|pg-protocol|pg-types|postgres-[a-z]+)\/|dist[^/]*\/db\//, 'database (pg and src/db)'],
+  [/dist[^/]*\/handlers\/|dist[^/]*\/http\/operations\/glue\.js/, 'handler and glue'],
+  [
+    /dist[^/]*\/http\/(pipeline|server\/connections|arrival\/(stage|hostHeader|repeatedHeaders|expectHeader|draining|startupGate|cors|loadShedding)|admission\/stage|operations\/notFound)\.js|@fastify\/(under-pressure|cors)\//,
     'arrival checks (hosts, headers, draining, load shedding, pipelining bound)',
   ],
 ];

@@ -1,6 +1,6 @@
 // npm run bench -- variants <list20|list100|getPet|createPet> '<JSON array>' [seconds] [rounds]: servers of
-// ours with the given settings (each element an object of environment variables) and "baseline" for
-// bench/baseline/server.mjs ("sameWork" or "sameWork:<features>" for bench/sameWork/server.mjs), all pinned to core 1, 10 s warm-up each, then interleaved rounds; prints each
+// ours with the given settings (each element an object of environment variables), "peer" for the lean peer and "bare" for
+// ../shared/peers/fastify-bare ("sameWork" or "sameWork:<features>" for bench/sameWork/server.mjs), all pinned to core 1, 10 s warm-up each, then interleaved rounds; prints each
 // server's cold start, req/s, server CPU µs per request and peak RSS. For quick A/B checks of one change:
 // e.g. '[{}, {"LOG_LEVEL":"warn"}, "baseline"]'. A variant's ENTRY runs another build than dist/server.js,
 // to compare two builds: cp -r dist dist-before (beside node_modules, which it imports), change, then
@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   baselineSpec,
-  databaseUrls,
+  benchDatabase,
   parseBaseline,
   storeBenchKey,
   namedScenarios,
@@ -27,8 +27,8 @@ const [which = 'getPet', variantsText = '[{}, "baseline"]', secondsText = '5', r
   process.argv.slice(2);
 const key = `bench_${randomBytes(24).toString('base64url')}`;
 const authorization = `Bearer ${key}`;
+const urls = await benchDatabase();
 pinSelf();
-const urls = databaseUrls();
 await recreateDatabase(urls);
 const maxId = await seedPets(urls.bench, 10000);
 await storeBenchKey(urls.bench, key);

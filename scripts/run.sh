@@ -101,6 +101,7 @@ case $group in
     usage='usage: npm run bench -- [which] [options]   (docs/performance.md, docs/scaling.md)
   (none)            builds; ours against the peer, same-work and bare servers (bench/run.ts, its options below)
   variants          builds; quick A/B runs of settings or builds (bench/variants.ts)
+  paired            builds; two builds driven at the same time, their CPU ratio per round (bench/paired.ts)
   statements        builds; DATABASE_STATEMENTS=unnamed and the PgBouncer hop (bench/statements.ts)
   hooks             builds; what each stage of the request path costs under load (bench/hookCosts.ts)
   cold              builds; cold starts, interleaved (bench/coldStart.ts)
@@ -119,6 +120,10 @@ case $group in
       variants)
         build
         exec tsx bench/variants.ts "$@"
+        ;;
+      paired)
+        build
+        exec tsx bench/paired.ts "$@"
         ;;
       statements)
         build
