@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { repoRoot } from '../lib/repoRoot.js';
-import { databaseUrls, drive, fmt, namedScenarios, pinSelf, recreateDatabase, seedPets, startServer } from './lib.js';
+import { benchDatabase, drive, fmt, namedScenarios, pinSelf, recreateDatabase, seedPets, startServer } from './lib.js';
 
 const seconds = Number(process.argv[2] ?? '8');
 const timedDir = join(repoRoot, 'dist-timed');
@@ -26,8 +26,17 @@ const patches: [string, string | RegExp, string][] = [
     '[lines.record, recordDuration]',
     "[__timed('log line', lines.record), __timed('duration metric', recordDuration)]",
   ],
-  ['http/operations/glue.js', 'onSend: conditionalGetHook', "onSend: __timed('ETag', conditionalGetHook)"],
-  ['http/operations/glue.js', /handler: (toRouteHandler\([^)]*\))/, "handler: __timed('handler (until it waits)', $1)"],
+  [
+    'http/operations/answer.js',
+    'export function answerFor(',
+    "const timedNotModified = __timed('ETag', answersNotModified);\nexport function answerFor(",
+  ],
+  ['http/operations/answer.js', 'answersNotModified(request, reply, json)', 'timedNotModified(request, reply, json)'],
+  [
+    'http/operations/glue.js',
+    /handler: (toRouteHandler\([^;]*?answerFor\(hasConditionalGet\(operation\)\)\))/,
+    "handler: __timed('handler (until it waits)', $1)",
+  ],
   [
     'http/operations/serialization.js',
     'return serializer()(document);',
@@ -62,10 +71,11 @@ function instrument(): void {
 }
 
 instrument();
+const urls = await benchDatabase();
 pinSelf();
 const key = `bench_${randomBytes(24).toString('base64url')}`;
 const authorization = `Bearer ${key}`;
-const urls = databaseUrls();
+
 await recreateDatabase(urls);
 const maxId = await seedPets(urls.bench, 10000);
 const rows = new Map<string, Map<string, number>>();

@@ -37,29 +37,13 @@ export function noneMatch(header: string | undefined, tag: string): boolean {
 }
 
 /**
- * An onSend route hook for operations that declare ETag and 304 in
- * openapi.yaml: it tags every 200 and answers 304 without a body when the
- * request's If-None-Match matches. It runs after response validation, which
- * has checked the 200 body it hashes.
+ * The conditional GET of an operation that declares ETag and 304 in
+ * openapi.yaml, for a 200 whose body `json` has been validated and
+ * serialized: tags the reply, and says whether the request's If-None-Match
+ * matches (the reply is then a 304 without a body).
  */
-export function conditionalGetHook(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  payload: unknown,
-  done: (error: null, payload: unknown) => void,
-): void {
-  if (reply.statusCode !== 200 || typeof payload !== 'string') {
-    done(null, payload);
-    return;
-  }
-  const tag = entityTagOf(payload, reply.getHeader('link'));
+export function answersNotModified(request: FastifyRequest, reply: FastifyReply, json: string): boolean {
+  const tag = entityTagOf(json, reply.getHeader('link'));
   reply.header('etag', tag);
-  if (!noneMatch(request.headers['if-none-match'], tag)) {
-    done(null, payload);
-    return;
-  }
-  reply.code(304);
-  reply.removeHeader('content-type');
-  reply.removeHeader('content-length');
-  done(null, null);
+  return noneMatch(request.headers['if-none-match'], tag);
 }

@@ -17,7 +17,7 @@ import {
   type OperationObject,
   type RouteEntry,
 } from '../../openapi/document.js';
-import { conditionalGetHook } from './conditional.js';
+import { answerFor } from './answer.js';
 import {
   deprecationHeadersFor,
   deprecationHeadersOf,
@@ -38,6 +38,7 @@ function toRouteHandler<K extends OperationId>(
   handler: Handler<K>,
   deprecation: Record<string, string> | undefined,
   headerNames: readonly string[],
+  answer: ReturnType<typeof answerFor>,
 ): RouteHandlerMethod {
   return async function route(request: FastifyRequest, reply: FastifyReply) {
     // The declared header parameters under their names in the spec; Node has lower-cased them.
@@ -64,7 +65,7 @@ function toRouteHandler<K extends OperationId>(
       reply.headers(
         withDeprecationLink(result.headers, deprecation && deprecationHeadersFor(deprecation, request.params)),
       );
-    return result.body;
+    return answer(request, reply, status, result.body);
   };
 }
 
@@ -84,7 +85,7 @@ function hasConditionalGet(operation: OperationObject): boolean {
 }
 
 /** What the glue merges into the route it builds from the spec (method, url and schemas are its own). */
-type RouteParts = Pick<RouteOptions, 'handler' | 'config' | 'onRequest' | 'preValidation' | 'onSend'>;
+type RouteParts = Pick<RouteOptions, 'handler' | 'config' | 'onRequest' | 'preValidation'>;
 
 /**
  * fastify-openapi-glue's operationResolver: for each operation of the spec,
@@ -116,7 +117,14 @@ export function operationResolver(
     const deprecation = deprecations.get(operationId);
     const sunset = sunsetOf(operation);
     const parts: RouteParts = {
-      handler: toRouteHandler(handlers[operationId as OperationId] as Handler<OperationId>, deprecation, headerNames),
+      // The handler's success is serialized, validated, tagged and sent by the
+      // route's own answer (answer.ts), not by fastify's hooks.
+      handler: toRouteHandler(
+        handlers[operationId as OperationId] as Handler<OperationId>,
+        deprecation,
+        headerNames,
+        answerFor(hasConditionalGet(operation)),
+      ),
       // The deprecation headers are set on arrival, with the security headers
       // (no onSend hook per response): every answer of the route carries
       // them, errors included.
@@ -130,8 +138,6 @@ export function operationResolver(
       // A route's onRequest runs after the app's (admission), before parsing and validation.
       ...(sunset ? { onRequest: sunsetGate(operation, sunset, now) } : {}),
       ...(preValidation.length > 0 ? { preValidation } : {}),
-      // Hashing the body needs it serialized: only the operations with conditional GETs pay for it.
-      ...(hasConditionalGet(operation) ? { onSend: conditionalGetHook } : {}),
     };
     // The glue's typings ask for a whole RouteOptions although it supplies
     // method, url and schema itself: the one cast at this boundary.
