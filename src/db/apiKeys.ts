@@ -1,4 +1,3 @@
-import { int8ToNumber } from './int8.js';
 import type { Queryable, Statement } from './types.js';
 
 export interface ApiKeyRecord {
@@ -16,7 +15,7 @@ export interface ApiKeyRecord {
 }
 
 interface ApiKeyRow {
-  id: string;
+  id: number;
   name: string;
   key_prefix: string;
   scopes: string[] | null;
@@ -95,7 +94,7 @@ const toDateOrNull = (value: Date | string | null) => (value === null ? null : t
 
 function toApiKey(row: ApiKeyRow): ApiKeyRecord {
   return {
-    id: int8ToNumber(row.id),
+    id: row.id,
     name: row.name,
     keyPrefix: row.key_prefix,
     scopes: row.scopes,
@@ -146,12 +145,12 @@ export interface ActiveKey {
 
 /** The key with this hash unless revoked (expired or not: the caller's clock judges that). */
 export async function findActiveKey(db: Queryable, keyHash: string): Promise<ActiveKey | undefined> {
-  const { rows } = await db.query<{ id: string; scopes: string[] | null; expires_at: Date | string | null }>(
+  const { rows } = await db.query<{ id: number; scopes: string[] | null; expires_at: Date | string | null }>(
     selectActiveByHash,
     [keyHash],
   );
   const row = rows[0];
-  return row && { id: int8ToNumber(row.id), scopes: row.scopes, expiresAt: toDateOrNull(row.expires_at) };
+  return row && { id: row.id, scopes: row.scopes, expiresAt: toDateOrNull(row.expires_at) };
 }
 
 export async function listApiKeys(db: Queryable): Promise<ApiKeyRecord[]> {

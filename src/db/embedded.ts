@@ -2,13 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { lockDataDir } from './dataDirLock.js';
+import { int8ToNumber } from './int8.js';
 import { assertFreeSpace, createDiskGuard, DiskFullError, isDiskFull, type DiskGuard } from './diskSpace.js';
 import type { Database, EmbeddedOptions, Queryable, QueryResult, Statement } from './types.js';
 import { DatabaseUnavailableError } from './unavailability.js';
 
-// PGlite returns int8 as number or bigint depending on the value; read it as
-// text, as pg does, so int8ToNumber is the one place it is converted.
-const parsers = { [types.INT8]: (value: string) => value };
+// PGlite returns int8 as number or bigint depending on the value; parsed
+// from its text by int8ToNumber, as pg's are (pool.ts): a number, or refused.
+const parsers = { [types.INT8]: int8ToNumber };
 
 /** Runs work unless the disk is (nearly) full; a full disk is a DatabaseUnavailableError. */
 async function guarded<T>(disk: DiskGuard, work: () => Promise<T>): Promise<T> {

@@ -1,4 +1,3 @@
-import { int8ToNumber } from './int8.js';
 import type { Database, Queryable, Statement } from './types.js';
 
 export type PetStatus = 'available' | 'pending' | 'sold';
@@ -16,14 +15,9 @@ export interface NewPetRecord {
   status: PetStatus;
 }
 
-interface PetRow {
-  id: string;
-  name: string;
-  category_id: string;
-  status: PetStatus;
-}
-
-const columns = 'id, name, category_id, status';
+// Each row is a PetRecord as the driver builds it (int8 already a number,
+// category_id under its record name): a page is returned without a copy.
+const columns = 'id, name, category_id AS "categoryId", status';
 
 const insertPetStatement: Statement = {
   name: 'pets.insert',
@@ -52,23 +46,19 @@ const listByIds: Statement = {
   text: `SELECT ${columns} FROM pets WHERE id = ANY($1::bigint[]) AND ($2::text IS NULL OR status = $2) ORDER BY id`,
 };
 
-function toPet(row: PetRow): PetRecord {
-  return { id: int8ToNumber(row.id), name: row.name, categoryId: int8ToNumber(row.category_id), status: row.status };
-}
-
 /** The list statements, for tools that show their plans (npm run bench -- --scale). */
 export const listStatements = { listAfter, listByStatusAfter } as const;
 
 export async function insertPet(db: Queryable, pet: NewPetRecord): Promise<PetRecord> {
-  const { rows } = await db.query<PetRow>(insertPetStatement, [pet.name, pet.categoryId, pet.status]);
+  const { rows } = await db.query<PetRecord>(insertPetStatement, [pet.name, pet.categoryId, pet.status]);
   const row = rows[0];
   if (!row) throw new Error('INSERT ... RETURNING returned no row');
-  return toPet(row);
+  return row;
 }
 
 export async function findPetById(db: Queryable, id: number): Promise<PetRecord | undefined> {
-  const { rows } = await db.query<PetRow>(selectPetById, [id]);
-  return rows[0] && toPet(rows[0]);
+  const { rows } = await db.query<PetRecord>(selectPetById, [id]);
+  return rows[0];
 }
 
 export interface PetPageQuery {
@@ -81,9 +71,9 @@ export interface PetPageQuery {
 /** Pets in ascending id order; keyset pagination so any page costs the same. */
 export async function selectPetPage(db: Queryable, query: PetPageQuery): Promise<PetRecord[]> {
   const { rows } = query.status
-    ? await db.query<PetRow>(listByStatusAfter, [query.status, query.afterId, query.limit])
-    : await db.query<PetRow>(listAfter, [query.afterId, query.limit]);
-  return rows.map(toPet);
+    ? await db.query<PetRecord>(listByStatusAfter, [query.status, query.afterId, query.limit])
+    : await db.query<PetRecord>(listAfter, [query.afterId, query.limit]);
+  return rows;
 }
 
 /** The pets with these ids (safe integers; those that exist), in ascending id order, optionally of one status. */
@@ -92,8 +82,8 @@ export async function selectPetsByIds(
   ids: readonly number[],
   status: PetStatus | undefined,
 ): Promise<PetRecord[]> {
-  const { rows } = await db.query<PetRow>(listByIds, [`{${ids.join(',')}}`, status ?? null]);
-  return rows.map(toPet);
+  const { rows } = await db.query<PetRecord>(listByIds, [`{${ids.join(',')}}`, status ?? null]);
+  return rows;
 }
 
 /**

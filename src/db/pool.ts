@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { int8ToNumber } from './int8.js';
 import type { PostgresOptions, Queryable, QueryResult, Statement } from './types.js';
 import { translate, unavailabilityReason } from './unavailability.js';
 
@@ -24,18 +25,17 @@ const defaultIdleTimeoutMs = 10_000;
 
 type Parse = (text: string) => unknown;
 const int8: number = pg.types.builtins.INT8;
-const keepText: Parse = (text) => text;
 const builtin = pg.types.getTypeParser as (oid: number, format: 'text' | 'binary') => Parse;
 
 /**
- * pg's type parsers, except int8's, whose text is kept as it is: pg's own
- * parser also returns the text, after testing it against a regular
- * expression, for every int8 of every row (two per pet: a page of 100 pets
- * ran it 200 times). int8ToNumber converts and checks it.
+ * pg's type parsers, except int8's: int8ToNumber, which makes the text a
+ * number and refuses one it would round. pg's own returns the text, after
+ * testing it against a regular expression, and every row would then be
+ * copied to convert it (two per pet: a page of 100 pets, 200 values).
  */
 const typeParsers = {
   getTypeParser: (oid: number, format: 'text' | 'binary' = 'text'): Parse =>
-    oid === int8 && format === 'text' ? keepText : builtin(oid, format),
+    oid === int8 && format === 'text' ? int8ToNumber : builtin(oid, format),
 };
 
 /** A pg pool whose waits are bounded: for a connection, and (when set) for each answer. */
