@@ -66,10 +66,10 @@ case $group in
   --check  fails when any of them is out of step, changing nothing (scripts/generate-check.sh)'
     case $choice in
       '')
+        tsx generators/docFacts.ts
         openapi-typescript openapi.yaml -o src/generated/api.ts
         tsx generators/spec.ts
         tsx generators/config.ts
-        tsx generators/docFacts.ts
         exec tsx generators/client.ts
         ;;
       --check) exec bash scripts/generate-check.sh ;;
