@@ -6,8 +6,9 @@
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-function blockPattern(name: string): RegExp {
-  const id = escape(name);
+/** The blocks named `name` (a regular expression's source, escaped unless `pattern`), with their markers. */
+export function blockPattern(name: string, pattern = false): RegExp {
+  const id = pattern ? name : escape(name);
   return new RegExp(
     `^([ \\t]*)(<!-- BEGIN generated: ${id} -->)\\n[\\s\\S]*?^[ \\t]*(<!-- END generated: ${id} -->)$`,
     'gm',

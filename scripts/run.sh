@@ -157,17 +157,20 @@ case $group in
     esac
     ;;
   test:system)
-    usage='usage: npm run test:system -- faults|topology|migrations|image [tap options]   (not part of npm test; slow)
+    usage='usage: npm run test:system -- faults|topology|migrations|new-operation|image [tap options]   (not part of npm test; slow)
   faults      builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed
   topology    builds; test/topology/, one file at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
               and the upgrade drill from the previous release (contract/releases.json)
   migrations  test/migrations/: npm run check:migrations on copies of the repository with a migration committed
+  new-operation  test/newOperation/: two operations added to a copy of the repository with only the spec, handlers
+              and SQL; every tool (generate, gate, lint, conformance, client, verify) green on it
   image       builds the image (npm run image) unless PET_STORE_IMAGE names one; test/image/ (scripts/image/test.sh)'
     case $choice in
       faults)
         build
         exec tap --jobs=1 test/faults/*.test.ts "$@"
         ;;
+      new-operation) exec tap --jobs=1 --timeout=1800 test/newOperation/*.test.ts "$@" ;;
       topology)
         build
         exec tap --jobs=1 --timeout=300 test/topology/*.test.ts "$@"

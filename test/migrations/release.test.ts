@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { previousRelease, readReleases } from '../../lib/releases/record.js';
 import { summaryPlaceholder } from '../../generators/prose/changelogSection.js';
-import { copyOfRepo } from './repoCopy.js';
+import { copyOfRepo } from '../helpers/repoCopy.js';
 
 /**
  * npm run contract -- release in a copy of this repository: the release is
