@@ -13,7 +13,7 @@ choice=${1:-}
 if [ $# -gt 0 ]; then shift; fi
 
 # What Prettier formats and checks.
-prettier_paths=(src test lib generators bench scripts deploy clients '*.js' package.json tsconfig.json .prettierrc.json)
+prettier_paths=(src test lib generators bench scripts deploy clients '*.js' package.json tsconfig.json .prettierrc.json .dependency-cruiser.json)
 
 build() { npm run build --silent; }
 
@@ -43,16 +43,19 @@ case $group in
     ;;
   lint)
     usage='usage: npm run lint [-- --fix]
-  (none)  typescript-eslint (with the layer rules of ARCHITECTURE.md) and the Prettier check; changes nothing
+  (none)  typescript-eslint (with the layer rules of ARCHITECTURE.md), the import-circle check
+          (dependency-cruiser, type-only imports included) and the Prettier check; changes nothing
   --fix   applies the fixes of eslint and Prettier (formatting), then fails on what is left'
     case $choice in
       '')
         eslint .
+        depcruise src --config .dependency-cruiser.json --output-type err
         exec prettier --check "${prettier_paths[@]}"
         ;;
       --fix)
         status=0
         eslint --fix . || status=$?
+        depcruise src --config .dependency-cruiser.json --output-type err || status=$?
         prettier --write "${prettier_paths[@]}"
         exit "$status"
         ;;
