@@ -87,7 +87,7 @@ forEachBackend(t, async (t, backend) => {
   t.test('rotate --overlap: the new key works, the old one too until the overlap ends', async (t) => {
     const keys = await startKeysApp(t, backend);
     const old = await keys.issue('rotated', { scopes: ['pets:read'] });
-    const rotation = await rotateKey(keys.db, 'rotated', 3600);
+    const rotation = await rotateKey(keys.db, 'rotated', { overlapSeconds: 3600 }, (rotated) => rotated);
     if (!rotation) throw new Error('the key was not rotated');
     t.not(rotation.key, old);
     t.same(rotation.record.scopes, ['pets:read'], 'the same scopes');
@@ -100,7 +100,11 @@ forEachBackend(t, async (t, backend) => {
     t.equal(refused.statusCode, 401, 'the old key is refused once the overlap ends');
     t.equal(refused.headers['www-authenticate'], expiredChallenge);
     t.equal((await keys.get(pets, rotation.key)).statusCode, 200, 'the new key goes on');
-    t.equal(await rotateKey(keys.db, 'no-such-key', 60), undefined, 'a name without a key is not rotated');
+    t.equal(
+      await rotateKey(keys.db, 'no-such-key', { overlapSeconds: 60 }, (rotated) => rotated),
+      undefined,
+      'a name without a key is not rotated',
+    );
   });
 
   t.test('a mistyped key is refused with no database query, counted apart', async (t) => {
