@@ -78,10 +78,10 @@ export const minForeignKeyLength = 32;
 const minForeignKeySymbols = 10;
 
 /**
- * Why a key may not be a bootstrap key, or undefined: one that starts with
- * the prefix must be a whole key of this service (checksummed, or of the
- * format before the checksum), so a truncated or mistyped one is caught at
- * start; any other must be long and varied enough to be unguessable.
+ * Why a key may not be a bootstrap key, or undefined: one of the checksummed
+ * shape must carry its checksum (a mistyped one could never be used); keys
+ * of the format before the checksum are 256 random bits; any other must be
+ * long and varied enough to be unguessable.
  */
 export function bootstrapKeyProblem(key: string): string | undefined {
   const make = 'make one with npm run apikey -- new';
@@ -89,8 +89,6 @@ export function bootstrapKeyProblem(key: string): string | undefined {
   if (verdict === 'mismatch')
     return `has the shape of a key of this service but its checksum does not match: copy the whole key, or ${make}`;
   if (verdict === 'matches' || legacyShape.test(key)) return undefined;
-  if (key.startsWith(keyPrefix))
-    return `starts with ${keyPrefix} but is not a whole key of this service (${keyPrefix} and 49 of 0-9A-Za-z): ${make}`;
   if (key.length < minForeignKeyLength || new Set(key).size < minForeignKeySymbols)
     return (
       `is too easy to guess: use at least ${minForeignKeyLength} random characters ` +

@@ -46,7 +46,7 @@ t.test('metrics are served on their own listener, never on the API port', async 
       PORT: '0',
       METRICS_PORT: '0',
       LOG_LEVEL: 'silent',
-      BOOTSTRAP_API_KEY: 'metrics-test-key-0000000001',
+      BOOTSTRAP_API_KEY: 'metrics-test-key-000000000000001',
     },
     silent,
   );
@@ -98,7 +98,7 @@ t.test('METRICS_PORT=off starts no metrics listener', async (t) => {
       PORT: '0',
       METRICS_PORT: 'off',
       LOG_LEVEL: 'silent',
-      BOOTSTRAP_API_KEY: 'metrics-test-key-0000000001',
+      BOOTSTRAP_API_KEY: 'metrics-test-key-000000000000001',
     },
     silent,
   );
