@@ -111,12 +111,17 @@ t.test('the embedded data directory is locked while open', async (t) => {
   t.equal(allowed.code, 0, 'closing releases the lock');
 });
 
-t.test('npm run apikey -- --help and -- create --help exit 0 as a process', async (t) => {
+t.test('npm run apikey -- --help, -- create --help and migrate -- --help exit 0 as a process', async (t) => {
   for (const args of [['--help'], ['create', '--help']]) {
     const help = await runEntry('src/cli/apikey.ts', args, { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing' });
     t.equal(help.code, 0, args.join(' '));
     t.match(help.stdout, /^Usage: npm run apikey -- <command>/);
   }
+  const migrateHelp = await runEntry('src/cli/migrate.ts', ['--help'], {
+    DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing',
+  });
+  t.equal(migrateHelp.code, 0, 'npm run migrate -- --help migrates nothing');
+  t.match(migrateHelp.stdout, /^Usage: npm run migrate/);
 });
 
 t.test('a stale lock left by a dead process is taken over', async (t) => {
