@@ -419,7 +419,6 @@ t.test('which bootstrap keys are accepted', async (t) => {
     [randomBytes(16).toString('hex'), undefined],
     [randomBytes(24).toString('base64'), undefined],
     [wrongChecksum, /checksum does not match/],
-    [key.slice(0, -1), /not a whole key/],
     ['a'.repeat(40), /too easy to guess/],
     ['changeme'.repeat(5), /too easy to guess/],
     [randomBytes(15).toString('hex'), /too easy to guess/],
