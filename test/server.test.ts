@@ -57,7 +57,12 @@ t.test('npm start on the embedded default: a first key, real HTTP, a clean stop'
 t.test('the process: a second server is refused, SIGTERM and SIGINT exit 0', async (t) => {
   const dir = await migratedDataDir();
   t.teardown(dir.remove);
-  const env = { DATA_DIR: dir.path, PORT: '0', METRICS_PORT: 'off', BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0000000002' };
+  const env = {
+    DATA_DIR: dir.path,
+    PORT: '0',
+    METRICS_PORT: 'off',
+    BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0000000002',
+  };
   const first = spawnEntry('src/server.ts', [], env);
   t.teardown(() => first.kill('SIGKILL'));
   const firstDone = finished(first);
