@@ -52,7 +52,7 @@ t.test('metrics are served on their own listener, never on the API port', async 
   );
   t.teardown(() => server.shutdown('test'));
   t.ok(server.metricsAddress, 'a metrics listener is started');
-  await fetch(`${server.address}/v1/pets`, { headers: { authorization: 'Bearer metrics-test-key-0000000001' } });
+  await fetch(`${server.address}/v1/pets`, { headers: { authorization: 'Bearer metrics-test-key-000000000000001' } });
 
   t.equal((await fetch(`${server.address}/metrics`)).status, 404, 'the API port does not serve metrics');
   const response = await fetch(`${server.metricsAddress!}/metrics`);
