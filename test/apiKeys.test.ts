@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { rotateKey } from '../src/auth/provisioning.js';
-import { runApiKey } from '../src/cli/apikey.js';
-import { insertApiKey } from '../src/db/apiKeys.js';
-import { toStoredKey } from '../src/auth/keys.js';
+import { createFirstKeyIfNone, issueKey, rotateKey } from '../src/auth/provisioning.js';
+import { runApiKey, runApiKeyCommand } from '../src/cli/apikey.js';
+import { insertApiKey, listApiKeyNames } from '../src/db/apiKeys.js';
+import { bootstrapKeyProblem, checksumVerdict, generateApiKey, hashApiKey, toStoredKey } from '../src/auth/keys.js';
+import type { Database } from '../src/db/index.js';
 import { forEachBackend } from './helpers/app.js';
 import { newPet, startKeysApp } from './helpers/keysApp.js';
 import { runInProcess } from './helpers/processes.js';
@@ -87,7 +88,7 @@ forEachBackend(t, async (t, backend) => {
   t.test('rotate --overlap: the new key works, the old one too until the overlap ends', async (t) => {
     const keys = await startKeysApp(t, backend);
     const old = await keys.issue('rotated', { scopes: ['pets:read'] });
-    const rotation = await rotateKey(keys.db, 'rotated', 3600);
+    const rotation = await rotateKey(keys.db, 'rotated', { overlapSeconds: 3600 }, (rotated) => rotated);
     if (!rotation) throw new Error('the key was not rotated');
     t.not(rotation.key, old);
     t.same(rotation.record.scopes, ['pets:read'], 'the same scopes');
@@ -100,7 +101,11 @@ forEachBackend(t, async (t, backend) => {
     t.equal(refused.statusCode, 401, 'the old key is refused once the overlap ends');
     t.equal(refused.headers['www-authenticate'], expiredChallenge);
     t.equal((await keys.get(pets, rotation.key)).statusCode, 200, 'the new key goes on');
-    t.equal(await rotateKey(keys.db, 'no-such-key', 60), undefined, 'a name without a key is not rotated');
+    t.equal(
+      await rotateKey(keys.db, 'no-such-key', { overlapSeconds: 60 }, (rotated) => rotated),
+      undefined,
+      'a name without a key is not rotated',
+    );
   });
 
   t.test('a mistyped key is refused with no database query, counted apart', async (t) => {
@@ -165,7 +170,7 @@ forEachBackend(t, async (t, backend) => {
     }
     t.match(
       rows.find((row) => row.name === 'unused'),
-      { lastUsedAt: null, scopes: ['pets:read', 'pets:write'] },
+      { lastUsedAt: null, scopes: ['*'] },
     );
   });
 
@@ -190,7 +195,18 @@ forEachBackend(t, async (t, backend) => {
     const rows = JSON.parse(listed.stdout) as Record<string, unknown>[];
     t.equal(rows.length, 2);
     const [old, current] = rows as [Record<string, string>, Record<string, string>];
-    t.same(Object.keys(old).sort(), ['createdAt', 'expiresAt', 'lastUsedAt', 'name', 'revokedAt', 'scopes']);
+    t.same(Object.keys(old).sort(), [
+      'createdAt',
+      'expiresAt',
+      'fingerprint',
+      'format',
+      'id',
+      'lastUsedAt',
+      'name',
+      'replaces',
+      'revokedAt',
+      'scopes',
+    ]);
     t.match(old, { name: 'dashboard', scopes: ['pets:read'], lastUsedAt: null, revokedAt: null });
     t.match(current, { name: 'dashboard', scopes: ['pets:read'] });
     const day = 24 * hour;
@@ -199,8 +215,8 @@ forEachBackend(t, async (t, backend) => {
 
     for (const [args, message] of [
       [['create', 'x', '--scopes', 'pets:delete'], /Unknown scope pets:delete/],
-      [['create', 'x', '--expires-in', '3w'], /--expires-in takes a duration/],
-      [['create', 'x', '--expires-in', '0s'], /--expires-in takes a duration/],
+      [['create', 'x', '--expires-in', '3w'], /--expires-in takes a whole number of days/],
+      [['create', 'x', '--expires-in', '0s'], /--expires-in takes a whole number of days/],
       [['rotate', 'dashboard'], /--overlap/],
       [['rotate', 'nobody', '--overlap', '1h'], /No active key is named nobody/],
       [['list', '--frobnicate'], /Unknown option/],
@@ -218,4 +234,197 @@ forEachBackend(t, async (t, backend) => {
       'revoking the name revokes the old key in its overlap too',
     );
   });
+});
+
+/** Every stored row, every column: what a refused command must leave exactly as it was. */
+async function storedRows(db: Database): Promise<unknown[]> {
+  const { rows } = await db.query<Record<string, unknown>>({ text: 'SELECT * FROM api_keys ORDER BY id' });
+  return rows.map((row) => JSON.parse(JSON.stringify(row)) as unknown);
+}
+
+/** A key that expires in 99999999 days: past year 275760, out of a JavaScript Date's range, as stored before bounds. */
+const farBeyondDateRangeSeconds = 99_999_999 * 86_400;
+
+forEachBackend(t, async (t, backend) => {
+  /** A command on the test's open database: the same code the entry point runs once it has opened one. */
+  const onDb = (db: Database, args: string[]) => runInProcess((streams) => runApiKeyCommand(db, args, streams));
+
+  t.test('durations out of bounds: exit 2 naming the form, and the table exactly as it was', async (t) => {
+    const keys = await startKeysApp(t, backend);
+    await keys.issue('ov');
+    const before = await storedRows(keys.db);
+    const form = 'takes a whole number of days, hours, minutes or seconds';
+    for (const [args, message] of [
+      [
+        ['create', 'n3', '--expires-in', '99999999d'],
+        `--expires-in ${form} above 0: 90d, 12h, 30m, 45s, at most 366d; got 99999999d`,
+      ],
+      [['create', 'n3', '--expires-in', '367d'], 'at most 366d; got 367d'],
+      [
+        ['create', 'n3', '--expires-in', '-1'],
+        `--expires-in ${form} above 0: 90d, 12h, 30m, 45s, at most 366d; got -1`,
+      ],
+      [['create', 'n3', '--expires-in', '999999999999999d'], 'got 999999999999999d'],
+      [['rotate', 'ov', '--overlap', '99999999d'], `--overlap ${form}: 90d, 12h, 30m, 45s, at most 30d; got 99999999d`],
+      [['rotate', 'ov', '--overlap', '999999999h'], 'at most 30d; got 999999999h'],
+      [['rotate', 'ov', '--overlap', '999999999d'], 'at most 30d; got 999999999d'],
+      [['rotate', 'ov', '--overlap', '31d'], 'at most 30d; got 31d'],
+      [['rotate', 'ov', '--overlap', '-1s'], 'at most 30d; got -1s'],
+      [['rotate', 'ov', '--overlap', '1h', '--expires-in', '400d'], 'at most 366d; got 400d'],
+    ] as const) {
+      const refused = await onDb(keys.db, [...args]);
+      t.equal(refused.code, 2, args.join(' '));
+      if (message.startsWith('--')) t.equal(refused.stderr, `${message}\n`, args.join(' '));
+      else t.match(refused.stderr, message, args.join(' '));
+      t.notMatch(refused.stderr, /ambiguous|RangeError|out of range/);
+    }
+    t.same(await storedRows(keys.db), before, 'no row added or changed');
+    t.equal((await onDb(keys.db, ['create', 'n3', '--expires-in', '366d'])).code, 0, 'the bound itself is accepted');
+    t.equal((await onDb(keys.db, ['rotate', 'ov', '--overlap', '30d'])).code, 0, 'the overlap bound too');
+  });
+
+  t.test('a failure after the write and before the commit stores nothing: no key stored unshown', async (t) => {
+    const keys = await startKeysApp(t, backend);
+    await keys.issue('ov');
+    const before = await storedRows(keys.db);
+    const failing = () => {
+      throw new Error('cannot show it');
+    };
+    await t.rejects(issueKey(keys.db, 'lost', {}, failing), /cannot show it/);
+    await t.rejects(rotateKey(keys.db, 'ov', { overlapSeconds: 60 }, failing), /cannot show it/);
+    t.same(await storedRows(keys.db), before, 'the insert and the rotation were rolled back');
+  });
+
+  t.test('a stored expiry beyond the range of a Date: list shows it, rotate asks for a lifetime', async (t) => {
+    const keys = await startKeysApp(t, backend);
+    await insertApiKey(keys.db, toStoredKey('far', generateApiKey()), { expiresInSeconds: farBeyondDateRangeSeconds });
+    const text = await onDb(keys.db, ['list']);
+    t.equal(text.code, 0, text.stderr);
+    t.match(text.stdout, /\tfar\t.*\tactive until out of range\t/);
+    const json = await onDb(keys.db, ['list', '--json']);
+    t.equal(json.code, 0, json.stderr);
+    t.match(JSON.parse(json.stdout), [{ name: 'far', expiresAt: 'out of range' }]);
+
+    const before = await storedRows(keys.db);
+    const inherited = await onDb(keys.db, ['rotate', 'far', '--overlap', '1h']);
+    t.equal(inherited.code, 2);
+    t.match(inherited.stderr, /beyond 366d.*--expires-in/);
+    t.same(await storedRows(keys.db), before, 'the refused rotation changed nothing');
+    const rotated = await onDb(keys.db, ['rotate', 'far', '--overlap', '1h', '--expires-in', '30d']);
+    t.equal(rotated.code, 0, rotated.stderr);
+    t.equal((await onDb(keys.db, ['revoke', 'far'])).code, 0);
+  });
+
+  t.test('list tells the truth: id, fingerprint, format, * for every scope, the key a rotation replaced', async (t) => {
+    const keys = await startKeysApp(t, backend);
+    const all = await keys.issue('all');
+    await keys.issue('reader', { scopes: ['pets:read'] });
+    const legacy = `pets_${randomBytes(32).toString('base64url')}`;
+    const stored = await insertApiKey(keys.db, toStoredKey('legacy', legacy));
+    await rotateKey(keys.db, 'reader', { overlapSeconds: 60 }, () => undefined);
+
+    const json = await onDb(keys.db, ['list', '--json']);
+    t.equal(json.code, 0, json.stderr);
+    const rows = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
+    t.match(rows, [
+      {
+        id: 1,
+        name: 'all',
+        fingerprint: `sha256:${hashApiKey(all).slice(0, 8)}`,
+        format: 'checksummed',
+        scopes: ['*'],
+      },
+      { id: 2, name: 'reader', scopes: ['pets:read'], replaces: null },
+      { id: stored.id, name: 'legacy', format: 'legacy', scopes: ['*'], replaces: null },
+      { id: 4, name: 'reader', scopes: ['pets:read'], format: 'checksummed', replaces: 2 },
+    ]);
+    t.equal(rows[0]?.['replaces'], null);
+
+    const text = await onDb(keys.db, ['list']);
+    const [header, ...lines] = text.stdout.trimEnd().split('\n');
+    t.equal(header, 'id\tname\tfingerprint\tformat\tcreated\tstate\tscopes\tlast use\treplaces');
+    t.match(
+      lines[0],
+      new RegExp(
+        `^1\tall\tsha256:${hashApiKey(all).slice(0, 8)}\tchecksummed\tcreated \\S+\tactive\t\\*\tnever used\t-$`,
+      ),
+    );
+    t.match(lines[2], /^3\tlegacy\tsha256:[0-9a-f]{8}\tlegacy\t/);
+    t.match(lines[3], /^4\treader\t.*\tpets:read\tnever used\t2$/);
+  });
+
+  t.test('revoke --legacy: keys without a checksum get 401, checksummed ones go on', async (t) => {
+    const keys = await startKeysApp(t, backend);
+    const checksummed = await keys.issue('checksummed');
+    const legacy = `pets_${randomBytes(32).toString('base64url')}`;
+    await insertApiKey(keys.db, toStoredKey('legacy', legacy));
+    t.equal((await keys.get(pets, legacy)).statusCode, 200, 'accepted until revoked');
+    const revoked = await onDb(keys.db, ['revoke', '--legacy']);
+    t.equal(revoked.code, 0, revoked.stderr);
+    t.match(revoked.stdout, /^Revoked \d+ legacy\n$/);
+    t.equal((await keys.get(pets, legacy)).statusCode, 401, 'the key without a checksum is refused');
+    t.equal((await keys.get(pets, checksummed)).statusCode, 200, 'the checksummed key is accepted');
+    t.equal((await onDb(keys.db, ['revoke', '--legacy'])).stdout, 'No active legacy key.\n');
+  });
+
+  t.test('the first key is named default, then default-2 if a revoked key has the name', async (t) => {
+    const keys = await startKeysApp(t, backend);
+    const first = await createFirstKeyIfNone(keys.db);
+    t.equal(checksumVerdict(first ?? ''), 'matches');
+    t.same(await listApiKeyNames(keys.db), ['default']);
+    t.equal(await createFirstKeyIfNone(keys.db), undefined, 'none while a key is active');
+    t.equal((await onDb(keys.db, ['revoke', 'default'])).code, 0);
+    t.ok(await createFirstKeyIfNone(keys.db));
+    t.same((await listApiKeyNames(keys.db)).sort(), ['default', 'default-2']);
+  });
+});
+
+t.test('--help and -h exit 0 on every command, before any database is opened', async (t) => {
+  const nowhere = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+  for (const args of [
+    ['--help'],
+    ['-h'],
+    ['create', '--help'],
+    ['rotate', '-h'],
+    ['list', '--help'],
+    ['revoke', '--help'],
+    ['new', '--help'],
+  ]) {
+    const help = await runInProcess((streams) => runApiKey(args, nowhere, streams));
+    t.equal(help.code, 0, args.join(' '));
+    t.match(help.stdout, /^Usage: npm run apikey -- <command>/);
+    t.equal(help.stderr, '');
+  }
+  const literal = await runInProcess((streams) => runApiKey(['create', '--', '--help'], nowhere, streams));
+  t.not(literal.code, 0, 'after --, --help is an argument');
+});
+
+t.test('apikey new prints a fresh checksummed key without a database', async (t) => {
+  const nowhere = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+  const made = await runInProcess((streams) => runApiKey(['new'], nowhere, streams));
+  t.equal(made.code, 0, made.stderr);
+  t.match(made.stdout, /^pets_[0-9A-Za-z]{49}\n$/);
+  t.equal(checksumVerdict(made.stdout.trim()), 'matches');
+  t.equal(bootstrapKeyProblem(made.stdout.trim()), undefined, 'it is a valid bootstrap key');
+  t.not((await runInProcess((streams) => runApiKey(['new'], nowhere, streams))).stdout, made.stdout);
+});
+
+t.test('which bootstrap keys are accepted', async (t) => {
+  const key = generateApiKey();
+  const wrongChecksum = `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
+  for (const [candidate, problem] of [
+    [key, undefined],
+    [`pets_${randomBytes(32).toString('base64url')}`, undefined],
+    [randomBytes(32).toString('hex'), undefined],
+    [randomBytes(16).toString('hex'), undefined],
+    [randomBytes(24).toString('base64'), undefined],
+    [wrongChecksum, /checksum does not match/],
+    ['a'.repeat(40), /too easy to guess/],
+    ['changeme'.repeat(5), /too easy to guess/],
+    [randomBytes(15).toString('hex'), /too easy to guess/],
+  ] as const) {
+    const found = bootstrapKeyProblem(candidate);
+    if (problem === undefined) t.equal(found, undefined, `${candidate.length} characters accepted`);
+    else t.match(found, problem, candidate.slice(0, 12));
+  }
 });

@@ -37,7 +37,10 @@ t.test('apikey on the embedded database', async (t) => {
 
   const listed = await apikey(['list'], env);
   t.equal(listed.code, 0);
-  t.match(listed.stdout, new RegExp(`ci-robot\tsha256:${hashApiKey(key).slice(0, 8)}\tcreated \\S+\tactive`));
+  t.match(
+    listed.stdout,
+    new RegExp(`ci-robot\tsha256:${hashApiKey(key).slice(0, 8)}\tchecksummed\tcreated \\S+\tactive`),
+  );
   t.notMatch(listed.stdout, key.slice(0, 8), 'no characters of the key are listed');
   t.notMatch(listed.stdout, key, 'the key itself is never listed');
 
@@ -72,7 +75,11 @@ t.test('revoke takes a name, or an id with --id: one argument means one thing', 
   const byName = await apikey(['revoke', '1'], env);
   t.equal(byName.code, 0, byName.stderr);
   t.equal(byName.stdout, `Revoked ${ids['1']} 1\n`, 'only the key named 1');
-  t.match((await apikey(['list'], env)).stdout, /\talpha\t\S+\tcreated \S+\tactive/, 'the key with id 1 is untouched');
+  t.match(
+    (await apikey(['list'], env)).stdout,
+    /\talpha\t\S+\tchecksummed\tcreated \S+\tactive/,
+    'the key with id 1 is untouched',
+  );
 
   const byId = await apikey(['revoke', '--id', '1'], env);
   t.equal(byId.code, 0, byId.stderr);
@@ -102,6 +109,19 @@ t.test('the embedded data directory is locked while open', async (t) => {
   await db.close();
   const allowed = await apikey(['list'], { DATA_DIR: dir.path });
   t.equal(allowed.code, 0, 'closing releases the lock');
+});
+
+t.test('npm run apikey -- --help, -- create --help and migrate -- --help exit 0 as a process', async (t) => {
+  for (const args of [['--help'], ['create', '--help']]) {
+    const help = await runEntry('src/cli/apikey.ts', args, { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing' });
+    t.equal(help.code, 0, args.join(' '));
+    t.match(help.stdout, /^Usage: npm run apikey -- <command>/);
+  }
+  const migrateHelp = await runEntry('src/cli/migrate.ts', ['--help'], {
+    DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing',
+  });
+  t.equal(migrateHelp.code, 0, 'npm run migrate -- --help migrates nothing');
+  t.match(migrateHelp.stdout, /^Usage: npm run migrate/);
 });
 
 t.test('a stale lock left by a dead process is taken over', async (t) => {

@@ -38,7 +38,7 @@ const badValues: Array<[Record<string, string>, RegExp]> = [
   [{ PORT: '70000' }, /PORT must be <= 65535/],
   [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/],
   [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must match/],
-  [{ BOOTSTRAP_API_KEY: 'short' }, /BOOTSTRAP_API_KEY must NOT have fewer than 20 characters/],
+  [{ BOOTSTRAP_API_KEY: 'short' }, /BOOTSTRAP_API_KEY must NOT have fewer than 32 characters/],
   [{ BOOTSTRAP_API_KEY: 'has spaces in it, which cannot be sent' }, /BOOTSTRAP_API_KEY must match/],
   [{ MIGRATE_ON_START: 'sometimes' }, /MIGRATE_ON_START must be boolean/],
   [{ DATABASE_POOL_SIZE: '0' }, /DATABASE_POOL_SIZE must be >= 1/],

@@ -80,7 +80,7 @@ function startAsPid1(dataDir: string): ChildProcess {
       PORT: '0',
       METRICS_PORT: 'off',
       DRAIN_DELAY_MS: '0',
-      BOOTSTRAP_API_KEY: 'pid-one-test-key-000000000001',
+      BOOTSTRAP_API_KEY: 'pid-one-test-key-000000000000001',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

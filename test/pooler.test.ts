@@ -1,5 +1,6 @@
 import pg from 'pg';
 import t, { type Test } from 'tap';
+import { generateApiKey } from '../src/auth/keys.js';
 import { missingPackages, startPgBouncer, type PgBouncerServer } from '../lib/instances/index.js';
 import { openDatabase, type Database, type PostgresOptions } from '../src/db/index.js';
 import { migrate } from '../src/db/migrations.js';
@@ -217,7 +218,7 @@ t.test('through PgBouncer in transaction mode', { skip: noPostgres ?? noPgBounce
       database: freshName,
     });
     t.teardown(() => freshBouncer.remove());
-    const key = `pets_${'k'.repeat(30)}`;
+    const key = generateApiKey();
     const server = await startServer(
       {
         PORT: '0',

@@ -32,7 +32,7 @@ async function startProcess(t: Test, env: Record<string, string> = {}) {
         METRICS_PORT: 'off',
         LOG_LEVEL: 'info',
         DRAIN_DELAY_MS: '0',
-        BOOTSTRAP_API_KEY: 'process-test-key-00000000001',
+        BOOTSTRAP_API_KEY: 'process-test-key-000000000000001',
         ...env,
       },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -38,7 +38,7 @@ t.test('npm start on the embedded default: a first key, real HTTP, a clean stop'
 
   const restartPrinted = textSink();
   const restarted = await startServer(
-    { ...env, BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0001' },
+    { ...env, BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0000000001' },
     restartPrinted.stream,
   );
   t.teardown(() => restarted.app.close());
@@ -47,7 +47,7 @@ t.test('npm start on the embedded default: a first key, real HTTP, a clean stop'
   t.equal(kept.status, 200, 'the first key and the data survive a restart');
   t.equal(((await kept.json()) as unknown[]).length, 1);
   const bootstrap = await fetch(`${secondUrl}/pets`, {
-    headers: { authorization: 'Bearer bootstrap-key-for-tests-0001' },
+    headers: { authorization: 'Bearer bootstrap-key-for-tests-0000000001' },
   });
   t.equal(bootstrap.status, 200, 'BOOTSTRAP_API_KEY is accepted');
   t.equal(await restarted.shutdown('SIGINT'), 0);
@@ -57,7 +57,12 @@ t.test('npm start on the embedded default: a first key, real HTTP, a clean stop'
 t.test('the process: a second server is refused, SIGTERM and SIGINT exit 0', async (t) => {
   const dir = await migratedDataDir();
   t.teardown(dir.remove);
-  const env = { DATA_DIR: dir.path, PORT: '0', METRICS_PORT: 'off', BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0002' };
+  const env = {
+    DATA_DIR: dir.path,
+    PORT: '0',
+    METRICS_PORT: 'off',
+    BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0000000002',
+  };
   const first = spawnEntry('src/server.ts', [], env);
   t.teardown(() => first.kill('SIGKILL'));
   const firstDone = finished(first);

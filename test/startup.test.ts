@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
+import { generateApiKey } from '../src/auth/keys.js';
 import { startServer } from '../src/process/startServer.js';
 import { postgresUnavailableReason, testDatabaseUrl } from './helpers/databases.js';
 import { scratchDir } from './helpers/scratchSpace.js';
@@ -97,6 +98,31 @@ t.test('a port already in use names PORT', async (t) => {
     error?.message,
     `PORT ${port} is already in use on 127.0.0.1: stop the process using it or set PORT to a free port.`,
   );
+});
+
+t.test('a mistyped or guessable BOOTSTRAP_API_KEY stops the start in one line naming it', async (t) => {
+  const key = generateApiKey();
+  const mistyped = `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
+  for (const [bad, why] of [
+    [mistyped, /checksum does not match/],
+    ['a'.repeat(40), /too easy to guess/],
+    ['aaaaaaaaaaaaaaaaaaaa', /fewer than 32 characters/],
+  ] as const) {
+    // Refused before the database is reached: this one does not exist.
+    const error = await startServer(
+      { ...quiet, DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/app`, BOOTSTRAP_API_KEY: bad },
+      collect().out,
+    ).then(
+      () => undefined,
+      (failure: unknown) => failure as Error & { exitCode?: number },
+    );
+    t.equal(error?.name, 'StartupError', why.source);
+    t.equal(error?.exitCode, 2);
+    t.match(error?.message, /^Invalid configuration: BOOTSTRAP_API_KEY /);
+    t.match(error?.message, why);
+    t.notMatch(error?.message, /\n/);
+    t.notOk(error?.message.includes(bad), 'the key itself is not shown');
+  }
 });
 
 t.test('an embedded database on a full disk is refused in one line', async (t) => {

@@ -56,6 +56,47 @@ export function checksumVerdict(key: string): 'matches' | 'mismatch' | 'none' {
   return keyChecksum(body) === key.slice(-checksumLength) ? 'matches' : 'mismatch';
 }
 
+/** Whether the key carries a checksum that matches: the format `list` calls checksummed, any other legacy. */
+export function isChecksummed(key: string): boolean {
+  return checksumVerdict(key) === 'matches';
+}
+
+/** The shape of keys issued before the checksum: the prefix and 43 base64url characters (256 bits). */
+const legacyShape = new RegExp(`^${keyPrefix}[A-Za-z0-9_-]{43}$`);
+
+/**
+ * The fewest characters of a key of another shape (a bootstrap key made by
+ * hand): 32 characters are 128 bits even in hex, the least a secret that
+ * anyone may try against the API needs, and 192 bits in base64.
+ */
+export const minForeignKeyLength = 32;
+/**
+ * The fewest different characters in such a key: a random one of 32 hex
+ * characters has about 14, while placeholders ("changeme" repeated) and
+ * runs of one character have fewer.
+ */
+const minForeignKeySymbols = 10;
+
+/**
+ * Why a key may not be a bootstrap key, or undefined: one of the checksummed
+ * shape must carry its checksum (a mistyped one could never be used); keys
+ * of the format before the checksum are 256 random bits; any other must be
+ * long and varied enough to be unguessable.
+ */
+export function bootstrapKeyProblem(key: string): string | undefined {
+  const make = 'make one with npm run apikey -- new';
+  const verdict = checksumVerdict(key);
+  if (verdict === 'mismatch')
+    return `has the shape of a key of this service but its checksum does not match: copy the whole key, or ${make}`;
+  if (verdict === 'matches' || legacyShape.test(key)) return undefined;
+  if (key.length < minForeignKeyLength || new Set(key).size < minForeignKeySymbols)
+    return (
+      `is too easy to guess: use at least ${minForeignKeyLength} random characters ` +
+      `(${minForeignKeySymbols} or more different ones), or ${make}`
+    );
+  return undefined;
+}
+
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
@@ -71,5 +112,5 @@ export function keyFingerprint(keyHash: string): string {
 /** What is stored of a key: never the key itself, nor any of its characters. */
 export function toStoredKey(name: string, key: string): StoredKey {
   const keyHash = hashApiKey(key);
-  return { name, keyHash, keyPrefix: keyFingerprint(keyHash) };
+  return { name, keyHash, keyPrefix: keyFingerprint(keyHash), checksummed: isChecksummed(key) };
 }

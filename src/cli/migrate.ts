@@ -12,6 +12,9 @@ export interface CliStreams {
 
 const processStreams: CliStreams = { out: process.stdout, err: process.stderr };
 
+const usage = `Usage: npm run migrate
+  brings the primary (DATABASE_DIRECT_URL, else DATABASE_URL; or DATA_DIR) to the current schema`;
+
 /**
  * `npm run migrate`: brings the primary to the current schema, through
  * DATABASE_DIRECT_URL when set (never through a transaction pooler); the
@@ -20,7 +23,12 @@ const processStreams: CliStreams = { out: process.stdout, err: process.stderr };
 export async function runMigrate(
   env: NodeJS.ProcessEnv = process.env,
   { out, err }: CliStreams = processStreams,
+  argv: readonly string[] = [],
 ): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    out.write(`${usage}\n`);
+    return 0;
+  }
   try {
     const config = loadConfig(env);
     const db = await openDatabase(directDatabaseOptionsOf(config, 'migrations'));
@@ -43,4 +51,5 @@ export async function runMigrate(
   }
 }
 
-if (isMainModule(import.meta.url)) process.exitCode = await runMigrate();
+if (isMainModule(import.meta.url))
+  process.exitCode = await runMigrate(process.env, processStreams, process.argv.slice(2));

@@ -72,12 +72,14 @@ export const configSchema = Type.Object({
   }),
   BOOTSTRAP_API_KEY: Type.Optional(
     Type.String({
-      minLength: 20,
+      minLength: 32,
       maxLength: 512,
       pattern: '^[A-Za-z0-9._~+/-]+=*$',
       description:
-        'An API key to accept, stored hashed at start (RFC 6750 token characters, 20 or more): for a ' +
-        'deployment or test that needs a known key before anyone runs npm run apikey.',
+        'An API key to accept, stored hashed at start: for a deployment or test that needs a known key ' +
+        'before anyone runs npm run apikey. Make one with npm run apikey -- new; any other value must be 32 ' +
+        'or more random RFC 6750 token characters, 10 or more of them different, and a value starting ' +
+        'pets_ a whole key whose checksum matches, or the start stops.',
     }),
   ),
   LOG_LEVEL: Type.Unsafe<(typeof logLevels)[number]>({

@@ -28,16 +28,17 @@ interface ApiKeyRow {
 
 const columns = 'id, name, key_prefix, scopes, created_at, expires_at, last_used_at, replaced_at, revoked_at';
 
-// $4: the scopes (NULL: unrestricted); $5: seconds to expiry (NULL: never).
+// $4: the scopes (NULL: unrestricted); $5: seconds to expiry (NULL: never); $6: checksummed.
 const insertKey: Statement = {
   name: 'api_keys.insert',
-  text: `INSERT INTO api_keys (name, key_hash, key_prefix, scopes, expires_at)
-    VALUES ($1, $2, $3, $4::text[], now() + $5::float8 * interval '1 second') RETURNING ${columns}`,
+  text: `INSERT INTO api_keys (name, key_hash, key_prefix, scopes, expires_at, checksummed)
+    VALUES ($1, $2, $3, $4::text[], now() + $5::float8 * interval '1 second', $6) RETURNING ${columns}`,
 };
 
 const insertKeyIfNew: Statement = {
   name: 'api_keys.insert_if_new',
-  text: `INSERT INTO api_keys (name, key_hash, key_prefix) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING ${columns}`,
+  text: `INSERT INTO api_keys (name, key_hash, key_prefix, checksummed) VALUES ($1, $2, $3, $4)
+    ON CONFLICT DO NOTHING RETURNING ${columns}`,
 };
 
 const selectActiveByHash: Statement = {
@@ -48,6 +49,25 @@ const selectActiveByHash: Statement = {
 const selectAll: Statement = {
   name: 'api_keys.all',
   text: `SELECT ${columns} FROM api_keys ORDER BY id`,
+};
+
+// A rotation marks the old key replaced and stores the new one in one
+// transaction, so the new key's created_at is the old one's replaced_at.
+const selectListing: Statement = {
+  name: 'api_keys.listing',
+  text: `SELECT ${columns}, checksummed,
+      (SELECT max(o.id) FROM api_keys AS o WHERE o.name = k.name AND o.replaced_at = k.created_at) AS replaces
+    FROM api_keys AS k ORDER BY id`,
+};
+
+const selectNames: Statement = {
+  name: 'api_keys.names',
+  text: 'SELECT name FROM api_keys',
+};
+
+const revokeWithoutChecksum: Statement = {
+  name: 'api_keys.revoke_without_checksum',
+  text: `UPDATE api_keys SET revoked_at = now() WHERE revoked_at IS NULL AND checksummed = false RETURNING ${columns}`,
 };
 
 const countActive: Statement = {
@@ -110,6 +130,8 @@ export interface StoredKey {
   name: string;
   keyHash: string;
   keyPrefix: string;
+  /** Whether the key ends in its checksum. */
+  checksummed: boolean;
 }
 
 export interface KeyTerms {
@@ -126,6 +148,7 @@ export async function insertApiKey(db: Queryable, key: StoredKey, terms: KeyTerm
     key.keyPrefix,
     terms.scopes ?? null,
     terms.expiresInSeconds ?? null,
+    key.checksummed,
   ]);
   if (!rows[0]) throw new Error('INSERT ... RETURNING returned no row');
   return toApiKey(rows[0]);
@@ -133,7 +156,7 @@ export async function insertApiKey(db: Queryable, key: StoredKey, terms: KeyTerm
 
 /** Inserts the key unless its name or hash is already stored; returns it when inserted. */
 export async function insertApiKeyIfNew(db: Queryable, key: StoredKey): Promise<ApiKeyRecord | undefined> {
-  const { rows } = await db.query<ApiKeyRow>(insertKeyIfNew, [key.name, key.keyHash, key.keyPrefix]);
+  const { rows } = await db.query<ApiKeyRow>(insertKeyIfNew, [key.name, key.keyHash, key.keyPrefix, key.checksummed]);
   return rows[0] && toApiKey(rows[0]);
 }
 
@@ -155,6 +178,31 @@ export async function findActiveKey(db: Queryable, keyHash: string): Promise<Act
 
 export async function listApiKeys(db: Queryable): Promise<ApiKeyRecord[]> {
   const { rows } = await db.query<ApiKeyRow>(selectAll);
+  return rows.map(toApiKey);
+}
+
+/** A key as `apikey list` shows it: the record, its format, and the key a rotation replaced with it. */
+export interface ListedApiKey extends ApiKeyRecord {
+  /** Whether the key ends in a checksum; null: not known (stored before the format was recorded). */
+  checksummed: boolean | null;
+  /** The id of the key this one replaced in a rotation; null: none. */
+  replaces: number | null;
+}
+
+export async function listApiKeysWithHistory(db: Queryable): Promise<ListedApiKey[]> {
+  const { rows } = await db.query<ApiKeyRow & { checksummed: boolean | null; replaces: number | null }>(selectListing);
+  return rows.map((row) => ({ ...toApiKey(row), checksummed: row.checksummed, replaces: row.replaces }));
+}
+
+/** Every name a key has (revoked and replaced ones too). */
+export async function listApiKeyNames(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ name: string }>(selectNames);
+  return rows.map((row) => row.name);
+}
+
+/** Revokes every active key known to have no checksum; returns them. */
+export async function revokeApiKeysWithoutChecksum(db: Queryable): Promise<ApiKeyRecord[]> {
+  const { rows } = await db.query<ApiKeyRow>(revokeWithoutChecksum);
   return rows.map(toApiKey);
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { assertBootstrapKeyUsable, BootstrapKeyError } from '../auth/provisioning.js';
 import { databaseOptionsOf, type DatabaseHooks } from '../config/databaseOptions.js';
 import { ConfigError, loadConfig, type Config } from '../config/load.js';
 import {
@@ -32,9 +33,11 @@ export class StartupError extends Error {
 
 export function loadConfigOrFail(env: NodeJS.ProcessEnv): Config {
   try {
-    return loadConfig(env);
+    const config = loadConfig(env);
+    if (config.BOOTSTRAP_API_KEY) assertBootstrapKeyUsable(config.BOOTSTRAP_API_KEY);
+    return config;
   } catch (error) {
-    if (error instanceof ConfigError) throw new StartupError(error.message, 2);
+    if (error instanceof ConfigError || error instanceof BootstrapKeyError) throw new StartupError(error.message, 2);
     throw error;
   }
 }

@@ -4,7 +4,7 @@ import { startPostgres, type PostgresServer } from '../../lib/instances/index.js
 import { startServer, type RunningServer } from '../../src/process/startServer.js';
 import { walkPets, type Pet } from '../helpers/pages.js';
 
-export const apiKey = 'faults-suite-key-0123456789';
+export const apiKey = 'faults-suite-key-0123456789abcdef';
 export const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
 
 /** A private PostgreSQL cluster with an empty database "pets"; removed when the test ends. */

@@ -46,13 +46,13 @@ t.test('metrics are served on their own listener, never on the API port', async 
       PORT: '0',
       METRICS_PORT: '0',
       LOG_LEVEL: 'silent',
-      BOOTSTRAP_API_KEY: 'metrics-test-key-0000000001',
+      BOOTSTRAP_API_KEY: 'metrics-test-key-000000000000001',
     },
     silent,
   );
   t.teardown(() => server.shutdown('test'));
   t.ok(server.metricsAddress, 'a metrics listener is started');
-  await fetch(`${server.address}/v1/pets`, { headers: { authorization: 'Bearer metrics-test-key-0000000001' } });
+  await fetch(`${server.address}/v1/pets`, { headers: { authorization: 'Bearer metrics-test-key-000000000000001' } });
 
   t.equal((await fetch(`${server.address}/metrics`)).status, 404, 'the API port does not serve metrics');
   const response = await fetch(`${server.metricsAddress!}/metrics`);
@@ -98,7 +98,7 @@ t.test('METRICS_PORT=off starts no metrics listener', async (t) => {
       PORT: '0',
       METRICS_PORT: 'off',
       LOG_LEVEL: 'silent',
-      BOOTSTRAP_API_KEY: 'metrics-test-key-0000000001',
+      BOOTSTRAP_API_KEY: 'metrics-test-key-000000000000001',
     },
     silent,
   );

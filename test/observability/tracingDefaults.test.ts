@@ -47,7 +47,7 @@ t.test(
     process.env['OTEL_RESOURCE_ATTRIBUTES'] = 'deployment.environment.name=otlp-defaults-test';
     // Only a caller's sampled trace is recorded: proves the sampler variables reach the SDK.
     process.env['OTEL_TRACES_SAMPLER'] = 'parentbased_always_off';
-    const key = 'tracing-defaults-key-000000001';
+    const key = 'tracing-defaults-key-00000000001';
     const server = await startServer({
       DATA_DIR: dir.path,
       PORT: '0',
