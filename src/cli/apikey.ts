@@ -3,7 +3,9 @@ import { issueKey, rotateKey } from '../auth/provisioning.js';
 import { directDatabaseOptionsOf } from '../config/databaseOptions.js';
 import { loadConfig } from '../config/load.js';
 import { listApiKeys, revokeApiKeyById, revokeApiKeyByName, type KeyTerms } from '../db/apiKeys.js';
-import { openDatabase, type Database } from '../db/index.js';
+import { DataDirLockedError, openDatabase, type Database } from '../db/index.js';
+import { sendCommand } from '../control/channel.js';
+import { findControlSocket } from '../control/socketPath.js';
 import { assertSchemaCurrent, migrate, SchemaOutdatedError } from '../db/migrations.js';
 import { isMainModule } from '../entryPoint.js';
 import { declaredScopes, loadOpenApiDocument } from '../openapi/document.js';
@@ -137,35 +139,78 @@ async function revoke(db: Database, args: string[], out: NodeJS.WritableStream):
   out.write(`Revoked ${revoked.id} ${revoked.name}\n`);
 }
 
-async function run(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.WritableStream): Promise<void> {
+function commandOf(argv: string[]): { command: string; args: string[] } {
   const [command, ...args] = argv;
   if (!command || !['create', 'rotate', 'list', 'revoke'].includes(command)) throw new UsageError(usage);
-  const db = await openDatabase(directDatabaseOptionsOf(loadConfig(env), 'administration'));
+  return { command, args };
+}
+
+async function runCommand(db: Database, argv: string[], out: NodeJS.WritableStream): Promise<void> {
+  const { command, args } = commandOf(argv);
+  if (command === 'create') await create(db, args, out);
+  else if (command === 'rotate') await rotate(db, args, out);
+  else if (command === 'list') await list(db, args, out);
+  else await revoke(db, args, out);
+}
+
+/** The exit code of work (2 for a usage error), its failure written to err. */
+async function exitCodeOf(work: () => Promise<number>, err: NodeJS.WritableStream): Promise<number> {
+  try {
+    return await work();
+  } catch (error) {
+    err.write(`${describeFailure(error, [UsageError, SchemaOutdatedError])}\n`);
+    return error instanceof UsageError ? 2 : 1;
+  }
+}
+
+/**
+ * A server running on the embedded database holds its lock: it runs the
+ * command itself, sent over its control socket (owner only, in DATA_DIR).
+ */
+function sendToServer(dataDir: string, argv: string[], streams: CliStreams, locked: DataDirLockedError) {
+  const socket = findControlSocket(dataDir);
+  if (socket === undefined) throw locked;
+  return sendCommand(socket, argv, streams);
+}
+
+async function run(argv: string[], env: NodeJS.ProcessEnv, streams: CliStreams): Promise<number> {
+  commandOf(argv);
+  const config = loadConfig(env);
+  let db: Database;
+  try {
+    db = await openDatabase(directDatabaseOptionsOf(config, 'administration'));
+  } catch (error) {
+    if (error instanceof DataDirLockedError) return sendToServer(config.DATA_DIR, argv, streams, error);
+    throw error;
+  }
   try {
     if (db.kind === 'embedded') await migrate(db);
     else await assertSchemaCurrent(db);
-    if (command === 'create') await create(db, args, out);
-    else if (command === 'rotate') await rotate(db, args, out);
-    else if (command === 'list') await list(db, args, out);
-    else await revoke(db, args, out);
+    await runCommand(db, argv, streams.out);
+    return 0;
   } finally {
     await db.close();
   }
 }
 
 /** `npm run apikey -- <command>`; resolves with the exit code (2 for a usage error). */
-export async function runApiKey(
+export function runApiKey(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
-  { out, err }: CliStreams = { out: process.stdout, err: process.stderr },
+  streams: CliStreams = { out: process.stdout, err: process.stderr },
 ): Promise<number> {
-  try {
-    await run(argv, env, out);
+  return exitCodeOf(() => run(argv, env, streams), streams.err);
+}
+
+/**
+ * The command over a database already open and migrated, with the same
+ * output and exit code: what a running server does for `npm run apikey`.
+ */
+export function runApiKeyOn(db: Database, argv: string[], streams: CliStreams): Promise<number> {
+  return exitCodeOf(async () => {
+    await runCommand(db, argv, streams.out);
     return 0;
-  } catch (error) {
-    err.write(`${describeFailure(error, [UsageError, SchemaOutdatedError])}\n`);
-    return error instanceof UsageError ? 2 : 1;
-  }
+  }, streams.err);
 }
 
 if (isMainModule(import.meta.url)) process.exitCode = await runApiKey(process.argv.slice(2));
