@@ -20,9 +20,9 @@ export type CommandRunner = (argv: string[], streams: CommandStreams) => Promise
 function frameWriter(socket: Socket, stream: 'out' | 'err'): Writable {
   return new Writable({
     write(chunk: Buffer | string, _encoding, done) {
-      socket.write(`${JSON.stringify({ [stream]: chunk.toString() })}\n`, () => {
-        done();
-      });
+      // At once, in order: the socket buffers, and the exit frame follows what was written.
+      socket.write(`${JSON.stringify({ [stream]: chunk.toString() })}\n`);
+      done();
     },
   });
 }

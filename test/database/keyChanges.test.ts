@@ -56,45 +56,47 @@ t.test('the embedded database announces key changes in-process', async (t) => {
   await announcesCommittedChanges(t, opened.db);
 });
 
-t.test('PostgreSQL: LISTEN on a connection of its own; a lost one is re-established and says "all"', async (t) => {
-  if (noPostgres) return t.skip(noPostgres);
-  const scratch = await createScratchPostgres();
-  t.teardown(scratch.drop);
-  const states: string[] = [];
-  const db = await openDatabase({
-    url: scratch.url,
-    poolSize: 2,
-    keyChanges: { url: scratch.url, onState: (state) => states.push(state) },
-  });
-  t.teardown(() => db.close());
-  await migrate(db);
-  await announcesCommittedChanges(t, db);
+t.test(
+  'PostgreSQL: LISTEN on a connection of its own; a lost one is re-established and says "all"',
+  { skip: noPostgres ?? false },
+  async (t) => {
+    const scratch = await createScratchPostgres();
+    t.teardown(scratch.drop);
+    const states: string[] = [];
+    const db = await openDatabase({
+      url: scratch.url,
+      poolSize: 2,
+      keyChanges: { url: scratch.url, onState: (state) => states.push(state) },
+    });
+    t.teardown(() => db.close());
+    await migrate(db);
+    await announcesCommittedChanges(t, db);
 
-  const changes = hear(t, db);
-  const admin = new pg.Client({ connectionString: scratch.url });
-  await admin.connect();
-  t.teardown(() => admin.end());
-  const { rows } = await admin.query<{ ended: boolean }>(
-    `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+    const changes = hear(t, db);
+    const admin = new pg.Client({ connectionString: scratch.url });
+    await admin.connect();
+    t.teardown(() => admin.end());
+    const { rows } = await admin.query<{ ended: boolean }>(
+      `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
       WHERE datname = current_database() AND query = $1`,
-    [`LISTEN ${keyChangesChannel}`],
-  );
-  t.same(
-    rows.map((row) => row.ended),
-    [true],
-    'one listening session, ended',
-  );
-  await until('listening again', () => changes.includes('all') && db.keyChanges.live());
-  t.same(states, ['listening', 'lost', 'listening'], 'the loss and the return are reported');
-  changes.length = 0;
-  const issued = await issueKey(db, 'after-the-loss');
-  await revokeApiKeyByName(db, 'after-the-loss');
-  await until('a revocation after the loss', () => changes.length > 0);
-  t.same(changes, [{ keyId: issued.record.id }], 'changes are heard again');
-});
+      [`LISTEN ${keyChangesChannel}`],
+    );
+    t.same(
+      rows.map((row) => row.ended),
+      [true],
+      'one listening session, ended',
+    );
+    await until('listening again', () => changes.includes('all') && db.keyChanges.live());
+    t.same(states, ['listening', 'lost', 'listening'], 'the loss and the return are reported');
+    changes.length = 0;
+    const issued = await issueKey(db, 'after-the-loss');
+    await revokeApiKeyByName(db, 'after-the-loss');
+    await until('a revocation after the loss', () => changes.length > 0);
+    t.same(changes, [{ keyId: issued.record.id }], 'changes are heard again');
+  },
+);
 
-t.test('PostgreSQL without a place to listen hears nothing, and says so', async (t) => {
-  if (noPostgres) return t.skip(noPostgres);
+t.test('PostgreSQL without a place to listen hears nothing, and says so', { skip: noPostgres ?? false }, async (t) => {
   const scratch = await createScratchPostgres();
   t.teardown(scratch.drop);
   const db = await openDatabase({ url: scratch.url, poolSize: 1 });

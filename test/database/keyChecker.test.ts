@@ -4,6 +4,7 @@ import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { createKeyUseRecorder } from '../../src/auth/keyUse.js';
 import { insertApiKey, listApiKeys } from '../../src/db/apiKeys.js';
 import { DatabaseUnavailableError, type KeyChange, type KeyChangeFeed, type Queryable } from '../../src/db/index.js';
+import type { Statement } from '../../src/db/types.js';
 import { openBackend } from '../helpers/databases.js';
 
 t.test('accepted and refused keys are remembered for cacheSeconds', async (t) => {
@@ -82,8 +83,8 @@ t.test('a look-up that overlaps a change is answered but not remembered', async 
   const keyId = (await insertApiKey(db, toStoredKey('racing', key))).id;
   // The change is announced while the look-up's statement is out: it may have read the key as it was.
   const announcing: Queryable = {
-    query: async (statement, values) => {
-      const result = await db.query(statement, values);
+    query: async <Row>(statement: Statement, values?: readonly unknown[]) => {
+      const result = await db.query<Row>(statement, values);
       feed.announce({ keyId });
       return result;
     },
