@@ -167,10 +167,16 @@ async function exitCodeOf(work: () => Promise<number>, err: NodeJS.WritableStrea
  * A server running on the embedded database holds its lock: it runs the
  * command itself, sent over its control socket (owner only, in DATA_DIR).
  */
-function sendToServer(dataDir: string, argv: string[], streams: CliStreams, locked: DataDirLockedError) {
+async function sendToServer(dataDir: string, argv: string[], streams: CliStreams, locked: DataDirLockedError) {
   const socket = findControlSocket(dataDir);
   if (socket === undefined) throw locked;
-  return sendCommand(socket, argv, streams);
+  try {
+    return await sendCommand(socket, argv, streams);
+  } catch (error) {
+    // A socket nobody listens on: the holder is still starting, or is no server.
+    if (['ECONNREFUSED', 'ENOENT'].includes((error as NodeJS.ErrnoException).code ?? '')) throw locked;
+    throw error;
+  }
 }
 
 async function run(argv: string[], env: NodeJS.ProcessEnv, streams: CliStreams): Promise<number> {
