@@ -69,7 +69,14 @@ t.test(
     const revoked = await created('revoked');
     const rotated = await created('rotated');
     const unheard = await created('unheard');
-    const [first, second] = await Promise.all([serverProcess(t, env), serverProcess(t, env)]);
+    // Two processes: this one (cheaper than a second child) and a child, each with its own pool and cache.
+    const running = await startServer(
+      { ...env, PORT: '0', METRICS_PORT: 'off', LOG_LEVEL: 'silent', API_KEY_CACHE_SECONDS: cacheSeconds },
+      textSink().stream,
+    );
+    t.teardown(() => running.shutdown('SIGINT'));
+    const first = { api: `${running.address}/v1` };
+    const second = await serverProcess(t, env);
     for (const key of [revoked, rotated, unheard])
       for (const instance of [first, second]) t.equal(await statusWith(instance.api, key), 200, 'remembered');
 

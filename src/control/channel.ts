@@ -136,7 +136,14 @@ export function sendCommand(path: string, argv: string[], streams: CommandStream
       received += chunk;
       let end: number;
       while ((end = received.indexOf('\n')) >= 0) {
-        const frame = JSON.parse(received.slice(0, end)) as Frame;
+        let frame: Frame;
+        try {
+          frame = JSON.parse(received.slice(0, end)) as Frame;
+        } catch (error) {
+          socket.destroy();
+          reject(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
         received = received.slice(end + 1);
         if (frame.out !== undefined) streams.out.write(frame.out);
         if (frame.err !== undefined) streams.err.write(frame.err);
