@@ -7,6 +7,11 @@
 -- transaction commits, never for one rolled back. A trigger, not the
 -- statements of the CLI, so that a change made by hand in psql is announced
 -- too. Recording a key's last use (last_used_at) announces nothing.
+-- CREATE TRIGGER takes a SHARE ROW EXCLUSIVE lock on api_keys for
+-- milliseconds: key look-ups (reads) go on, writes to keys wait. lock_timeout
+-- makes the migration give up rather than queue behind a long transaction.
+SET LOCAL lock_timeout = '5s';
+
 CREATE OR REPLACE FUNCTION api_keys_announce_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'TRUNCATE' THEN
