@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import t, { type Test } from 'tap';
-import { runApiKey, runApiKeyOn } from '../src/cli/apikey.js';
+import { runApiKey, runApiKeyCommand } from '../src/cli/apikey.js';
 import { findControlSocket } from '../src/control/socketPath.js';
 import { keyChangesChannel } from '../src/db/keyChanges.js';
 import { openDatabase } from '../src/db/index.js';
@@ -160,7 +160,7 @@ t.test('the embedded database: apikey commands reach the running server over its
   const expected = [];
   const referenceDb = await openDatabase({ dataDir: reference.path });
   for (const step of steps)
-    expected.push(comparable(await runInProcess((streams) => runApiKeyOn(referenceDb, step.args, streams))));
+    expected.push(comparable(await runInProcess((streams) => runApiKeyCommand(referenceDb, step.args, streams))));
   await referenceDb.close();
 
   const server = await serverProcess(t, { ...env, XDG_RUNTIME_DIR: runtime.path });

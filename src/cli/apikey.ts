@@ -139,33 +139,40 @@ async function revoke(db: Database, args: string[], out: NodeJS.WritableStream):
   out.write(`Revoked ${revoked.id} ${revoked.name}\n`);
 }
 
-function commandOf(argv: string[]): { command: string; args: string[] } {
-  const [command, ...args] = argv;
-  if (!command || !['create', 'rotate', 'list', 'revoke'].includes(command)) throw new UsageError(usage);
-  return { command, args };
-}
-
-async function runCommand(db: Database, argv: string[], out: NodeJS.WritableStream): Promise<void> {
-  const { command, args } = commandOf(argv);
+/** One command on an open database, migrated or checked; what it writes goes to out. */
+async function runOn(db: Database, command: string, args: string[], out: NodeJS.WritableStream): Promise<void> {
   if (command === 'create') await create(db, args, out);
   else if (command === 'rotate') await rotate(db, args, out);
   else if (command === 'list') await list(db, args, out);
   else await revoke(db, args, out);
 }
 
-/** The exit code of work (2 for a usage error), its failure written to err. */
-async function exitCodeOf(work: () => Promise<number>, err: NodeJS.WritableStream): Promise<number> {
+const databaseCommands = ['create', 'rotate', 'list', 'revoke'];
+
+/**
+ * A command on a database the caller opened (and closes); resolves with the
+ * exit code, as runApiKey does: what a running server does for the CLI.
+ */
+export async function runApiKeyCommand(db: Database, argv: string[], { out, err }: CliStreams): Promise<number> {
   try {
-    return await work();
+    const [command, ...args] = argv;
+    if (!command || !databaseCommands.includes(command)) throw new UsageError(usage);
+    await runOn(db, command, args, out);
+    return 0;
   } catch (error) {
-    err.write(`${describeFailure(error, [UsageError, SchemaOutdatedError])}\n`);
-    return error instanceof UsageError ? 2 : 1;
+    return failed(error, err);
   }
+}
+
+function failed(error: unknown, err: NodeJS.WritableStream): number {
+  err.write(`${describeFailure(error, [UsageError, SchemaOutdatedError])}\n`);
+  return error instanceof UsageError ? 2 : 1;
 }
 
 /**
  * A server running on the embedded database holds its lock: it runs the
- * command itself, sent over its control socket (owner only, in DATA_DIR).
+ * command itself (runApiKeyCommand), sent over its control socket (owner
+ * only, src/control), and its output and exit code come back.
  */
 async function sendToServer(dataDir: string, argv: string[], streams: CliStreams, locked: DataDirLockedError) {
   const socket = findControlSocket(dataDir);
@@ -179,8 +186,10 @@ async function sendToServer(dataDir: string, argv: string[], streams: CliStreams
   }
 }
 
+/** Runs the command here, or in the running server that holds the embedded database; resolves with its exit code. */
 async function run(argv: string[], env: NodeJS.ProcessEnv, streams: CliStreams): Promise<number> {
-  commandOf(argv);
+  const [command, ...args] = argv;
+  if (!command || !databaseCommands.includes(command)) throw new UsageError(usage);
   const config = loadConfig(env);
   let db: Database;
   try {
@@ -192,7 +201,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, streams: CliStreams):
   try {
     if (db.kind === 'embedded') await migrate(db);
     else await assertSchemaCurrent(db);
-    await runCommand(db, argv, streams.out);
+    await runOn(db, command, args, streams.out);
     return 0;
   } finally {
     await db.close();
@@ -200,23 +209,16 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, streams: CliStreams):
 }
 
 /** `npm run apikey -- <command>`; resolves with the exit code (2 for a usage error). */
-export function runApiKey(
+export async function runApiKey(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
   streams: CliStreams = { out: process.stdout, err: process.stderr },
 ): Promise<number> {
-  return exitCodeOf(() => run(argv, env, streams), streams.err);
-}
-
-/**
- * The command over a database already open and migrated, with the same
- * output and exit code: what a running server does for `npm run apikey`.
- */
-export function runApiKeyOn(db: Database, argv: string[], streams: CliStreams): Promise<number> {
-  return exitCodeOf(async () => {
-    await runCommand(db, argv, streams.out);
-    return 0;
-  }, streams.err);
+  try {
+    return await run(argv, env, streams);
+  } catch (error) {
+    return failed(error, streams.err);
+  }
 }
 
 if (isMainModule(import.meta.url)) process.exitCode = await runApiKey(process.argv.slice(2));

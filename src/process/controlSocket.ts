@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
-import { runApiKeyOn } from '../cli/apikey.js';
+import { runApiKeyCommand } from '../cli/apikey.js';
 import { serveCommands } from '../control/channel.js';
 import {
   controlSocketPlace,
@@ -35,7 +35,7 @@ export async function openControlSocket(
     const server = await serveCommands(
       place.socket,
       async (argv, streams) => {
-        const code = await runApiKeyOn(db, argv, streams);
+        const code = await runApiKeyCommand(db, argv, streams);
         log.info({ command: argv[0], exitCode: code }, 'npm run apikey ran over the control socket');
         return code;
       },
