@@ -36,8 +36,16 @@ export const noKeyChanges: KeyChangeFeed = { subscribe: () => () => undefined, l
 const firstRetryMs = 100;
 const maxRetryMs = 5000;
 const connectTimeoutMs = 5000;
-/** TCP keepalive on the listening connection, so that a silently dead peer is noticed in about a minute, not hours. */
+/** TCP keepalive on the listening connection, so that the kernel does not keep a dead one for hours. */
 const keepAliveDelayMs = 10_000;
+/**
+ * The listening connection is asked SELECT 1 this often, and is taken for
+ * lost when the answer takes longer than the interval: a connection that
+ * went silent (a partition drops packets, nothing closes it) would
+ * otherwise look alive for TCP keepalive's ten minutes while hearing
+ * nothing. A statement every 5 s per instance costs the server nothing.
+ */
+const defaultHeartbeatMs = 5000;
 
 export interface PostgresKeyChanges extends KeyChangeFeed {
   close(): Promise<void>;
@@ -55,10 +63,28 @@ export function listenOnPostgres(options: KeyChangeOptions): PostgresKeyChanges 
   let closed = false;
   let retryMs = firstRetryMs;
   let retryTimer: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
+  const heartbeatMs = options.heartbeatMs ?? defaultHeartbeatMs;
+
+  function beat(from: pg.Client): void {
+    const late = setTimeout(() => {
+      lost(from, `no answer to a heartbeat within ${heartbeatMs} ms`);
+    }, heartbeatMs);
+    from.query('SELECT 1').then(
+      () => {
+        clearTimeout(late);
+      },
+      () => {
+        // The connection's error event reports it.
+        clearTimeout(late);
+      },
+    );
+  }
 
   function lost(from: pg.Client, reason: string): void {
     if (client !== from) return;
     client = undefined;
+    clearInterval(heartbeat);
     const wasListening = listening;
     listening = false;
     from.end().catch(() => undefined);
@@ -96,6 +122,9 @@ export function listenOnPostgres(options: KeyChangeOptions): PostgresKeyChanges 
           if (client !== next) return;
           listening = true;
           retryMs = firstRetryMs;
+          heartbeat = setInterval(() => {
+            beat(next);
+          }, heartbeatMs).unref();
           options.onState?.('listening');
           listeners.emit('all');
         },
@@ -107,6 +136,7 @@ export function listenOnPostgres(options: KeyChangeOptions): PostgresKeyChanges 
 
   function stop(): Promise<void> {
     clearTimeout(retryTimer);
+    clearInterval(heartbeat);
     retryTimer = undefined;
     const current = client;
     client = undefined;

@@ -140,6 +140,8 @@ export interface KeyChangeOptions {
   url: string;
   /** Called when listening starts, and when its connection is lost (until it is back). */
   onState?: (state: 'listening' | 'lost', reason?: string) => void;
+  /** Tests only: how often the listening connection is checked (default 5000 ms). */
+  heartbeatMs?: number;
 }
 
 /** The embedded database (PGlite), its files in one folder. */

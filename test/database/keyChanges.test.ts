@@ -7,6 +7,7 @@ import { keyChangesChannel } from '../../src/db/keyChanges.js';
 import { openDatabase, type Database, type KeyChange } from '../../src/db/index.js';
 import { migrate } from '../../src/db/migrations.js';
 import { createScratchPostgres, openBackend, postgresUnavailableReason } from '../helpers/databases.js';
+import { TcpProxy } from '../helpers/tcpProxy.js';
 
 const noPostgres = await postgresUnavailableReason();
 
@@ -93,6 +94,35 @@ t.test(
     await revokeApiKeyByName(db, 'after-the-loss');
     await until('a revocation after the loss', () => changes.length > 0);
     t.same(changes, [{ keyId: issued.record.id }], 'changes are heard again');
+  },
+);
+
+t.test(
+  'PostgreSQL: a listening connection that goes silent (a partition) is noticed by its heartbeat',
+  { skip: noPostgres ?? false },
+  async (t) => {
+    const scratch = await createScratchPostgres();
+    t.teardown(scratch.drop);
+    const target = new URL(scratch.url);
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+    await proxy.open();
+    t.teardown(() => proxy.close());
+    const viaProxy = new URL(scratch.url);
+    viaProxy.port = String(proxy.port);
+    const states: string[] = [];
+    const db = await openDatabase({
+      url: scratch.url,
+      poolSize: 1,
+      keyChanges: { url: viaProxy.toString(), heartbeatMs: 200, onState: (state) => states.push(state) },
+    });
+    t.teardown(() => db.close());
+    const changes = hear(t, db);
+    await until('listening', () => db.keyChanges.live());
+    proxy.freeze();
+    await until('the silent connection taken for lost', () => states.includes('lost'));
+    await until('listening again, on a new connection', () => db.keyChanges.live());
+    t.same(states, ['listening', 'lost', 'listening']);
+    t.same(changes, ['all', 'all'], 'every key forgotten each time it listens');
   },
 );
 
