@@ -71,6 +71,14 @@ const layerRules = [
     drivers,
     above('http', 'handlers', 'auth', 'observability', 'config', 'openapi', 'db', ...processLayer),
   ),
+  // The control socket's place and protocol, shared by the CLI (the client)
+  // and src/process (the server, which runs the CLI's commands): below both.
+  layer(
+    ['src/control/**/*.ts'],
+    framework,
+    drivers,
+    above('http', 'handlers', 'auth', 'observability', 'config', 'openapi', 'db', ...processLayer),
+  ),
   layer(['src/app.ts'], drivers, above('process', 'cli', 'server.js', 'cluster.js')),
   layer(['src/cli/**/*.ts'], framework, drivers, above('http', 'process', 'server.js', 'cluster.js', 'app.js')),
 ];

@@ -108,6 +108,17 @@ t.test('replica and direct URLs need DATABASE_URL, and are not echoed', async (t
   }
 });
 
+t.test('API key changes are heard on a direct connection, never through a transaction pooler', async (t) => {
+  const pooled = { DATABASE_URL: primary, DATABASE_STATEMENTS: 'unnamed' };
+  t.match(databaseOptionsOf(loadConfig({ DATABASE_URL: primary })), { keyChanges: { url: primary } });
+  t.notOk('keyChanges' in databaseOptionsOf(loadConfig(pooled)), 'a transaction pooler delivers no notification');
+  t.match(databaseOptionsOf(loadConfig({ ...pooled, DATABASE_DIRECT_URL: direct })), { keyChanges: { url: direct } });
+  t.match(databaseOptionsOf(loadConfig({ DATABASE_URL: primary, DATABASE_DIRECT_URL: direct })), {
+    keyChanges: { url: direct },
+  });
+  t.notOk('keyChanges' in directDatabaseOptionsOf(loadConfig({ DATABASE_URL: primary }), 'administration'));
+});
+
 t.test('migrations never go through a transaction pooler', async (t) => {
   const pooled = { DATABASE_URL: primary, DATABASE_STATEMENTS: 'unnamed' };
   t.throws(() => loadConfig({ ...pooled, MIGRATE_ON_START: 'true' }), {

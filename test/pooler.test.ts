@@ -229,11 +229,21 @@ t.test('through PgBouncer in transaction mode', { skip: noPostgres ?? noPgBounce
         DATABASE_DIRECT_URL: fresh.url,
         MIGRATE_ON_START: 'true',
         BOOTSTRAP_API_KEY: key,
+        API_KEY_CACHE_SECONDS: '300',
       },
       { write: () => true } as unknown as NodeJS.WritableStream,
     );
     t.teardown(() => server.shutdown('SIGINT'));
-    const res = await fetch(`${server.address}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
-    t.equal(res.status, 200);
+    const status = async () =>
+      (await fetch(`${server.address}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })).status;
+    t.equal(await status(), 200);
+    // Key changes are heard on the direct URL: a revocation acts before the 300 s cache ends.
+    const direct = new pg.Client({ connectionString: fresh.url });
+    await direct.connect();
+    t.teardown(() => direct.end());
+    await direct.query('UPDATE api_keys SET revoked_at = now()');
+    const revokedAt = Date.now();
+    while ((await status()) !== 401 && Date.now() - revokedAt < 5000) await new Promise((r) => setTimeout(r, 10));
+    t.ok(Date.now() - revokedAt < 1000, `the revoked key refused after ${Date.now() - revokedAt} ms`);
   });
 });

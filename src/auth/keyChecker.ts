@@ -1,5 +1,5 @@
 import { findActiveKey, type ActiveKey } from '../db/apiKeys.js';
-import { DatabaseUnavailableError, type Queryable } from '../db/index.js';
+import { DatabaseUnavailableError, type KeyChange, type KeyChangeFeed, type Queryable } from '../db/index.js';
 import type { KeyUseRecorder } from './keyUse.js';
 import { checksumVerdict, hashApiKey } from './keys.js';
 
@@ -40,6 +40,12 @@ export interface KeyCheckerOptions {
   now?: () => number;
   /** Told of every accepted use (in memory; it writes them in batches). */
   uses?: Pick<KeyUseRecorder, 'record'>;
+  /**
+   * The database's announcements of key changes: a key revoked, rotated or
+   * cut short is forgotten at once. Without them (or while they are not
+   * heard) cacheSeconds is the bound.
+   */
+  changes?: KeyChangeFeed;
 }
 
 export interface KeyChecker {
@@ -47,6 +53,10 @@ export interface KeyChecker {
   remembered(key: string): RememberedKey;
   /** Hashes the key and asks the database, unless it was refused within cacheSeconds or its checksum is wrong. */
   lookUp(key: string): Promise<AcceptedKey | KeyRefusal>;
+  /** Forgets a key that changed (by id), or every key; the next use looks it up. */
+  forget(change: KeyChange): void;
+  /** Stops hearing key changes. */
+  close(): void;
 }
 
 /** Forgets the oldest entry when a map is full, so floods of distinct keys cost bounded memory. */
@@ -61,10 +71,12 @@ function setBounded<K, V>(map: Map<K, V>, key: K, value: V): void {
 
 /**
  * How long past its cacheSeconds a key accepted before is still accepted
- * while the database cannot be asked (a failover of the primary, about
- * 10 s): reads served by a replica go on for clients with a known key. No
- * key can be revoked meanwhile (revoking writes to the primary), so this
- * extends trust only across the outage, never past the key's expiry.
+ * while the database cannot be asked (a switchover of the primary, about
+ * 10 s): reads served by a replica go on for clients with a known key.
+ * Only while key changes are heard (the listening connection is up, so a
+ * revocation would have reached this instance and the key been forgotten):
+ * when they are not, cacheSeconds stays the bound and the look-up's failure
+ * is the answer. Never past the key's expiry.
  */
 const staleWhileUnavailableMs = 60_000;
 
@@ -81,12 +93,15 @@ function toAccepted(found: ActiveKey, keyHash: string): AcceptedKey {
  * key being shared). cacheSeconds bounds how long a revoked key still
  * passes, and how long a key tried before it was created is still refused.
  */
-export function createKeyChecker({ db, cacheSeconds, now = Date.now, uses }: KeyCheckerOptions): KeyChecker {
+export function createKeyChecker({ db, cacheSeconds, now = Date.now, uses, changes }: KeyCheckerOptions): KeyChecker {
   const acceptedUntil = new Map<string, AcceptedKey & { until: number }>();
   const refusedUntil = new Map<string, { until: number; refusal: KeyRefusal }>();
   const cacheMs = cacheSeconds * 1000;
   // Concurrent requests with one key share its look-up.
   const inFlight = new Map<string, Promise<AcceptedKey | KeyRefusal>>();
+  // Counts the changes heard: a look-up that overlapped one may have read
+  // the key as it was before, and is answered but not remembered.
+  let changesHeard = 0;
 
   function used(accepted: AcceptedKey): AcceptedKey {
     uses?.record(accepted.keyId);
@@ -100,6 +115,7 @@ export function createKeyChecker({ db, cacheSeconds, now = Date.now, uses }: Key
   }
 
   async function findAndRemember(key: string, keyHash: string): Promise<AcceptedKey | KeyRefusal> {
+    const heardBefore = changesHeard;
     let found: ActiveKey | undefined;
     try {
       found = await findActiveKey(db, keyHash);
@@ -109,7 +125,7 @@ export function createKeyChecker({ db, cacheSeconds, now = Date.now, uses }: Key
       if (
         error instanceof DatabaseUnavailableError &&
         stale &&
-        stale.until + staleWhileUnavailableMs > at &&
+        stale.until + (changes?.live() ? staleWhileUnavailableMs : 0) > at &&
         !expiredAt(stale, at)
       ) {
         const { until: _until, ...accepted } = stale;
@@ -121,13 +137,28 @@ export function createKeyChecker({ db, cacheSeconds, now = Date.now, uses }: Key
     const accepted = toAccepted(found, keyHash);
     if (expiredAt(accepted, now())) return refuse(key, keyHash, 'expired');
     refusedUntil.delete(keyHash);
+    if (heardBefore !== changesHeard) return used(accepted);
     // Kept even with cacheSeconds 0 (expired at once): it still tells a
     // known client from a guesser.
     setBounded(acceptedUntil, key, { ...accepted, until: now() + cacheMs });
     return used(accepted);
   }
 
+  function forget(change: KeyChange): void {
+    changesHeard += 1;
+    if (change === 'all') {
+      acceptedUntil.clear();
+      // A key created while changes were not heard may be remembered as refused.
+      refusedUntil.clear();
+      return;
+    }
+    for (const [key, accepted] of acceptedUntil) if (accepted.keyId === change.keyId) acceptedUntil.delete(key);
+  }
+  const stopHearing = changes?.subscribe(forget);
+
   return {
+    forget,
+    close: () => stopHearing?.(),
     remembered(key) {
       const accepted = acceptedUntil.get(key);
       if (accepted === undefined) return undefined;

@@ -11,7 +11,9 @@ import {
   type ApiKeyRecord,
   type KeyTerms,
 } from '../db/apiKeys.js';
-import { openDatabase, type Database } from '../db/index.js';
+import { DataDirLockedError, openDatabase, type Database } from '../db/index.js';
+import { sendCommand } from '../control/channel.js';
+import { findControlSocket } from '../control/socketPath.js';
 import { assertSchemaCurrent, migrate, SchemaOutdatedError } from '../db/migrations.js';
 import { isMainModule } from '../entryPoint.js';
 import { declaredScopes, loadOpenApiDocument } from '../openapi/document.js';
@@ -245,18 +247,44 @@ function failed(error: unknown, err: NodeJS.WritableStream): number {
   return error instanceof UsageError ? 2 : 1;
 }
 
-async function run(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.WritableStream): Promise<void> {
+/**
+ * A server running on the embedded database holds its lock: it runs the
+ * command itself (runApiKeyCommand), sent over its control socket (owner
+ * only, src/control), and its output and exit code come back.
+ */
+async function sendToServer(dataDir: string, argv: string[], streams: CliStreams, locked: DataDirLockedError) {
+  const socket = findControlSocket(dataDir);
+  if (socket === undefined) throw locked;
+  try {
+    return await sendCommand(socket, argv, streams);
+  } catch (error) {
+    // A socket nobody listens on: the holder is still starting, or is no server.
+    if (['ECONNREFUSED', 'ENOENT'].includes((error as NodeJS.ErrnoException).code ?? '')) throw locked;
+    throw error;
+  }
+}
+
+/** Runs the command here, or in the running server that holds the embedded database; resolves with its exit code. */
+async function run(argv: string[], env: NodeJS.ProcessEnv, streams: CliStreams): Promise<number> {
   const [command, ...args] = argv;
   if (command === 'new' && args.length === 0) {
-    out.write(`${generateApiKey()}\n`);
-    return;
+    streams.out.write(`${generateApiKey()}\n`);
+    return 0;
   }
   if (!command || !databaseCommands.includes(command)) throw new UsageError(usage);
-  const db = await openDatabase(directDatabaseOptionsOf(loadConfig(env), 'administration'));
+  const config = loadConfig(env);
+  let db: Database;
+  try {
+    db = await openDatabase(directDatabaseOptionsOf(config, 'administration'));
+  } catch (error) {
+    if (error instanceof DataDirLockedError) return sendToServer(config.DATA_DIR, argv, streams, error);
+    throw error;
+  }
   try {
     if (db.kind === 'embedded') await migrate(db);
     else await assertSchemaCurrent(db);
-    await runOn(db, command, args, out);
+    await runOn(db, command, args, streams.out);
+    return 0;
   } finally {
     await db.close();
   }
@@ -266,17 +294,16 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: NodeJS.WritableS
 export async function runApiKey(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
-  { out, err }: CliStreams = { out: process.stdout, err: process.stderr },
+  streams: CliStreams = { out: process.stdout, err: process.stderr },
 ): Promise<number> {
   if (asksForHelp(argv)) {
-    out.write(`${usage}\n`);
+    streams.out.write(`${usage}\n`);
     return 0;
   }
   try {
-    await run(argv, env, out);
-    return 0;
+    return await run(argv, env, streams);
   } catch (error) {
-    return failed(error, err);
+    return failed(error, streams.err);
   }
 }
 

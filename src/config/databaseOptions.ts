@@ -11,6 +11,8 @@ export interface DatabaseHooks {
   onReplicaChange?: (state: ReplicaState, reads: 'replicas' | 'primary') => void;
   /** A transaction or a read was tried again through a short outage of the primary (a switchover). */
   onRideThrough?: (report: RideThroughReport) => void;
+  /** The connection that listens for API key changes started listening, or was lost. */
+  onKeyChanges?: (state: 'listening' | 'lost', reason?: string) => void;
 }
 
 type DatabaseSettings = Pick<
@@ -21,6 +23,7 @@ type DatabaseSettings = Pick<
   | 'DATABASE_STATEMENTS'
   | 'DATABASE_READ_URL'
   | 'REPLICA_MAX_LAG_SECONDS'
+  | 'DATABASE_DIRECT_URL'
 >;
 
 /**
@@ -40,10 +43,25 @@ const readUrlsOf = (value: string | undefined) =>
     .map((url) => url.trim())
     .filter((url) => url !== '');
 
+/**
+ * Where the service LISTENs for API key changes: the direct URL, else
+ * DATABASE_URL unless it is a transaction pooler (DATABASE_STATEMENTS=
+ * unnamed), which hands the session's server connection to other clients
+ * after each transaction and so never delivers a notification; then none,
+ * and a revoked key works on until its cache time ends.
+ */
+export function keyChangesUrlOf(
+  config: Pick<Config, 'DATABASE_URL' | 'DATABASE_DIRECT_URL' | 'DATABASE_STATEMENTS'>,
+): string | undefined {
+  if (config.DATABASE_DIRECT_URL) return config.DATABASE_DIRECT_URL;
+  return config.DATABASE_STATEMENTS === 'unnamed' ? undefined : config.DATABASE_URL;
+}
+
 /** Where the service's database is, in the storage layer's own terms. */
 export function databaseOptionsOf(config: DatabaseSettings, hooks: DatabaseHooks = {}): DatabaseOptions {
   if (!config.DATABASE_URL) return { dataDir: config.DATA_DIR };
   const urls = readUrlsOf(config.DATABASE_READ_URL);
+  const keyChangesUrl = keyChangesUrlOf(config);
   return {
     url: config.DATABASE_URL,
     poolSize: config.DATABASE_POOL_SIZE,
@@ -60,6 +78,9 @@ export function databaseOptionsOf(config: DatabaseSettings, hooks: DatabaseHooks
       : {}),
     ...(hooks.onPoolError ? { onPoolError: hooks.onPoolError } : {}),
     ...(hooks.onRideThrough ? { onRideThrough: hooks.onRideThrough } : {}),
+    ...(keyChangesUrl
+      ? { keyChanges: { url: keyChangesUrl, ...(hooks.onKeyChanges ? { onState: hooks.onKeyChanges } : {}) } }
+      : {}),
   };
 }
 

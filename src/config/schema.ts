@@ -44,8 +44,8 @@ export const configSchema = Type.Object({
       pattern: '^postgres(ql)?://',
       description:
         'A direct (session) connection to the primary, not through a transaction pooler, for migrations ' +
-        '(npm run migrate, MIGRATE_ON_START) and npm run apikey; unset means DATABASE_URL. Set it when ' +
-        'DATABASE_URL goes through a transaction pooler.',
+        '(npm run migrate, MIGRATE_ON_START), npm run apikey and hearing API key changes (LISTEN); unset ' +
+        'means DATABASE_URL. Set it when DATABASE_URL goes through a transaction pooler.',
     }),
   ),
   DATABASE_READ_URL: Type.Optional(
@@ -116,8 +116,10 @@ export const configSchema = Type.Object({
     maximum: 300,
     default: 5,
     description:
-      'How long a checked API key is trusted without asking the database again; also the longest a ' +
-      'revoked key keeps working. 0 when a revocation must act at once (one more query per request).',
+      'How long a checked API key is trusted without asking the database again. A revocation acts at ' +
+      'once where the database announces it (LISTEN on DATABASE_DIRECT_URL, else DATABASE_URL); this is ' +
+      'the longest a revoked key keeps working where it is not heard (through a transaction pooler ' +
+      'without DATABASE_DIRECT_URL, or while the listening connection is down). 0: every request asks.',
   }),
   DRAIN_DELAY_MS: Type.Integer({
     minimum: 0,

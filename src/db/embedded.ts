@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { lockDataDir } from './dataDirLock.js';
 import { int8ToNumber } from './int8.js';
+import { keyChangeListeners, keyChangesChannel, parseKeyChange } from './keyChanges.js';
 import { assertFreeSpace, createDiskGuard, DiskFullError, isDiskFull, type DiskGuard } from './diskSpace.js';
 import type { Database, EmbeddedOptions, Queryable, QueryResult, Statement } from './types.js';
 import { DatabaseUnavailableError } from './unavailability.js';
@@ -63,6 +64,12 @@ export async function openEmbedded(options: EmbeddedOptions): Promise<Database> 
     });
     const disk = createDiskGuard(folder, minFreeMb);
     const root = queryableOf(db, disk);
+    // One session, in this process: every change committed is heard, by
+    // the server and by the commands it runs for the CLI (controlSocket.ts).
+    const keyChanges = keyChangeListeners();
+    const unlisten = await db.listen(keyChangesChannel, (payload) => {
+      keyChanges.emit(parseKeyChange(payload));
+    });
     return {
       kind: 'embedded',
       ...root,
@@ -75,8 +82,10 @@ export async function openEmbedded(options: EmbeddedOptions): Promise<Database> 
       // Statements run in this process and end with it.
       read: (read) => read(),
       cancelInFlight: () => Promise.resolve(0),
+      keyChanges: { subscribe: keyChanges.add, live: () => true },
       async close() {
         try {
+          await unlisten().catch(() => undefined);
           await db.close();
         } finally {
           lock.release();

@@ -5,6 +5,8 @@ export type {
   Database,
   DatabaseOptions,
   EmbeddedOptions,
+  KeyChange,
+  KeyChangeFeed,
   PoolStatus,
   PostgresOptions,
   Queryable,
@@ -17,6 +19,7 @@ export { ReadOnlyDatabaseError, readOnlyReason } from './replication.js';
 export { DiskFullError } from './diskSpace.js';
 export { DatabaseUnavailableError } from './unavailability.js';
 export { DataDirLockedError } from './dataDirLock.js';
+export { noKeyChanges } from './keyChanges.js';
 
 /**
  * PostgreSQL when given a URL, else the embedded database in dataDir. PGlite

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { listenOnPostgres, noKeyChanges } from './keyChanges.js';
 import { createPool, queryableOf, statementSettingsOf } from './pool.js';
 import { openReplicaSet } from './replicas.js';
 import { rideThrough, rideThroughBudgetMs, type RideThroughSettings } from './rideThrough.js';
@@ -48,6 +49,7 @@ export function openPostgres(options: PostgresOptions): Database {
     active: () => riding,
     onRideThrough: options.onRideThrough,
   };
+  const keyChanges = options.keyChanges ? listenOnPostgres(options.keyChanges) : undefined;
   const replicas =
     options.replicas && options.replicas.urls.length > 0 ? openReplicaSet(root, options.replicas, options) : undefined;
   return {
@@ -71,8 +73,10 @@ export function openPostgres(options: PostgresOptions): Database {
       riding = false;
       return named ? cancelInFlight(options.url, checkedOut) : Promise.resolve(0);
     },
+    keyChanges: keyChanges ?? noKeyChanges,
     async close() {
       riding = false;
+      await keyChanges?.close();
       await replicas?.close();
       await pool.end();
     },

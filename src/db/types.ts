@@ -48,7 +48,23 @@ export interface Database extends Queryable {
    * ends the sessions of checked-out connections). Resolves with how many.
    */
   cancelInFlight(): Promise<number>;
+  /** Changes to stored API keys, as the database announces them when they commit (keyChanges.ts). */
+  readonly keyChanges: KeyChangeFeed;
   close(): Promise<void>;
+}
+
+/** A committed change to a stored API key: the key's id, or every key (changes may have been missed). */
+export type KeyChange = { keyId: number } | 'all';
+
+export interface KeyChangeFeed {
+  /**
+   * Calls listener with every change committed from now on, and with 'all'
+   * each time the feed (re)connects: a change committed while it was not
+   * connected is never heard. Returns the function that stops it.
+   */
+  subscribe(listener: (change: KeyChange) => void): () => void;
+  /** True while every committed change reaches the listeners (connected and listening). */
+  live(): boolean;
 }
 
 export interface PoolStatus {
@@ -112,6 +128,20 @@ export interface PostgresOptions {
   onPoolError?: (error: Error) => void;
   /** Called once per transaction or read tried again through a short outage (rideThrough.ts), when it ends. */
   onRideThrough?: (report: RideThroughReport) => void;
+  /**
+   * Where to LISTEN for key changes: a session of its own on the primary
+   * (directly or through a session pooler; a transaction pooler does not
+   * deliver notifications). Absent: no key changes are heard.
+   */
+  keyChanges?: KeyChangeOptions;
+}
+
+export interface KeyChangeOptions {
+  url: string;
+  /** Called when listening starts, and when its connection is lost (until it is back). */
+  onState?: (state: 'listening' | 'lost', reason?: string) => void;
+  /** Tests only: how often the listening connection is checked (default 5000 ms). */
+  heartbeatMs?: number;
 }
 
 /** The embedded database (PGlite), its files in one folder. */

@@ -4,6 +4,7 @@ import type { Config } from '../config/load.js';
 import type { Database } from '../db/index.js';
 import type { MetricsServer } from '../observability/metricsServer.js';
 import type { Tracing } from '../observability/tracingTypes.js';
+import type { ControlSocket } from './controlSocket.js';
 
 /** Balancers and orchestrators stop an instance with SIGTERM; SIGINT is someone at a terminal. */
 const drainDelayOf = (config: Config, signal: string) => (signal === 'SIGTERM' ? config.DRAIN_DELAY_MS : 0);
@@ -23,6 +24,7 @@ const drainDelayOf = (config: Config, signal: string) => (signal === 'SIGTERM' ?
 export interface Attached {
   metricsServer: MetricsServer | undefined;
   tracing: Tracing | undefined;
+  controlSocket: ControlSocket | undefined;
 }
 
 export async function closeGracefully(
@@ -58,6 +60,10 @@ export async function closeGracefully(
     exitCode = 1;
   } finally {
     clearTimeout(deadline);
+    // Before the database: a command in flight over it finishes first.
+    await attached.controlSocket?.close().catch((error: unknown) => {
+      app.log.warn({ err: error }, 'error while closing the control socket');
+    });
     await db.close().catch((error: unknown) => {
       app.log.error({ err: error }, 'error while closing the database');
       exitCode = 1;

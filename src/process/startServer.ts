@@ -1,13 +1,14 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
 import { metricsPortOf } from '../config/load.js';
-import type { DatabaseHooks } from '../config/databaseOptions.js';
+import { keyChangesUrlOf, type DatabaseHooks } from '../config/databaseOptions.js';
 import type { Config } from '../config/load.js';
 import { trackAvailability, type Database } from '../db/index.js';
 import type { LogStream } from '../observability/logging.js';
 import { exposeMetrics } from '../observability/exposeMetrics.js';
 import { createMetrics, noMetrics, type ServiceMetrics } from '../observability/metrics.js';
 import { apiBasePath } from '../openapi/document.js';
+import { openControlSocket } from './controlSocket.js';
 import { serviceVersion } from './serviceVersion.js';
 import { closeGracefully, type Attached } from './shutdown.js';
 import {
@@ -27,7 +28,7 @@ function announceFirstKey(key: string, address: string): string {
     `    ${key}`,
     '',
     `Use it as:  curl -H 'Authorization: Bearer ${key}' ${address}${apiBasePath()}/pets`,
-    'More keys:  npm run apikey -- create <name>   (with the server stopped, on the embedded database)',
+    'More keys:  npm run apikey -- create <name>',
     '',
   ].join('\n');
 }
@@ -39,6 +40,8 @@ export interface RunningServer {
   address: string;
   /** http://host:port of the metrics listener; undefined when METRICS_PORT=off or in a cluster worker. */
   metricsAddress: string | undefined;
+  /** The Unix socket `npm run apikey` reaches this server through (embedded database only). */
+  controlSocket: string | undefined;
   /** Drains, closes the database and resolves with the exit code the process should use. */
   shutdown(signal: string): Promise<number>;
 }
@@ -89,6 +92,15 @@ export async function startServer(
         logger.current?.info(fields, 'database work tried again through a short outage: succeeded');
       else logger.current?.warn(fields, 'database work tried again through a short outage: gave up (503)');
     },
+    onKeyChanges(state, reason) {
+      if (state === 'listening') logger.current?.info('listening for API key changes: a revocation acts at once');
+      else
+        logger.current?.warn(
+          { reason },
+          'lost the connection listening for API key changes; reconnecting, until then a revoked key works ' +
+            'for up to API_KEY_CACHE_SECONDS',
+        );
+    },
   };
   const opened = await openOrFail(config, hooks, options.minFreeMb);
   const db = trackAvailability(opened, {
@@ -103,7 +115,7 @@ export async function startServer(
   const databaseReady = new Promise<void>((resolve) => {
     markDatabaseReady = resolve;
   });
-  const attached: Attached = { metricsServer: undefined, tracing };
+  const attached: Attached = { metricsServer: undefined, tracing, controlSocket: undefined };
   const metricsPort = metricsPortOf(config);
   metrics = metricsPort === undefined ? noMetrics : createMetrics();
   const app = await buildApp(config, {
@@ -132,6 +144,11 @@ export async function startServer(
     if (metricsServer) app.log.info(`metrics on ${metricsServer.address}/metrics`);
     if (tracing) app.log.info('tracing on: spans are exported as the OTEL_* variables say');
     if (config.DATABASE_URL) app.log.info(`listening on ${address}; waiting for the database`);
+    if (config.DATABASE_URL && keyChangesUrlOf(config) === undefined)
+      app.log.warn(
+        'API key changes are not heard through a transaction pooler (DATABASE_STATEMENTS=unnamed): set ' +
+          'DATABASE_DIRECT_URL, or a revoked key works for up to API_KEY_CACHE_SECONDS',
+      );
     const prepared = await prepareOrFail(opened, config, app.log, options.signal);
     if (prepared.activeKeys === 0 && !prepared.firstKey) {
       app.log.warn(
@@ -139,6 +156,7 @@ export async function startServer(
       );
     }
     markDatabaseReady();
+    if (db.kind === 'embedded') attached.controlSocket = await openControlSocket(db, config.DATA_DIR, env, app.log);
     if (prepared.firstKey) out.write(announceFirstKey(prepared.firstKey, address));
     const where = db.kind === 'embedded' ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL database';
     const version = serviceVersion();
@@ -149,9 +167,11 @@ export async function startServer(
       config,
       address,
       metricsAddress: metricsServer?.address,
+      controlSocket: attached.controlSocket?.path,
       shutdown: (signal) => closeGracefully(app, db, config, attached, signal),
     };
   } catch (error) {
+    await attached.controlSocket?.close();
     await attached.metricsServer?.close();
     await app.close().catch(() => undefined);
     await db.close().catch(() => undefined);

@@ -3,7 +3,8 @@ import { createKeyChecker } from '../../src/auth/keyChecker.js';
 import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { createKeyUseRecorder } from '../../src/auth/keyUse.js';
 import { insertApiKey, listApiKeys } from '../../src/db/apiKeys.js';
-import { DatabaseUnavailableError, type Queryable } from '../../src/db/index.js';
+import { DatabaseUnavailableError, type KeyChange, type KeyChangeFeed, type Queryable } from '../../src/db/index.js';
+import type { Statement } from '../../src/db/types.js';
 import { openBackend } from '../helpers/databases.js';
 
 t.test('accepted and refused keys are remembered for cacheSeconds', async (t) => {
@@ -35,6 +36,65 @@ t.test('accepted and refused keys are remembered for cacheSeconds', async (t) =>
   t.equal(lookUps, 3, 'a refused key is looked up again after cacheSeconds');
 });
 
+/** A feed the test drives: it announces changes and says whether they are heard. */
+function drivenFeed(live: boolean) {
+  const listeners = new Set<(change: KeyChange) => void>();
+  const feed: KeyChangeFeed & { announce(change: KeyChange): void; isLive: boolean } = {
+    isLive: live,
+    live: () => feed.isLive,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    announce(change) {
+      for (const listener of listeners) listener(change);
+    },
+  };
+  return { feed, listeners };
+}
+
+t.test('a key change the database announces forgets that key at once, "all" every key', async (t) => {
+  const { db, close } = await openBackend('embedded');
+  t.teardown(close);
+  const { feed, listeners } = drivenFeed(true);
+  const checker = createKeyChecker({ db, cacheSeconds: 300, changes: feed });
+  const first = generateApiKey();
+  const second = generateApiKey();
+  const firstId = (await insertApiKey(db, toStoredKey('first', first))).id;
+  await insertApiKey(db, toStoredKey('second', second));
+  await checker.lookUp(first);
+  await checker.lookUp(second);
+  t.match(checker.remembered(first), { keyId: firstId });
+
+  feed.announce({ keyId: firstId });
+  t.equal(checker.remembered(first), undefined, 'the changed key is forgotten: its next use is looked up');
+  t.match(checker.remembered(second), { keyId: Number }, 'another key stays remembered');
+  feed.announce('all');
+  t.equal(checker.remembered(second), undefined, '"all" forgets every key');
+  checker.close();
+  t.equal(listeners.size, 0, 'close stops hearing changes');
+});
+
+t.test('a look-up that overlaps a change is answered but not remembered', async (t) => {
+  const { db, close } = await openBackend('embedded');
+  t.teardown(close);
+  const { feed } = drivenFeed(true);
+  const key = generateApiKey();
+  const keyId = (await insertApiKey(db, toStoredKey('racing', key))).id;
+  // The change is announced while the look-up's statement is out: it may have read the key as it was.
+  const announcing: Queryable = {
+    query: async <Row>(statement: Statement, values?: readonly unknown[]) => {
+      const result = await db.query<Row>(statement, values);
+      feed.announce({ keyId });
+      return result;
+    },
+    execScript: (sql) => db.execScript(sql),
+  };
+  const checker = createKeyChecker({ db: announcing, cacheSeconds: 300, changes: feed });
+  t.match(await checker.lookUp(key), { keyId }, 'answered');
+  t.equal(checker.remembered(key), undefined, 'not remembered');
+});
+
 t.test('while the database is unavailable, a key accepted before stays accepted for a while', async (t) => {
   const { db, close } = await openBackend('embedded');
   t.teardown(close);
@@ -49,7 +109,8 @@ t.test('while the database is unavailable, a key accepted before stays accepted 
         : db.query(statement, values),
     execScript: (sql) => db.execScript(sql),
   };
-  const checker = createKeyChecker({ db: failing, cacheSeconds: 5, now: () => clock });
+  const { feed } = drivenFeed(true);
+  const checker = createKeyChecker({ db: failing, cacheSeconds: 5, now: () => clock, changes: feed });
   const good = generateApiKey();
   await insertApiKey(db, toStoredKey('good', good));
   const accepted = await checker.lookUp(good);
@@ -58,6 +119,13 @@ t.test('while the database is unavailable, a key accepted before stays accepted 
   unavailable = true;
   clock = 20_000;
   t.same(await checker.lookUp(good), accepted, 'past cacheSeconds, the failed look-up keeps the key accepted');
+  feed.isLive = false;
+  await t.rejects(
+    checker.lookUp(good),
+    DatabaseUnavailableError,
+    'but not while key changes are not heard: a revocation may have been missed, cacheSeconds is the bound',
+  );
+  feed.isLive = true;
   await t.rejects(checker.lookUp(generateApiKey()), DatabaseUnavailableError, 'an unknown key is not accepted');
   clock = 5_000 + 60_000;
   await t.rejects(checker.lookUp(good), DatabaseUnavailableError, 'not for longer than a minute past its time');

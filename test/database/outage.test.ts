@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
-import { DatabaseUnavailableError, openDatabase, trackAvailability } from '../../src/db/index.js';
+import { DatabaseUnavailableError, noKeyChanges, openDatabase, trackAvailability } from '../../src/db/index.js';
 import { testConfig, testLimits } from '../helpers/app.js';
 import { createScratchPostgres, postgresUnavailableReason } from '../helpers/databases.js';
 
@@ -26,6 +26,7 @@ t.test('an outage is reported once when it starts and once when it ends', async 
       poolStatus: () => undefined,
       read: (read) => read(),
       cancelInFlight: () => Promise.resolve(0),
+      keyChanges: noKeyChanges,
       close: () => Promise.resolve(),
     },
     {

@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config/load.js';
 import type { HttpLimitOverrides } from '../../src/http/limits.js';
 import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { insertApiKey } from '../../src/db/apiKeys.js';
-import type { Database } from '../../src/db/index.js';
+import { noKeyChanges, type Database } from '../../src/db/index.js';
 import { openBackend, postgresUnavailableReason, type Backend } from './databases.js';
 
 // The defaults of every setting, so that a new one needs no edit here; a
@@ -62,6 +62,7 @@ export const noDatabase: Database = {
   poolStatus: () => undefined,
   read: (read) => read(),
   cancelInFlight: () => Promise.resolve(0),
+  keyChanges: noKeyChanges,
   close: () => Promise.resolve(),
 };
 

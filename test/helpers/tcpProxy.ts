@@ -9,6 +9,7 @@ import { once } from 'node:events';
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  private readonly pairs = new Set<[Socket, Socket]>();
   port = 0;
 
   constructor(
@@ -25,6 +26,9 @@ export class TcpProxy {
         socket.on('error', () => undefined);
       }
       client.pipe(upstream).pipe(client);
+      const pair: [Socket, Socket] = [client, upstream];
+      this.pairs.add(pair);
+      client.on('close', () => this.pairs.delete(pair));
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
@@ -35,6 +39,20 @@ export class TcpProxy {
     this.port = address.port;
     this.server = server;
     return this.port;
+  }
+
+  /**
+   * Stops passing bytes on the open connections without closing them, as a
+   * network partition does; new connections are forwarded as before.
+   */
+  freeze(): void {
+    for (const [client, upstream] of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+    this.pairs.clear();
   }
 
   async close(): Promise<void> {

@@ -41,7 +41,17 @@ export async function admissionStage(
   uses.start();
   // Closed before the database is: the last uses are written on shutdown.
   app.addHook('onClose', () => uses.stop());
-  const keys = createKeyChecker({ db, cacheSeconds: config.API_KEY_CACHE_SECONDS, now, uses });
+  const keys = createKeyChecker({
+    db,
+    cacheSeconds: config.API_KEY_CACHE_SECONDS,
+    now,
+    uses,
+    changes: db.keyChanges,
+  });
+  app.addHook('onClose', (_app, done) => {
+    keys.close();
+    done();
+  });
   const limiter = await rateLimiter(app, config, redisTimeoutMs, metrics.rateLimited);
   const steps = [
     identifyCaller(keys, metrics.authenticationFailed),

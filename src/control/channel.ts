@@ -1,0 +1,162 @@
+import { chmodSync } from 'node:fs';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { Writable } from 'node:stream';
+
+// One command per connection, as lines of JSON: the client sends
+// {"argv": [...]}, the server answers {"out": text} and {"err": text} as
+// the command writes, then {"exit": code}, and closes.
+
+/** The longest request line, the arguments of one command: far above any real one. */
+const maxRequestBytes = 64 * 1024;
+
+export interface CommandStreams {
+  out: NodeJS.WritableStream;
+  err: NodeJS.WritableStream;
+}
+
+/** Runs one command and resolves with its exit code; what it writes to out and err reaches the client as written. */
+export type CommandRunner = (argv: string[], streams: CommandStreams) => Promise<number>;
+
+function frameWriter(socket: Socket, stream: 'out' | 'err'): Writable {
+  return new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      // At once, in order: the socket buffers, and the exit frame follows what was written.
+      socket.write(`${JSON.stringify({ [stream]: chunk.toString() })}\n`);
+      done();
+    },
+  });
+}
+
+function parseRequest(line: string): string[] | undefined {
+  try {
+    const { argv } = JSON.parse(line) as { argv?: unknown };
+    return Array.isArray(argv) && argv.every((arg) => typeof arg === 'string') ? argv : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function serveConnection(
+  socket: Socket,
+  run: CommandRunner,
+  onError: (error: unknown) => void,
+  started: () => void,
+): void {
+  let received = '';
+  socket.setEncoding('utf8');
+  socket.on('error', onError);
+  const onData = (chunk: string) => {
+    received += chunk;
+    const end = received.indexOf('\n');
+    if (end < 0) {
+      if (received.length > maxRequestBytes) socket.destroy();
+      return;
+    }
+    socket.off('data', onData);
+    started();
+    const argv = parseRequest(received.slice(0, end));
+    if (!argv) {
+      socket.end(`${JSON.stringify({ err: 'malformed request\n' })}\n${JSON.stringify({ exit: 2 })}\n`);
+      return;
+    }
+    run(argv, { out: frameWriter(socket, 'out'), err: frameWriter(socket, 'err') }).then(
+      (code) => socket.end(`${JSON.stringify({ exit: code })}\n`),
+      (error: unknown) => {
+        onError(error);
+        socket.end(
+          `${JSON.stringify({ err: 'the server failed to run the command\n' })}\n${JSON.stringify({ exit: 1 })}\n`,
+        );
+      },
+    );
+  };
+  socket.on('data', onData);
+}
+
+export interface ControlServer {
+  close(): Promise<void>;
+}
+
+/**
+ * Listens on a Unix socket at path, made readable and writable by its owner
+ * only (0600; its folder is 0700 already, so nobody else reaches it even
+ * before the chmod), and runs each command it receives.
+ */
+export async function serveCommands(
+  path: string,
+  run: CommandRunner,
+  onError: (error: unknown) => void,
+): Promise<ControlServer> {
+  // Connections that have not sent their command yet: closing ends them.
+  const waiting = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    waiting.add(socket);
+    socket.on('close', () => waiting.delete(socket));
+    serveConnection(socket, run, onError, () => waiting.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  chmodSync(path, 0o600);
+  server.on('error', onError);
+  return {
+    close: () =>
+      new Promise((resolve) => {
+        // A command running now finishes, and its client hears its end.
+        server.close(() => {
+          resolve();
+        });
+        for (const socket of waiting) socket.destroy();
+      }),
+  };
+}
+
+interface Frame {
+  out?: string;
+  err?: string;
+  exit?: number;
+}
+
+/**
+ * Sends argv to the server listening at path and writes what the command
+ * writes to streams; resolves with its exit code (1 if the connection ends
+ * without one).
+ */
+export function sendCommand(path: string, argv: string[], streams: CommandStreams): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(path);
+    let received = '';
+    let exit: number | undefined;
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write(`${JSON.stringify({ argv })}\n`));
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      let end: number;
+      while ((end = received.indexOf('\n')) >= 0) {
+        let frame: Frame;
+        try {
+          frame = JSON.parse(received.slice(0, end)) as Frame;
+        } catch (error) {
+          socket.destroy();
+          reject(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        received = received.slice(end + 1);
+        if (frame.out !== undefined) streams.out.write(frame.out);
+        if (frame.err !== undefined) streams.err.write(frame.err);
+        if (frame.exit !== undefined) exit = frame.exit;
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => {
+      if (exit !== undefined) resolve(exit);
+      else {
+        streams.err.write('the server closed its control socket before the command finished\n');
+        resolve(1);
+      }
+    });
+  });
+}
