@@ -354,6 +354,12 @@ export function invalidCases(operation: Operation, context: GeneratorContext): f
   return fc.oneof(...cases);
 }
 
+/** Whether the text is a value of the schema as a valid request spells it: an integer in plain digits. */
+function isCanonical(schema: Schema, text: string): boolean {
+  if (schema['type'] === 'integer' && !/^-?(0|[1-9][0-9]*)$/.test(text)) return false;
+  return textMightBeValid(schema, text);
+}
+
 /**
  * The rule of every tool that sends generated requests to a deployment (npm
  * run verify, the suite over HTTP): a request with an unsafe method (RFC 9110
@@ -365,10 +371,11 @@ export function invalidCases(operation: Operation, context: GeneratorContext): f
  * Invalid requests are held to the same rule: a 401 or 400 case is harmless
  * only while the deployment refuses it first, and a deployment whose
  * authentication or validation is broken is what such a run looks for. So
- * an id-shaped value is always replaced by an own id; a path value that
- * breaks the parameter's schema stays only when it holds no digit (`abc`),
- * since a lenient parser could read `1e3`, ` 1` or `0x10` as an id someone
- * else's resource has. Safe methods are sent as generated.
+ * a value the parameter's schema takes is always replaced by an own id; one
+ * it refuses is sent only when it holds no digit (`abc`), and otherwise the
+ * request is not sent, since a lenient parser could read `1e3`, ` 1`,
+ * `0x10` or an out-of-range number as an id someone else's resource has.
+ * Safe methods are sent as generated.
  */
 export function aimAtOwn(
   operation: Operation,
@@ -379,7 +386,10 @@ export function aimAtOwn(
   const pathParams = { ...request.pathParams };
   for (const parameter of operation.parameters.filter((declared) => declared.in === 'path')) {
     const text = pathParams[parameter.name] ?? '';
-    if (!textMightBeValid(parameter.schema, text) && !/\p{Nd}/u.test(text)) continue;
+    if (!isCanonical(parameter.schema, text)) {
+      if (/\p{Nd}/u.test(text)) return undefined;
+      continue;
+    }
     const id = own(parameter);
     if (id === undefined) return undefined;
     pathParams[parameter.name] = id;
