@@ -396,3 +396,23 @@ export function aimAtOwn(
   }
   return { ...request, pathParams };
 }
+
+/**
+ * Whether the request breaks that rule: an unsafe method, and a path value
+ * that could name a resource (an id-shaped value, or any value with a digit)
+ * the run did not make. The last check before a request leaves.
+ */
+export function namesForeignResource(
+  operation: Operation,
+  request: TestRequest,
+  isOwn: (parameter: Parameter, value: string) => boolean,
+): boolean {
+  if (isSafe(operation)) return false;
+  return operation.parameters
+    .filter((declared) => declared.in === 'path')
+    .some((parameter) => {
+      const text = request.pathParams[parameter.name] ?? '';
+      if (isCanonical(parameter.schema, text)) return !isOwn(parameter, text);
+      return /\p{Nd}/u.test(text);
+    });
+}

@@ -47,7 +47,7 @@ export class OwnResources {
   constructor(readonly kinds: ResourceKind[]) {}
 
   /** Records the id a maker's success answered. */
-  add(maker: Maker, answer: Answer): string | undefined {
+  add(maker: Maker, answer: Pick<Answer, 'json' | 'headers'>): string | undefined {
     const kind = this.kinds.find((candidate) => candidate.makers.includes(maker));
     const id = maker.idOf(answer.json, answer.headers.get('location'));
     if (kind === undefined || id === undefined) return undefined;
@@ -55,6 +55,12 @@ export class OwnResources {
     if (!ids.includes(id)) ids.push(id);
     this.ids.set(kind, ids);
     return id;
+  }
+
+  /** Whether the run made the resource this value of the parameter names. */
+  isOwn(parameter: Parameter, value: string): boolean {
+    const kind = kindOfParameter(this.kinds, parameter.name);
+    return kind !== undefined && (this.ids.get(kind) ?? []).includes(value);
   }
 
   /** An id of the run for the parameter, in turn; undefined when the run made none of its kind. */

@@ -156,26 +156,22 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
   const baseUrl = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
   const client = new PoliteClient(findings, options.maxRequests, options.wait);
   const now = options.now ?? Date.now;
-  const exchanger = new Exchanger(baseUrl, client, findings, options.apiKey, now);
   const operations = localOperations(options.spec);
+  const kinds = resourceKinds(operations);
+  const own = new OwnResources(kinds);
+  const exchanger = new Exchanger(baseUrl, client, findings, options.apiKey, now, own);
   await comparePublished(client, findings, options.baseUrl, options.spec);
   const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
   const authorization = `Bearer ${options.apiKey}`;
   const steps: StepContext = { exchanger, findings, operations: byId, authorization };
   const runId = `${now().toString(36)}-${options.seed.toString(36)}`;
   const prefix = `${createdPetPrefix} ${runId}`;
-  const kinds = resourceKinds(operations);
-  const own = new OwnResources(kinds);
   const makers = kinds.flatMap((kind) => kind.makers);
 
   if (!options.readOnly)
     for (const [index, maker] of makers.entries()) {
-      const made = await makeOnce(steps, maker, {
-        prefix,
-        key: `${createdPetPrefix}-${runId}-${index}`,
-        seed: options.seed,
-      });
-      if (made) own.add(maker, made);
+      // What it makes, the exchanger records as the run's own.
+      await makeOnce(steps, maker, { prefix, key: `${createdPetPrefix}-${runId}-${index}`, seed: options.seed });
     }
   // A key without the scope to write (a read-only key) makes the rest of the run read-only: the 403 was checked.
   const refused = makers.filter((maker) => exchanger.refusedForScope(maker.operation.operationId));
@@ -201,11 +197,7 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
     if (aimed === undefined) continue;
     const request = isSafe(operation) ? aimed : labelled(operation, aimed, prefix);
     const answer = await exchanger.send(operation, request, { expect: [401] });
-    const maker = own.makerOf(operation);
-    if (maker && answer?.status === maker.status) {
-      findings.created += 1;
-      own.add(maker, answer);
-    }
+    if (answer?.status === own.makerOf(operation)?.status) findings.created += 1;
   }
 
   const runs = Math.max(1, Math.ceil(options.maxRequests / Math.max(1, operations.length) / 3));
@@ -225,10 +217,7 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
     const request = isSafe(operation) || item.request.intent !== 'valid' ? aimed : labelled(operation, aimed, prefix);
     const answer = await exchanger.send(operation, request, { expect: item.expect });
     if (creates) generatedCreates += 1;
-    if (maker && answer?.status === maker.status) {
-      findings.created += 1;
-      own.add(maker, answer);
-    }
+    if (maker && answer?.status === maker.status) findings.created += 1;
   }
   if (unaimed.size > 0)
     findings.notes.push(
