@@ -197,7 +197,8 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
     if (aimed === undefined) continue;
     const request = isSafe(operation) ? aimed : labelled(operation, aimed, prefix);
     const answer = await exchanger.send(operation, request, { expect: [401] });
-    if (answer?.status === own.makerOf(operation)?.status) findings.created += 1;
+    const maker = own.makerOf(operation);
+    if (maker && answer?.status === maker.status) findings.created += 1;
   }
 
   const runs = Math.max(1, Math.ceil(options.maxRequests / Math.max(1, operations.length) / 3));
