@@ -25,6 +25,7 @@ export function specWithUnsafeOperations(): JsonObject {
   spec['components']['schemas']['PetPatch'] = {
     type: 'object',
     additionalProperties: false,
+    minProperties: 1,
     properties: {
       name: { $ref: '#/components/schemas/PetName' },
       categoryId: { $ref: '#/components/schemas/CategoryId' },
