@@ -4,7 +4,7 @@ import type { Schema } from './spec.js';
 /**
  * Values from the subset of JSON Schema that openapi.yaml uses: type, enum,
  * minimum/maximum, minLength/maxLength, pattern, required, properties,
- * additionalProperties: false, items/maxItems ($refs are resolved before).
+ * additionalProperties: false, minProperties, items/maxItems ($refs are resolved before).
  * A keyword outside that subset throws, so the suite cannot silently
  * generate values the schema does not describe.
  */
