@@ -4,7 +4,7 @@ import type { Schema } from './spec.js';
 /**
  * Values from the subset of JSON Schema that openapi.yaml uses: type, enum,
  * minimum/maximum, minLength/maxLength, pattern, required, properties,
- * additionalProperties: false, items/maxItems ($refs are resolved before).
+ * additionalProperties: false, minProperties, items/maxItems ($refs are resolved before).
  * A keyword outside that subset throws, so the suite cannot silently
  * generate values the schema does not describe.
  */
@@ -25,6 +25,7 @@ const supported = new Set([
   'items',
   'minItems',
   'maxItems',
+  'minProperties',
   'default',
   'description',
   'examples',
@@ -139,7 +140,10 @@ export function valid(schema: Schema): fc.Arbitrary<unknown> {
     case 'object': {
       const properties = (schema['properties'] ?? {}) as Record<string, Schema>;
       const model = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, valid(property)]));
-      return fc.record(model, { requiredKeys: (schema['required'] as string[] | undefined) ?? [] });
+      const minProperties = Number(schema['minProperties'] ?? 0);
+      return fc
+        .record(model, { requiredKeys: (schema['required'] as string[] | undefined) ?? [] })
+        .filter((object) => Object.keys(object).length >= minProperties);
     }
     default:
       throw new Error(`cannot generate a value for schema type ${JSON.stringify(schema['type'])}`);
@@ -286,6 +290,19 @@ export function objectViolations(schema: Schema): Array<{ rule: string; values: 
       values: base.map((object) => Object.fromEntries(Object.entries(object).filter(([key]) => key !== name))),
     });
   }
+  const minProperties = Number(schema['minProperties'] ?? 0);
+  if (minProperties > required.length)
+    violations.push({
+      rule: 'minProperties',
+      values: base.map((object) =>
+        Object.fromEntries(
+          Object.entries(object)
+            .filter(([key]) => required.includes(key))
+            .concat(Object.entries(object).filter(([key]) => !required.includes(key)))
+            .slice(0, minProperties - 1),
+        ),
+      ),
+    });
   if (schema['additionalProperties'] === false) {
     const unknownName = fc
       .oneof(

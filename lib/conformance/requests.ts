@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { objectViolations, scalarViolations, valid } from './arbitraries.js';
 import type { TestRequest } from './checks.js';
+import { isSafe } from './resources.js';
 import type { Operation, Parameter, Schema } from './spec.js';
 
 /** A generated request and the statuses the contract allows for it. */
@@ -113,6 +114,15 @@ interface Parts {
   headers?: Record<string, string>;
 }
 
+/** Spellings of the body's media type a server must take alike: parameters and case. */
+function contentTypes(mediaType: string): fc.Arbitrary<string> {
+  const spellings =
+    mediaType === 'application/json'
+      ? ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON']
+      : [mediaType, `${mediaType}; charset=utf-8`];
+  return fc.constantFrom(...spellings);
+}
+
 /** Everything of a valid request, as separate parts that the invalid generator breaks one at a time. */
 function validParts(operation: Operation, context: GeneratorContext): fc.Arbitrary<Parts> {
   const pathParameters = operation.parameters.filter((parameter) => parameter.in === 'path');
@@ -145,12 +155,7 @@ function validParts(operation: Operation, context: GeneratorContext): fc.Arbitra
     query,
     ...(operation.body ? { body: valid(operation.body.schema) } : {}),
     authorization: validAuthorization(context.key),
-    contentType: fc.constantFrom(
-      'application/json',
-      'application/json; charset=utf-8',
-      'application/json;charset=UTF-8',
-      'Application/JSON',
-    ),
+    contentType: contentTypes(operation.body?.mediaType ?? 'application/json'),
   });
 }
 
@@ -347,4 +352,67 @@ export function invalidCases(operation: Operation, context: GeneratorContext): f
     );
   }
   return fc.oneof(...cases);
+}
+
+/** Whether the text is a value of the schema as a valid request spells it: an integer in plain digits. */
+function isCanonical(schema: Schema, text: string): boolean {
+  if (schema['type'] === 'integer' && !/^-?(0|[1-9][0-9]*)$/.test(text)) return false;
+  return textMightBeValid(schema, text);
+}
+
+/**
+ * The rule of every tool that sends generated requests to a deployment (npm
+ * run verify, the suite over HTTP): a request with an unsafe method (RFC 9110
+ * 9.2.1; `isSafe`) that names a resource in its path names one this run
+ * made, whatever the request was generated to test. `own` gives such an id
+ * for the parameter, or undefined when the run has none (then the request is
+ * not sent: undefined).
+ *
+ * Invalid requests are held to the same rule: a 401 or 400 case is harmless
+ * only while the deployment refuses it first, and a deployment whose
+ * authentication or validation is broken is what such a run looks for. So
+ * a value the parameter's schema takes is always replaced by an own id; one
+ * it refuses is sent only when it holds no digit (`abc`), and otherwise the
+ * request is not sent, since a lenient parser could read `1e3`, ` 1`,
+ * `0x10` or an out-of-range number as an id someone else's resource has.
+ * Safe methods are sent as generated.
+ */
+export function aimAtOwn(
+  operation: Operation,
+  request: TestRequest,
+  own: (parameter: Parameter) => string | undefined,
+): TestRequest | undefined {
+  if (isSafe(operation)) return request;
+  const pathParams = { ...request.pathParams };
+  for (const parameter of operation.parameters.filter((declared) => declared.in === 'path')) {
+    const text = pathParams[parameter.name] ?? '';
+    if (!isCanonical(parameter.schema, text)) {
+      if (/\p{Nd}/u.test(text)) return undefined;
+      continue;
+    }
+    const id = own(parameter);
+    if (id === undefined) return undefined;
+    pathParams[parameter.name] = id;
+  }
+  return { ...request, pathParams };
+}
+
+/**
+ * Whether the request breaks that rule: an unsafe method, and a path value
+ * that could name a resource (an id-shaped value, or any value with a digit)
+ * the run did not make. The last check before a request leaves.
+ */
+export function namesForeignResource(
+  operation: Operation,
+  request: TestRequest,
+  isOwn: (parameter: Parameter, value: string) => boolean,
+): boolean {
+  if (isSafe(operation)) return false;
+  return operation.parameters
+    .filter((declared) => declared.in === 'path')
+    .some((parameter) => {
+      const text = request.pathParams[parameter.name] ?? '';
+      if (isCanonical(parameter.schema, text)) return !isOwn(parameter, text);
+      return /\p{Nd}/u.test(text);
+    });
 }

@@ -29,11 +29,22 @@ export interface ResponseHeader {
   schema: Schema;
 }
 
+/** An OpenAPI link of a response: an operation its answer leads to, and where each parameter's value comes from. */
+export interface ResponseLink {
+  name: string;
+  operationId: string;
+  /** Parameter name to runtime expression, e.g. petId: $response.body#/id. */
+  parameters: Record<string, string>;
+}
+
 export interface DeclaredResponse {
   status: string;
   /** Validates the JSON body; undefined when the response declares no content. */
   validateBody?: ValidateFunction;
+  /** The JSON body's schema, dereferenced. */
+  schema?: Schema;
   headers: ResponseHeader[];
+  links: ResponseLink[];
 }
 
 export interface Operation {
@@ -83,6 +94,10 @@ function deprecationOf(operation: JsonObject): Deprecation {
   };
 }
 
+/** application/json and the JSON-based types (RFC 6839 `+json`, e.g. application/merge-patch+json). */
+export const isJsonMediaType = (mediaType: string | undefined) =>
+  mediaType !== undefined && /^application\/(?:json|[^\s;/]+\+json)$/i.test(mediaType);
+
 export function loadContract(raw: JsonObject = readLocalSpec()): { document: JsonObject; operations: Operation[] } {
   const document = dereference(raw);
   const globalSecurity = (document['security'] as unknown[] | undefined) ?? [];
@@ -100,7 +115,7 @@ export function loadContract(raw: JsonObject = readLocalSpec()): { document: Jso
       if (requestBody) {
         const content = requestBody['content'] as Record<string, JsonObject>;
         const mediaType = Object.keys(content)[0];
-        if (mediaType !== 'application/json')
+        if (mediaType === undefined || !isJsonMediaType(mediaType))
           throw new Error(
             `the conformance suite only speaks JSON bodies, ${operation['operationId']} has ${mediaType}`,
           );
@@ -113,7 +128,8 @@ export function loadContract(raw: JsonObject = readLocalSpec()): { document: Jso
       const responses = new Map<string, DeclaredResponse>();
       for (const [status, response] of Object.entries(operation['responses'] as Record<string, JsonObject>)) {
         const content = response['content'] as Record<string, JsonObject> | undefined;
-        const schema = content?.['application/json']?.['schema'] as Schema | undefined;
+        const jsonType = Object.keys(content ?? {}).find(isJsonMediaType);
+        const schema = (jsonType ? content?.[jsonType]?.['schema'] : undefined) as Schema | undefined;
         const headers = Object.entries((response['headers'] as Record<string, JsonObject> | undefined) ?? {}).map(
           ([name, header]) => ({
             name: name.toLowerCase(),
@@ -122,7 +138,19 @@ export function loadContract(raw: JsonObject = readLocalSpec()): { document: Jso
             validate: compile(header['schema'] as Schema),
           }),
         );
-        responses.set(status, { status, headers, ...(schema ? { validateBody: compile(schema) } : {}) });
+        const links = Object.entries((response['links'] as Record<string, JsonObject> | undefined) ?? {}).map(
+          ([name, link]) => ({
+            name,
+            operationId: String(link['operationId']),
+            parameters: (link['parameters'] ?? {}) as Record<string, string>,
+          }),
+        );
+        responses.set(status, {
+          status,
+          headers,
+          links,
+          ...(schema ? { schema, validateBody: compile(schema) } : {}),
+        });
       }
       const security = (operation['security'] as unknown[] | undefined) ?? globalSecurity;
       operations.push({

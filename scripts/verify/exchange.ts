@@ -1,9 +1,11 @@
 import type { TestRequest } from '../../lib/conformance/checks.js';
+import { namesForeignResource } from '../../lib/conformance/requests.js';
 import type { Operation } from '../../lib/conformance/spec.js';
 import { parseJson, responseProblems, undeclaredHeaders, type Problem } from './checks.js';
 import { curlLine } from './curl.js';
 import type { Findings } from './findings.js';
 import type { OutgoingRequest, PoliteClient, ReceivedResponse } from './http.js';
+import type { OwnResources } from './steps.js';
 
 export interface Answer extends ReceivedResponse {
   json?: unknown;
@@ -33,6 +35,8 @@ export class Exchanger {
     private readonly findings: Findings,
     private readonly key: string,
     private readonly now: () => number,
+    /** The resources the run made: the only ones an unsafe request may name. */
+    private readonly own?: OwnResources,
   ) {}
 
   /** The absolute URL of a request: the base URL, the operation's path filled in, the query. */
@@ -59,12 +63,24 @@ export class Exchanger {
     return expect.includes(401) ? [401] : [410];
   }
 
-  /** Sends the request; undefined when the budget is spent. */
+  /**
+   * Sends the request; undefined when the budget is spent, or when the
+   * request has an unsafe method and names a resource the run did not make
+   * (never sent: a failure of the run itself).
+   */
   async send(
     operation: Operation,
     request: TestRequest,
     options: { url?: string; expect?: number[] } = {},
   ): Promise<Answer | undefined> {
+    if (this.own && namesForeignResource(operation, request, (parameter, value) => this.own!.isOwn(parameter, value))) {
+      this.findings.fail({
+        subject: operation.operationId,
+        check: 'unsafe request to a resource the run did not make',
+        message: `${request.intent}: not sent, ${operation.method} ${this.urlOf(operation, request)} names a resource this run did not create`,
+      });
+      return undefined;
+    }
     const outgoing: OutgoingRequest = {
       method: operation.method,
       url: options.url ?? this.urlOf(operation, request),
@@ -91,6 +107,8 @@ export class Exchanger {
         message: `${request.intent}: expected ${expect.join(' or ')}, got ${received.status} ${received.text.slice(0, 200)}`,
       });
     this.record(operation, answer, problems);
+    const maker = this.own?.makerOf(operation);
+    if (maker && answer.status === maker.status) this.own!.add(maker, answer);
     return answer;
   }
 

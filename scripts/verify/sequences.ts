@@ -4,19 +4,19 @@ import {
   ModelMismatch,
   emptyModel,
   statefulCommands,
-  type NewPet,
   type Observed,
   type StatefulTransport,
 } from '../../lib/conformance/stateful.js';
-import { validCases, type GeneratorContext } from '../../lib/conformance/requests.js';
+import { resourceKinds } from '../../lib/conformance/resources.js';
 import type { Exchanger } from './exchange.js';
 import type { Findings } from './findings.js';
 
 /**
  * The conformance suite's stateful sequences (lib/conformance/stateful.ts)
  * against a deployment: the model knows only what the sequence created or
- * read, so listings are compared on those pets. Read-only runs leave out
- * create and replay. Each answer is checked against the contract by the
+ * read, so listings are compared on those resources. Read-only runs leave
+ * out every unsafe command; the others aim unsafe requests only at what the
+ * sequence made. Each answer is checked against the contract by the
  * exchanger; a disagreement with the model is a failure of its own.
  */
 
@@ -31,7 +31,6 @@ export interface SequenceOptions {
   operations: Map<string, Operation>;
   authorization: string;
   basePath: string;
-  context: GeneratorContext;
   readOnly: boolean;
   /** Operations past their sunset: not called. */
   retired: ReadonlySet<string>;
@@ -42,13 +41,17 @@ export interface SequenceOptions {
   budget: number;
 }
 
-function transport(options: SequenceOptions, spent: { requests: number; creates: number }): StatefulTransport {
+function transport(
+  options: SequenceOptions,
+  makers: Map<string, number>,
+  spent: { requests: number; creates: number },
+): StatefulTransport {
   return {
     async send(request, url) {
       const operation = options.operations.get(request.operationId);
       if (operation === undefined || spent.requests >= options.budget) return undefined;
-      const creates = request.operationId === 'createPet';
-      if (creates && spent.creates >= maxCreates) return undefined;
+      const makes = makers.get(request.operationId);
+      if (makes !== undefined && spent.creates >= maxCreates) return undefined;
       spent.requests += 1;
       const answer = await options.exchanger.send(
         operation,
@@ -56,7 +59,7 @@ function transport(options: SequenceOptions, spent: { requests: number; creates:
         url === undefined ? {} : { url: options.exchanger.resolve(url) },
       );
       if (answer === undefined) return undefined;
-      if (creates && answer.status === 201 && answer.headers.get('idempotent-replayed') === null) {
+      if (makes === answer.status && answer.headers.get('idempotent-replayed') === null) {
         spent.creates += 1;
         options.findings.created += 1;
       }
@@ -70,9 +73,14 @@ function transport(options: SequenceOptions, spent: { requests: number; creates:
 
 /** Runs sequences until the budget is spent; returns how many ran. */
 export async function runModelSequences(options: SequenceOptions): Promise<{ sequences: number; commands: number }> {
-  const createPet = options.operations.get('createPet');
-  if (createPet === undefined || options.budget <= 0) return { sequences: 0, commands: 0 };
+  const operations = [...options.operations.values()];
+  const makers = new Map(
+    resourceKinds(operations).flatMap((kind) =>
+      kind.makers.map((maker) => [maker.operation.operationId, maker.status]),
+    ),
+  );
   const commands = statefulCommands({
+    operations,
     authorization: options.authorization,
     basePath: options.basePath,
     exclusive: false,
@@ -80,10 +88,10 @@ export async function runModelSequences(options: SequenceOptions): Promise<{ seq
     retired: options.retired,
     keyPrefix: options.keyPrefix,
     namePrefix: options.namePrefix,
-    newPets: validCases(createPet, options.context).map((item) => JSON.parse(String(item.request.body)) as NewPet),
   });
+  if (commands.length === 0 || options.budget <= 0) return { sequences: 0, commands: 0 };
   const spent = { requests: 0, creates: 0 };
-  const real = transport(options, spent);
+  const real = transport(options, makers, spent);
   const sequences = fc.sample(fc.commands(commands, { maxCommands }), { numRuns: 50, seed: options.seed });
   let ran = 0;
   let commandCount = 0;

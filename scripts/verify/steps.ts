@@ -1,25 +1,33 @@
+import fc from 'fast-check';
+import { valid } from '../../lib/conformance/arbitraries.js';
 import type { TestRequest } from '../../lib/conformance/checks.js';
-import type { Operation } from '../../lib/conformance/spec.js';
+import { aimAtOwn } from '../../lib/conformance/requests.js';
+import {
+  atPointer,
+  isSafe,
+  kindOfParameter,
+  labelled,
+  type Maker,
+  type ResourceKind,
+} from '../../lib/conformance/resources.js';
+import type { Operation, Parameter } from '../../lib/conformance/spec.js';
 import type { Answer, Exchanger } from './exchange.js';
 import type { Findings } from './findings.js';
 
 /**
- * The checks that need more than one request: paging by Link rel="next",
- * the ETag -> 304 round trip, and (write mode) the Idempotency-Key replay.
+ * The checks that need more than one request, each chosen by what the spec
+ * declares: paging by Link rel="next" (a 200 that declares `Link`), the
+ * ETag -> 304 round trip (a success with `ETag` and a declared 304), and in
+ * write mode the Idempotency-Key replay (a maker that takes the header).
  * Each request is checked on its own by the exchanger as well.
  */
 
-// Small pages, so that a walk crosses several with few pets.
+// Small pages, so that a walk crosses several with few resources.
 const pageSize = 5;
 // A walk stops here on a large catalogue; what it saw by then is checked.
 const maxPages = 10;
 
-export interface Pet {
-  id: number;
-  name: string;
-  categoryId: number;
-  status: string;
-}
+export type Resource = Record<string, unknown>;
 
 export interface StepContext {
   exchanger: Exchanger;
@@ -28,64 +36,150 @@ export interface StepContext {
   authorization: string;
 }
 
-function request(operationId: string, intent: string, parts: Partial<TestRequest>, authorization: string): TestRequest {
-  return { operationId, intent, pathParams: {}, query: [], headers: { authorization }, ...parts };
+/**
+ * The resources this run made, per kind: the only ones an unsafe request of
+ * the run may name (lib/conformance/requests.ts, aimAtOwn).
+ */
+export class OwnResources {
+  private readonly ids = new Map<ResourceKind, string[]>();
+  private turn = 0;
+
+  constructor(readonly kinds: ResourceKind[]) {}
+
+  /** Records the id a maker's success answered. */
+  add(maker: Maker, answer: Pick<Answer, 'json' | 'headers'>): string | undefined {
+    const kind = this.kinds.find((candidate) => candidate.makers.includes(maker));
+    const id = maker.idOf(answer.json, answer.headers.get('location'));
+    if (kind === undefined || id === undefined) return undefined;
+    const ids = this.ids.get(kind) ?? [];
+    if (!ids.includes(id)) ids.push(id);
+    this.ids.set(kind, ids);
+    return id;
+  }
+
+  /** Whether the run made the resource this value of the parameter names. */
+  isOwn(parameter: Parameter, value: string): boolean {
+    const kind = kindOfParameter(this.kinds, parameter.name);
+    return kind !== undefined && (this.ids.get(kind) ?? []).includes(value);
+  }
+
+  /** An id of the run for the parameter, in turn; undefined when the run made none of its kind. */
+  pick(parameter: Parameter): string | undefined {
+    const kind = kindOfParameter(this.kinds, parameter.name);
+    const ids = kind === undefined ? [] : (this.ids.get(kind) ?? []);
+    if (ids.length === 0) return undefined;
+    this.turn += 1;
+    return ids[this.turn % ids.length];
+  }
+
+  /** The request aimed at the run's own resources, under the unsafe rule; undefined when it cannot be. */
+  aim(operation: Operation, request: TestRequest): TestRequest | undefined {
+    return aimAtOwn(operation, request, (parameter) => this.pick(parameter));
+  }
+
+  /** The maker an operation is, with the status that makes. */
+  makerOf(operation: Operation): Maker | undefined {
+    return this.kinds.flatMap((kind) => kind.makers).find((maker) => maker.operation === operation);
+  }
+}
+
+function request(
+  operation: Operation,
+  intent: string,
+  parts: Partial<TestRequest>,
+  authorization: string,
+): TestRequest {
+  return {
+    operationId: operation.operationId,
+    intent,
+    pathParams: {},
+    query: [],
+    headers: { authorization },
+    ...parts,
+  };
 }
 
 function nextLink(answer: Answer): string | undefined {
   return /<([^>]+)>\s*;\s*rel="next"/.exec(answer.headers.get('link') ?? '')?.[1];
 }
 
-/** Pages of listPets from the first by Link rel="next": each pet once, ids rising, no page over the limit. */
-export async function walkPages(context: StepContext): Promise<Pet[]> {
-  const listPets = context.operations.get('listPets');
-  if (listPets === undefined) return [];
+const declaresHeader = (operation: Operation, status: string, name: string) =>
+  operation.responses.get(status)?.headers.some((header) => header.name === name) === true;
+const hasQuery = (operation: Operation, name: string) =>
+  operation.parameters.some((parameter) => parameter.in === 'query' && parameter.name === name);
+
+/** The operations whose pages are walked: safe, on a collection, a 200 that declares Link. */
+export const pagedOperations = (operations: Iterable<Operation>): Operation[] =>
+  [...operations].filter(
+    (operation) =>
+      isSafe(operation) &&
+      !operation.parameters.some((parameter) => parameter.in === 'path') &&
+      declaresHeader(operation, '200', 'link'),
+  );
+
+/**
+ * Pages of a collection from the first by Link rel="next": each resource
+ * once, ids rising (by the id a link names), no page over the limit.
+ */
+export async function walkPages(context: StepContext, operation: Operation, idPointer?: string): Promise<Resource[]> {
+  const limited = hasQuery(operation, 'limit');
   const first = request(
-    'listPets',
-    `walk, limit ${pageSize}`,
-    { query: [['limit', String(pageSize)]] },
+    operation,
+    `walk${limited ? `, limit ${pageSize}` : ''}`,
+    { query: limited ? [['limit', String(pageSize)]] : [] },
     context.authorization,
   );
-  const seen: Pet[] = [];
-  let url: string | undefined = context.exchanger.urlOf(listPets, first);
+  const idOf = (resource: Resource) => (idPointer === undefined ? undefined : Number(atPointer(resource, idPointer)));
+  const seen: Resource[] = [];
+  let url: string | undefined = context.exchanger.urlOf(operation, first);
   for (let page = 0; url !== undefined && page < maxPages; page += 1) {
-    const answer = await context.exchanger.send(listPets, first, { url, expect: [200] });
+    const answer = await context.exchanger.send(operation, first, { url, expect: [200] });
     if (answer?.status !== 200 || !Array.isArray(answer.json)) return seen;
-    const pets = answer.json as Pet[];
-    const last = seen.at(-1)?.id ?? 0;
-    if (pets.length > pageSize)
-      context.exchanger.fail(listPets, answer, 'paging', `a page of ${pets.length} pets for limit ${pageSize}`);
-    if (pets.some((pet, index) => pet.id <= (index === 0 ? last : (pets[index - 1]?.id ?? 0))))
+    const items = answer.json as Resource[];
+    if (limited && items.length > pageSize)
+      context.exchanger.fail(operation, answer, 'paging', `a page of ${items.length} for limit ${pageSize}`);
+    const ids = [...seen.slice(-1), ...items].map(idOf);
+    if (ids.some((id, index) => index > 0 && id !== undefined && ids[index - 1]! >= id))
       context.exchanger.fail(
-        listPets,
+        operation,
         answer,
         'paging',
-        `ids not rising across pages after ${last}: ${pets.map((pet) => pet.id).join(', ')}`,
+        `ids not rising across pages after ${ids[0]}: ${ids.slice(seen.length === 0 ? 0 : 1).join(', ')}`,
       );
-    seen.push(...pets);
+    seen.push(...items);
     const next = nextLink(answer);
-    if (next !== undefined && pets.length < pageSize)
-      context.exchanger.fail(listPets, answer, 'paging', `a short page (${pets.length}) still links to a next page`);
+    if (limited && next !== undefined && items.length < pageSize)
+      context.exchanger.fail(operation, answer, 'paging', `a short page (${items.length}) still links to a next page`);
     url = next === undefined ? undefined : context.exchanger.resolve(next);
   }
-  if (url !== undefined) context.findings.notes.push(`paging walk stopped after ${maxPages} pages of ${pageSize}`);
+  if (url !== undefined)
+    context.findings.notes.push(`paging walk of ${operation.operationId} stopped after ${maxPages} pages`);
   return seen;
 }
+
+/** The operations whose answers are revalidated: safe, a 200 with ETag, and a declared 304. */
+export const conditionalOperations = (operations: Iterable<Operation>): Operation[] =>
+  [...operations].filter(
+    (operation) => isSafe(operation) && operation.responses.has('304') && declaresHeader(operation, '200', 'etag'),
+  );
 
 /** The same GET again with If-None-Match: 304, no body, the same ETag. */
 export async function etagRoundTrip(
   context: StepContext,
-  operationId: string,
+  operation: Operation,
   parts: Partial<TestRequest>,
 ): Promise<void> {
-  const operation = context.operations.get(operationId);
-  if (operation === undefined || !operation.responses.has('304')) return;
-  const fresh = request(operationId, 'ETag round trip', parts, context.authorization);
+  const fresh = request(operation, 'ETag round trip', parts, context.authorization);
   const first = await context.exchanger.send(operation, fresh, { expect: [200] });
   if (first?.status !== 200) return;
   const etag = first.headers.get('etag');
   if (etag === null) {
-    context.exchanger.fail(operation, first, 'ETag', `a 200 of ${operationId} without the ETag its 304 needs`);
+    context.exchanger.fail(
+      operation,
+      first,
+      'ETag',
+      `a 200 of ${operation.operationId} without the ETag its 304 needs`,
+    );
     return;
   }
   const again = { ...fresh, headers: { ...fresh.headers, 'if-none-match': etag } };
@@ -99,47 +193,70 @@ export async function etagRoundTrip(
     );
 }
 
+/** Two different valid bodies of an operation, labelled with the run's prefix. */
+function twoBodies(operation: Operation, seed: number, prefix: string): [string, string] | undefined {
+  if (operation.body === undefined) return undefined;
+  const label = (body: unknown) =>
+    String(labelled(operation, request(operation, '', { body: JSON.stringify(body) }, ''), prefix).body);
+  const bodies = fc.sample(valid(operation.body.schema), { numRuns: 20, seed }).map(label);
+  const other = bodies.find((body) => body !== bodies[0]);
+  return other === undefined ? undefined : [bodies[0]!, other];
+}
+
 /**
- * createPet with an Idempotency-Key, sent twice with the same body (the
- * second is the stored answer: Idempotent-Replayed, the same pet) and once
- * with another body (422). Returns the pet created.
+ * A maker's request with an Idempotency-Key, sent twice with the same body
+ * (the second is the stored answer: Idempotent-Replayed when declared, the
+ * same answer) and once with another body (422, when declared). Without the
+ * header parameter, one plain create. Returns the first answer.
  */
-export async function idempotentReplay(
+export async function makeOnce(
   context: StepContext,
-  name: (text: string) => string,
-  key: string,
-): Promise<Pet | undefined> {
-  const createPet = context.operations.get('createPet');
-  if (createPet === undefined) return undefined;
-  const body = JSON.stringify({ name: name('idempotent'), categoryId: 1 });
-  const headers = { authorization: context.authorization, 'content-type': 'application/json', 'idempotency-key': key };
-  const create = request('createPet', 'Idempotency-Key, first', { headers, body }, context.authorization);
-  const first = await context.exchanger.send(createPet, create, { expect: [201] });
-  if (first?.status !== 201) return undefined;
-  context.findings.created += 1;
-  const replay = await context.exchanger.send(
-    createPet,
-    { ...create, intent: 'Idempotency-Key, replay' },
-    { expect: [201] },
+  maker: Maker,
+  options: { prefix: string; key: string; seed: number },
+): Promise<Answer | undefined> {
+  const operation = maker.operation;
+  const bodies = twoBodies(operation, options.seed, options.prefix);
+  if (bodies === undefined) return undefined;
+  const [body, otherBody] = bodies;
+  const keyHeader = operation.parameters.find(
+    (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key',
   );
-  if (replay?.status === 201) {
-    if (replay.headers.get('idempotent-replayed') !== 'true')
-      context.exchanger.fail(createPet, replay, 'Idempotency-Key replay', 'the replay lacks Idempotent-Replayed: true');
+  const headers: Record<string, string> = {
+    authorization: context.authorization,
+    'content-type': operation.body!.mediaType,
+    ...(keyHeader ? { [keyHeader.name.toLowerCase()]: options.key } : {}),
+  };
+  const intent = keyHeader ? 'Idempotency-Key, first' : 'a resource of the run';
+  const create = request(operation, intent, { headers, body }, context.authorization);
+  const first = await context.exchanger.send(operation, create, { expect: [maker.status] });
+  if (first?.status !== maker.status) return undefined;
+  context.findings.created += 1;
+  if (keyHeader === undefined) return first;
+  const replay = await context.exchanger.send(
+    operation,
+    { ...create, intent: 'Idempotency-Key, replay' },
+    { expect: [maker.status] },
+  );
+  if (replay?.status === maker.status) {
+    const replayed = replay.headers.get('idempotent-replayed');
+    if (declaresHeader(operation, String(maker.status), 'idempotent-replayed') && replayed !== 'true')
+      context.exchanger.fail(operation, replay, 'Idempotency-Key replay', 'the replay lacks Idempotent-Replayed: true');
     if (replay.text !== first.text || replay.headers.get('location') !== first.headers.get('location'))
       context.exchanger.fail(
-        createPet,
+        operation,
         replay,
         'Idempotency-Key replay',
         `the replay answered ${replay.text}, the first ${first.text}`,
       );
-    if (replay.headers.get('idempotent-replayed') !== 'true') context.findings.created += 1;
+    if (replayed !== 'true') context.findings.created += 1;
   }
-  const other = JSON.stringify({ name: name('idempotent, other body'), categoryId: 1 });
-  const reused = await context.exchanger.send(
-    createPet,
-    { ...create, intent: 'Idempotency-Key, another body', body: other },
-    { expect: [422] },
-  );
-  if (reused?.status === 201) context.findings.created += 1;
-  return first.json as Pet;
+  if (operation.responses.has('422')) {
+    const reused = await context.exchanger.send(
+      operation,
+      { ...create, intent: 'Idempotency-Key, another body', body: otherBody },
+      { expect: [422] },
+    );
+    if (reused?.status === maker.status) context.findings.created += 1;
+  }
+  return first;
 }

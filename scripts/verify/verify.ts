@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { parse } from 'yaml';
-import type { TestRequest } from '../../lib/conformance/checks.js';
 import { invalidCases, validCases, type Case, type GeneratorContext } from '../../lib/conformance/requests.js';
+import { isSafe, labelled, resourceKinds, retiredAt } from '../../lib/conformance/resources.js';
 import { loadContract, readLocalSpec, type Operation } from '../../lib/conformance/spec.js';
-import type { Json } from '../../lib/openapi/dereference.js';
+import type { Json, JsonObject } from '../../lib/openapi/dereference.js';
 import { httpLimits } from '../../src/http/limits.js';
 import { specPath } from '../../src/openapi/files.js';
 import { Exchanger } from './exchange.js';
@@ -12,7 +12,16 @@ import { Findings } from './findings.js';
 import { PoliteClient } from './http.js';
 import { specDifferences } from './specDiff.js';
 import { runModelSequences } from './sequences.js';
-import { etagRoundTrip, idempotentReplay, walkPages, type StepContext } from './steps.js';
+import {
+  OwnResources,
+  conditionalOperations,
+  etagRoundTrip,
+  makeOnce,
+  pagedOperations,
+  walkPages,
+  type Resource,
+  type StepContext,
+} from './steps.js';
 
 export interface VerifyOptions {
   /** The API's base URL, e.g. https://staging.api.petstore.example.com/v1. */
@@ -26,18 +35,24 @@ export interface VerifyOptions {
   now?: () => number;
   /** Tests only: how a Retry-After is waited out. */
   wait?: (seconds: number) => Promise<void>;
+  /** Tests only: the spec to verify against, instead of this checkout's openapi.yaml. */
+  spec?: JsonObject;
 }
 
-/** The prefix of every pet a write-mode run creates, so that staging's data says where it came from. */
+/** The prefix of everything a write-mode run writes, so that staging's data says where it came from. */
 export const createdPetPrefix = 'contract-verify';
 // Staging keeps what a run creates: a bound on it, whatever the budget.
 const maxGeneratedCreates = 25;
-const safeMethods = new Set(['GET', 'HEAD']);
 // The share of --max-requests kept for the stateful sequences, which run last.
 const sequencesShare = 0.25;
 
 /** The published contract (GET <base>/openapi.json) against openapi.yaml here: a difference is the first finding. */
-async function comparePublished(client: PoliteClient, findings: Findings, base: string): Promise<void> {
+async function comparePublished(
+  client: PoliteClient,
+  findings: Findings,
+  base: string,
+  spec: JsonObject | undefined,
+): Promise<void> {
   const url = `${base.replace(/\/$/, '')}/openapi.json`;
   const response = await client.send({ method: 'GET', url, headers: { accept: 'application/json' } });
   const subject = 'published contract';
@@ -59,7 +74,7 @@ async function comparePublished(client: PoliteClient, findings: Findings, base: 
     });
     return;
   }
-  const local = parse(readFileSync(specPath, 'utf8'), { intAsBigInt: true }) as Json;
+  const local = spec ?? (parse(readFileSync(specPath, 'utf8'), { intAsBigInt: true }) as Json);
   const differences = specDifferences(local, published);
   if (differences.length > 0)
     findings.fail({
@@ -68,13 +83,6 @@ async function comparePublished(client: PoliteClient, findings: Findings, base: 
       message: `the deployment publishes another contract than this checkout's openapi.yaml:\n  ${differences.join('\n  ')}`,
       curl,
     });
-}
-
-/** A createPet request's name under the run's prefix, within the name's maxLength. */
-function prefixed(request: TestRequest, prefix: string, maxLength: number): TestRequest {
-  const body = JSON.parse(String(request.body)) as { name: string };
-  const name = [...`${prefix} ${body.name}`].slice(0, maxLength).join('');
-  return { ...request, body: JSON.stringify({ ...body, name }) };
 }
 
 interface Arbitraries {
@@ -97,7 +105,11 @@ function arbitraries(operation: Operation, context: GeneratorContext): Arbitrari
   return found;
 }
 
-/** The generated requests of every operation, interleaved so that a small budget still reaches each one. */
+/**
+ * The generated requests of every operation, interleaved so that a small
+ * budget still reaches each one. Read-only: of an operation with an unsafe
+ * method, only requests the contract refuses before anything is written.
+ */
 function generatedCases(
   operations: Operation[],
   context: GeneratorContext,
@@ -106,8 +118,7 @@ function generatedCases(
   seed: number,
 ) {
   const streams = operations.map((operation) => {
-    const writes = !safeMethods.has(operation.method);
-    // Read-only: of an operation that writes, only requests the contract refuses before any write.
+    const writes = !isSafe(operation);
     const valid = readOnly && writes ? [] : fc.sample(arbitraries(operation, context).valid, { numRuns: runs, seed });
     const invalid = fc
       .sample(arbitraries(operation, context).invalid, { numRuns: runs * 2, seed })
@@ -133,8 +144,9 @@ function generatedCases(
 
 let compiled: Operation[] | undefined;
 
-/** openapi.yaml here, its schemas compiled once per process (close to a second of ajv). */
-function localOperations(): Operation[] {
+/** openapi.yaml here (or a test's spec), its schemas compiled once per process (close to a second of ajv). */
+function localOperations(spec?: JsonObject): Operation[] {
+  if (spec !== undefined) return loadContract(spec).operations;
   compiled ??= loadContract(readLocalSpec()).operations;
   return compiled;
 }
@@ -144,71 +156,79 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
   const baseUrl = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
   const client = new PoliteClient(findings, options.maxRequests, options.wait);
   const now = options.now ?? Date.now;
-  const exchanger = new Exchanger(baseUrl, client, findings, options.apiKey, now);
-  const operations = localOperations();
-  await comparePublished(client, findings, options.baseUrl);
+  const operations = localOperations(options.spec);
+  const kinds = resourceKinds(operations);
+  const own = new OwnResources(kinds);
+  const exchanger = new Exchanger(baseUrl, client, findings, options.apiKey, now, own);
+  await comparePublished(client, findings, options.baseUrl, options.spec);
   const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
   const authorization = `Bearer ${options.apiKey}`;
   const steps: StepContext = { exchanger, findings, operations: byId, authorization };
   const runId = `${now().toString(36)}-${options.seed.toString(36)}`;
   const prefix = `${createdPetPrefix} ${runId}`;
+  const makers = kinds.flatMap((kind) => kind.makers);
 
-  const created = options.readOnly
-    ? undefined
-    : await idempotentReplay(steps, (text) => `${prefix} ${text}`, `${createdPetPrefix}-${runId}`);
+  if (!options.readOnly)
+    for (const [index, maker] of makers.entries()) {
+      // What it makes, the exchanger records as the run's own.
+      await makeOnce(steps, maker, { prefix, key: `${createdPetPrefix}-${runId}-${index}`, seed: options.seed });
+    }
   // A key without the scope to write (a read-only key) makes the rest of the run read-only: the 403 was checked.
-  const readOnly = options.readOnly || exchanger.refusedForScope('createPet');
+  const refused = makers.filter((maker) => exchanger.refusedForScope(maker.operation.operationId));
+  const readOnly = options.readOnly || refused.length > 0;
   if (readOnly && !options.readOnly)
-    findings.notes.push('the rest of the run is read-only: the key cannot create pets');
-  const pets = await walkPages(steps);
-  const known = created ?? pets[0];
-  if (known === undefined) findings.notes.push('no pet to fetch: the 200 and 304 of getPet were not checked');
-  else await etagRoundTrip(steps, 'getPet', { pathParams: { petId: String(known.id) } });
-  await etagRoundTrip(steps, 'listPets', { query: [['limit', '3']] });
+    findings.notes.push(
+      `the rest of the run is read-only: the key cannot ${refused.map((maker) => maker.operation.operationId).join(', ')}`,
+    );
+  const walked = new Map<string, Resource[]>();
+  for (const operation of pagedOperations(operations)) {
+    const kind = kinds.find((candidate) => candidate.makers.some((maker) => maker.operation.path === operation.path));
+    walked.set(operation.path, await walkPages(steps, operation, kind?.idPointer));
+  }
+  await revalidateEach(steps, operations, own, walked);
 
   const context: GeneratorContext = { key: options.apiKey, bodyLimit: httpLimits.bodyLimitBytes };
-  const maxNameLength = Number(
-    (byId.get('createPet')?.body?.schema['properties'] as Record<string, Record<string, unknown>> | undefined)?.[
-      'name'
-    ]?.['maxLength'] ?? 100,
-  );
   // Without a key, every secured operation answers 401 before it reads or writes anything.
   for (const operation of operations.filter((candidate) => candidate.secured)) {
     const [sample] = fc.sample(arbitraries(operation, context).valid, { numRuns: 1, seed: options.seed });
     if (sample === undefined) continue;
     const { authorization: _dropped, ...headers } = sample.request.headers;
-    const keyless = { ...sample.request, intent: 'no API key', headers };
-    const request = operation.operationId === 'createPet' ? prefixed(keyless, prefix, maxNameLength) : keyless;
+    const aimed = own.aim(operation, { ...sample.request, intent: 'no API key', headers });
+    if (aimed === undefined) continue;
+    const request = isSafe(operation) ? aimed : labelled(operation, aimed, prefix);
     const answer = await exchanger.send(operation, request, { expect: [401] });
-    if (operation.operationId === 'createPet' && answer?.status === 201) findings.created += 1;
+    const maker = own.makerOf(operation);
+    if (maker && answer?.status === maker.status) findings.created += 1;
   }
 
   const runs = Math.max(1, Math.ceil(options.maxRequests / Math.max(1, operations.length) / 3));
   let generatedCreates = 0;
   const reserved = Math.floor(options.maxRequests * sequencesShare);
+  const unaimed = new Set<string>();
   for (const { operation, item } of generatedCases(operations, context, readOnly, runs, options.seed)) {
     if (client.remaining <= reserved) break;
-    let request = item.request;
-    const creates = operation.operationId === 'createPet' && item.request.intent === 'valid';
-    if (creates) {
-      if (generatedCreates >= maxGeneratedCreates) continue;
-      request = prefixed(request, prefix, maxNameLength);
+    const aimed = own.aim(operation, item.request);
+    if (aimed === undefined) {
+      unaimed.add(operation.operationId);
+      continue;
     }
+    const maker = own.makerOf(operation);
+    const creates = maker !== undefined && item.request.intent === 'valid';
+    if (creates && generatedCreates >= maxGeneratedCreates) continue;
+    const request = isSafe(operation) || item.request.intent !== 'valid' ? aimed : labelled(operation, aimed, prefix);
     const answer = await exchanger.send(operation, request, { expect: item.expect });
     if (creates) generatedCreates += 1;
-    if (operation.operationId === 'createPet' && answer?.status === 201) findings.created += 1;
+    if (maker && answer?.status === maker.status) findings.created += 1;
   }
-  const retired = new Set(
-    operations
-      .filter((operation) => operation.deprecation?.sunset && now() >= operation.deprecation.sunset.getTime())
-      .map((operation) => operation.operationId),
-  );
+  if (unaimed.size > 0)
+    findings.notes.push(
+      `not sent: requests of ${[...unaimed].sort().join(', ')} that would name a resource this run did not make (unsafe method)`,
+    );
   const ran = await runModelSequences({
     ...steps,
     basePath: baseUrl.pathname.replace(/\/$/, ''),
-    context,
     readOnly,
-    retired,
+    retired: retiredAt(operations, now()),
     namePrefix: prefix,
     keyPrefix: `${createdPetPrefix}-${runId}-model`,
     seed: options.seed,
@@ -217,4 +237,47 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
   findings.notes.push(`stateful: ${ran.sequences} sequences of ${ran.commands} commands against a model of the store`);
   if (client.remaining <= 0) findings.notes.push(`stopped at --max-requests ${options.maxRequests}`);
   return findings;
+}
+
+/**
+ * The ETag round trip of every operation that declares one: a collection
+ * read with a small page, an item read on a resource the run made or walked
+ * (safe methods may name any).
+ */
+async function revalidateEach(
+  steps: StepContext,
+  operations: Operation[],
+  own: OwnResources,
+  walked: Map<string, Resource[]>,
+): Promise<void> {
+  for (const operation of conditionalOperations(operations)) {
+    const path = operation.parameters.filter((parameter) => parameter.in === 'path');
+    if (path.length === 0) {
+      const limited = operation.parameters.some((parameter) => parameter.in === 'query' && parameter.name === 'limit');
+      await etagRoundTrip(steps, operation, { query: limited ? [['limit', '3']] : [] });
+      continue;
+    }
+    const pathParams: Record<string, string> = {};
+    for (const parameter of path) {
+      const id = own.pick(parameter) ?? seenId(own, walked, parameter.name);
+      if (id !== undefined) pathParams[parameter.name] = id;
+    }
+    if (Object.keys(pathParams).length < path.length) {
+      steps.findings.notes.push(`no resource to read: the 200 and 304 of ${operation.operationId} were not checked`);
+      continue;
+    }
+    await etagRoundTrip(steps, operation, { pathParams });
+  }
+}
+
+/** The id of a resource a walk saw, for a safe read of one. */
+function seenId(own: OwnResources, walked: Map<string, Resource[]>, parameter: string): string | undefined {
+  for (const kind of own.kinds.filter((candidate) => candidate.pathParameters.has(parameter))) {
+    for (const maker of kind.makers) {
+      const first = walked.get(maker.operation.path)?.[0];
+      const id = first === undefined ? undefined : maker.idOf(first, null);
+      if (id !== undefined) return id;
+    }
+  }
+  return undefined;
 }

@@ -11,7 +11,7 @@ import { ContractClient, type TestRequest } from './client.js';
 import { invalidCases, validCases, type Case, type GeneratorContext } from '../../lib/conformance/requests.js';
 import { basePath, loadContract, type Operation } from '../../lib/conformance/spec.js';
 import { existingResourceRequest, startFaultableApp, successStatuses } from './steps.js';
-import { emptyModel, statefulCommands, type NewPet, type StatefulTransport } from '../../lib/conformance/stateful.js';
+import { emptyModel, statefulCommands, type StatefulTransport } from '../../lib/conformance/stateful.js';
 
 /**
  * The property-based conformance suite: requests generated from openapi.yaml,
@@ -230,17 +230,15 @@ for (const backend of ['postgres', 'embedded'] as const) {
     }
     const started = await startTestApp(t, backend);
     const client = await contractClient(t, started.app);
-    const createPet = operations.find((operation) => operation.operationId === 'createPet')!;
-    const context = { key: started.key, bodyLimit: httpLimits.bodyLimitBytes };
     let sequence = 0;
     const commands = statefulCommands({
+      operations,
       authorization: started.auth.authorization,
       basePath: prefix,
       exclusive: true,
       readOnly: false,
       retired: new Set(),
       keyPrefix: `conformance-${backend}-${seed}`,
-      newPets: validCases(createPet, context).map((item) => JSON.parse(String(item.request.body)) as NewPet),
     });
     await holds(
       t,
@@ -372,7 +370,7 @@ t.test('a key without the scope an operation requires gets the 403 the contract 
     // Every scope but the ones this operation needs: a read-only key for a write, a write-only one for a read.
     const scopes = everyScope.filter((scope) => !operation.scopes.includes(scope));
     const { key } = await issueKey(started.db, `without-${operation.operationId}`, { scopes });
-    const request = await existingResourceRequest(operation, client, context, seed);
+    const request = await existingResourceRequest(operation, client, context, seed, operations);
     const response = await client.send({ ...request, headers: { ...request.headers, authorization: `Bearer ${key}` } });
     t.same(response.problems, [], `${operation.operationId} with [${scopes.join(', ')}]: conforms`);
     t.equal(response.status, 403, `${operation.operationId}: ${response.text}`);
@@ -399,7 +397,7 @@ t.test('stateful steps and the fault hook: each operation answers its success, 5
   for (const operation of operations) {
     for (const { fault, expect } of steps) {
       // The resources are made before the fault is set; the request is answered while it holds.
-      const request = await existingResourceRequest(operation, client, context, seed);
+      const request = await existingResourceRequest(operation, client, context, seed, operations);
       started.faults.set(fault);
       const response = await client.send(request).finally(() => {
         started.faults.set(undefined);

@@ -2,67 +2,78 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { startTestApp } from '../helpers/app.js';
 import { ContractClient } from './client.js';
-import { basePath, loadContract, readLocalSpec } from '../../lib/conformance/spec.js';
+import fc from 'fast-check';
+import { validCases } from '../../lib/conformance/requests.js';
+import { atPointer, isSafe, resourceKinds } from '../../lib/conformance/resources.js';
+import { basePath, loadContract, type Operation } from '../../lib/conformance/spec.js';
+import { httpLimits } from '../../src/http/limits.js';
+import { existingResourceRequest } from './steps.js';
 
 /**
  * The `links` of openapi.yaml, followed as a stateful tool follows them: each
  * names an operation that exists and parameters it takes, and a value taken
- * from a real response by the link's runtime expression makes a request that
- * finds the resource just made.
+ * from a real answer by the link's runtime expression makes a request of the
+ * target, by its declared method, that gets one of its declared successes;
+ * a read finds the resource just made, a change answers that resource.
+ * Each link starts from an answer of its own, so that a DELETE removes only
+ * what was made for it.
  */
 
 const { document, operations } = loadContract();
-const raw = readLocalSpec() as Record<string, any>;
+const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
+const seed = 7;
 
-interface Link {
-  from: string;
-  status: string;
-  name: string;
-  operationId: string;
-  parameters: Record<string, string>;
-}
-
-function linksOf(): Link[] {
-  const links: Link[] = [];
-  for (const item of Object.values(raw['paths'] as Record<string, Record<string, any>>))
-    for (const operation of Object.values(item))
-      for (const [status, response] of Object.entries((operation?.responses ?? {}) as Record<string, any>))
-        for (const [name, link] of Object.entries((response?.links ?? {}) as Record<string, any>))
-          links.push({
-            from: operation.operationId,
-            status,
-            name,
-            operationId: link.operationId,
-            parameters: link.parameters,
-          });
-  return links;
-}
+const links = operations.flatMap((operation) =>
+  [...operation.responses.values()].flatMap((response) =>
+    response.links.map((link) => ({ from: operation, status: Number(response.status), link })),
+  ),
+);
 
 /** `$response.body#/id`: the JSON pointer into the response body (the only form the spec uses). */
 function evaluate(expression: string, body: unknown): unknown {
-  const pointer = /^\$response\.body#(\/.*)$/.exec(expression)?.[1];
-  if (pointer === undefined) throw new Error(`runtime expression ${expression} is not supported by this test`);
-  return pointer
-    .split('/')
-    .slice(1)
-    .reduce<unknown>(
-      (value, key) => (value as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')],
-      body,
-    );
+  const pointer = /^\$response\.body#(\/.*)?$/.exec(expression);
+  if (pointer === null) throw new Error(`runtime expression ${expression} is not supported by this test`);
+  return atPointer(body, pointer[1] ?? '');
 }
 
-t.test("createPet's 201 links to the operations that take its id, and following them finds the pet", async (t) => {
-  const links = linksOf();
-  const fromCreate = links.filter((link) => link.from === 'createPet' && link.status === '201');
-  t.same(
-    fromCreate.map((link) => link.operationId).sort(),
-    operations
-      .filter((operation) => operation.operationId !== 'createPet')
-      .filter((operation) => operation.parameters.some((parameter) => ['id', 'petId'].includes(parameter.name)))
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+const successes = (operation: Operation) =>
+  [...operation.responses.keys()].filter((status) => status.startsWith('2')).map(Number);
+
+t.test('every link names an operation and parameters it takes', async (t) => {
+  t.ok(links.length > 0, `${links.length} links`);
+  for (const { from, link } of links) {
+    const target = byId.get(link.operationId);
+    t.ok(target, `${from.operationId} ${link.name}: operation ${link.operationId} exists`);
+    for (const name of Object.keys(link.parameters))
+      t.ok(
+        target?.parameters.some((parameter) => parameter.name === name),
+        `${link.name}: ${link.operationId} takes ${name}`,
+      );
+  }
+});
+
+t.test("a maker's answer links to every operation on what it made", async (t) => {
+  for (const kind of resourceKinds(operations)) {
+    const onIt = operations
+      .filter((operation) =>
+        operation.parameters.some((parameter) => parameter.in === 'path' && kind.pathParameters.has(parameter.name)),
+      )
       .map((operation) => operation.operationId)
-      .sort(),
-    'a link to every operation that takes a pet id',
-  );
+      .sort();
+    for (const maker of kind.makers) {
+      const linked = maker.operation.responses.get(String(maker.status))!.links.map((link) => link.operationId);
+      t.same(
+        onIt.filter((operationId) => !linked.includes(operationId)),
+        [],
+        `${maker.operation.operationId} ${maker.status} links to each of ${onIt.join(', ')}`,
+      );
+    }
+  }
+});
+
+t.test("following each link by its target's method gets its declared success", async (t) => {
   const started = await startTestApp(t, 'embedded');
   await started.app.listen({ host: '127.0.0.1', port: 0 });
   const client = new ContractClient(
@@ -73,38 +84,43 @@ t.test("createPet's 201 links to the operations that take its id, and following 
   t.teardown(() => {
     client.close();
   });
-  const body = JSON.stringify({ name: 'Linked', categoryId: 2 });
-  const created = await client.send({
-    operationId: 'createPet',
-    intent: 'a pet to follow links from',
-    pathParams: {},
-    query: [],
-    headers: { ...started.auth, 'content-type': 'application/json' },
-    body,
-  });
-  t.equal(created.status, 201);
-  for (const link of links) {
-    const target = operations.find((operation) => operation.operationId === link.operationId);
-    t.ok(target, `${link.name}: operation ${link.operationId} exists`);
-    if (!target || link.from !== 'createPet') continue;
+  const context = { key: started.key, bodyLimit: httpLimits.bodyLimitBytes };
+  for (const { from, status, link } of links) {
+    const target = byId.get(link.operationId)!;
+    const source = await client.send(await existingResourceRequest(from, client, context, seed, operations));
+    t.equal(source.status, status, `${from.operationId} answers ${status} to follow ${link.name} from`);
+    const [sample] = fc.sample(validCases(target, context), { numRuns: 1, seed });
     const request = {
-      operationId: target.operationId,
+      ...sample!.request,
       intent: `link ${link.name}`,
       pathParams: {} as Record<string, string>,
       query: [] as Array<[string, string]>,
-      headers: started.auth,
     };
     for (const [name, expression] of Object.entries(link.parameters)) {
       const parameter = target.parameters.find((candidate) => candidate.name === name);
-      t.ok(parameter, `${link.name}: ${link.operationId} takes ${name}`);
-      const value = String(evaluate(expression, created.json));
+      const value = String(evaluate(expression, source.json));
       if (parameter?.in === 'path') request.pathParams[name] = value;
       else request.query.push([name, value]);
     }
     const followed = await client.send(request);
     t.same(followed.problems, [], `${link.name}: the answer conforms`);
-    t.equal(followed.status, 200, `${link.name}: ${followed.text}`);
-    const found = Array.isArray(followed.json) ? followed.json : [followed.json];
-    t.same(found, [created.json], `${link.name}: finds the pet just made`);
+    t.ok(
+      successes(target).includes(followed.status),
+      `${link.name}: ${target.method} answers ${followed.status}, one of ${successes(target).join(', ')}: ${followed.text}`,
+    );
+    const sourceSchema = from.responses.get(String(status))?.schema;
+    const answered = target.responses.get(String(followed.status))?.schema;
+    const resource = source.json as Record<string, unknown>;
+    if (sourceSchema === undefined || answered === undefined) continue;
+    if (same(answered, sourceSchema)) {
+      const found = followed.json as Record<string, unknown>;
+      // A read answers the resource as made; a change answers it changed, under the same id.
+      if (isSafe(target)) t.same(found, resource, `${link.name}: answers what was made`);
+      else
+        for (const expression of Object.values(link.parameters))
+          t.same(evaluate(expression, found), evaluate(expression, resource), `${link.name}: answers what was made`);
+    } else if (same(answered['items'], sourceSchema) && isSafe(target)) {
+      t.same(followed.json, [resource], `${link.name}: finds what was made`);
+    }
   }
 });

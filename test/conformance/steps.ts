@@ -4,33 +4,49 @@ import { buildApp, type AppConfig } from '../../src/app.js';
 import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { insertApiKey } from '../../src/db/apiKeys.js';
 import type { Database, Queryable } from '../../src/db/index.js';
+import { valid } from '../../lib/conformance/arbitraries.js';
 import { validCases, type GeneratorContext } from '../../lib/conformance/requests.js';
+import { kindOfParameter, resourceKinds } from '../../lib/conformance/resources.js';
 import type { Operation } from '../../lib/conformance/spec.js';
 import { testConfig, testLimits, type TestApp } from '../helpers/app.js';
 import { openBackend, type Backend } from '../helpers/databases.js';
 import type { ContractClient, TestRequest } from './client.js';
 
 /**
- * Stateful steps: for each path parameter that names a resource, how to make
- * one through the API and the value that names it. A request built with them
- * names a resource that exists, so its answer is the operation's success
- * status, never a 404 by chance. An operation on a path with a new kind of
- * parameter adds its maker here.
+ * Makes a resource of the kind the path parameter names, through the
+ * operation the spec says makes one (lib/conformance/resources.ts: a 201
+ * whose links or Location lead to that parameter), with a valid body
+ * generated from its schema; returns the id its answer gives.
  */
-export const resourceMakers: Record<string, (client: ContractClient, key: string) => Promise<string>> = {
-  petId: async (client, key) => {
-    const response = await client.send({
-      operationId: 'createPet',
-      intent: 'a pet for a stateful step',
-      pathParams: {},
-      query: [],
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Stateful', categoryId: 1 }),
-    });
-    if (response.status !== 201) throw new Error(`createPet for a stateful step answered ${response.status}`);
-    return String((response.json as { id: number }).id);
-  },
-};
+export async function makeResource(
+  client: ContractClient,
+  operations: Operation[],
+  parameter: string,
+  key: string,
+  seed: number,
+): Promise<string> {
+  const maker = kindOfParameter(resourceKinds(operations), parameter)?.makers.find(
+    (candidate) => candidate.operation.body !== undefined,
+  );
+  if (maker === undefined)
+    throw new Error(
+      `no operation of openapi.yaml makes what path parameter ${parameter} names: declare a link from its ` +
+        "maker's 201 to an operation that takes it (`petId: $response.body#/id`), or a Location under its path",
+    );
+  const [body] = fc.sample(valid(maker.operation.body!.schema), { numRuns: 1, seed });
+  const response = await client.send({
+    operationId: maker.operation.operationId,
+    intent: 'a resource for a stateful step',
+    pathParams: {},
+    query: [],
+    headers: { authorization: `Bearer ${key}`, 'content-type': maker.operation.body!.mediaType },
+    body: JSON.stringify(body),
+  });
+  const id = maker.idOf(response.json, response.headers.get('location'));
+  if (response.status !== maker.status || id === undefined)
+    throw new Error(`${maker.operation.operationId} for a stateful step answered ${response.status} ${response.text}`);
+  return id;
+}
 
 /** The success statuses (2xx) an operation declares. */
 export const successStatuses = (operation: Operation): number[] =>
@@ -40,26 +56,20 @@ export const successStatuses = (operation: Operation): number[] =>
  * A valid request of the operation that is sure to reach its handler's
  * storage: the required parts only (an optional filter such as listPets' id
  * may name nothing and skip the database), and each path parameter naming a
- * resource made for it just now (resourceMakers).
+ * resource made for it just now (makeResource).
  */
 export async function existingResourceRequest(
   operation: Operation,
   client: ContractClient,
   context: GeneratorContext,
   seed: number,
+  operations: Operation[],
 ): Promise<TestRequest> {
   const [sample] = fc.sample(validCases(operation, context), { numRuns: 1, seed });
   const required = new Set(operation.parameters.filter((parameter) => parameter.required).map(({ name }) => name));
   const pathParams: Record<string, string> = {};
-  for (const parameter of operation.parameters.filter((declared) => declared.in === 'path')) {
-    const make = resourceMakers[parameter.name];
-    if (!make)
-      throw new Error(
-        `${operation.operationId}: no stateful step makes a resource for path parameter ${parameter.name}; ` +
-          'add one to resourceMakers in test/conformance/steps.ts',
-      );
-    pathParams[parameter.name] = await make(client, context.key);
-  }
+  for (const parameter of operation.parameters.filter((declared) => declared.in === 'path'))
+    pathParams[parameter.name] = await makeResource(client, operations, parameter.name, context.key, seed);
   return {
     ...sample!.request,
     intent: 'existing resource, required parts only',

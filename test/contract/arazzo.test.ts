@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
-import { loadContract } from '../../lib/conformance/spec.js';
+import { isSafe } from '../../lib/conformance/resources.js';
+import { loadContract, type Operation } from '../../lib/conformance/spec.js';
+import { specWithUnsafeOperations } from '../conformance/unsafeFixture.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { arazzoPath } from '../../src/openapi/files.js';
 
@@ -18,6 +20,7 @@ interface Step {
   operationId?: string;
   operationPath?: string;
   workflowId?: string;
+  parameters?: Array<{ name?: string; in?: string; value?: unknown; reference?: string }>;
 }
 interface Arazzo {
   sourceDescriptions: Array<{ name: string; url: string; type: string }>;
@@ -66,4 +69,57 @@ t.test('every step names an operationId that openapi.yaml has', async (t) => {
     t.equal(source, 'pets', `${step.stepId}: the operation of the source pets`);
     t.ok(operationIds.has(operationId ?? ''), `${step.stepId}: ${operationId} is an operation of openapi.yaml`);
   }
+});
+
+/**
+ * Steps with an unsafe method on a path that names a resource whose path
+ * value is not an output of an earlier step of the same workflow: such a
+ * step would change or remove what a deployment held before the run.
+ */
+function foreignUnsafeSteps(arazzo: Arazzo, operations: Operation[]): string[] {
+  const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
+  const found: string[] = [];
+  for (const workflow of arazzo.workflows) {
+    const earlier: string[] = [];
+    for (const step of workflow.steps) {
+      const operation = byId.get((step.operationId ?? '').split('.')[1] ?? '');
+      if (operation && !isSafe(operation))
+        for (const parameter of operation.parameters.filter((declared) => declared.in === 'path')) {
+          const value = step.parameters?.find((given) => given.name === parameter.name && given.in === 'path')?.value;
+          const source = typeof value === 'string' ? /^\$steps\.([^.]+)\.outputs\./.exec(value)?.[1] : undefined;
+          if (source === undefined || !earlier.includes(source))
+            found.push(`${workflow.workflowId}.${step.stepId}: ${parameter.name} = ${JSON.stringify(value)}`);
+        }
+      earlier.push(step.stepId);
+    }
+  }
+  return found;
+}
+
+t.test('an unsafe step names only a resource an earlier step of its workflow made', async (t) => {
+  t.same(foreignUnsafeSteps(workflows(), loadContract().operations), [], 'pets.arazzo.yaml');
+  const fixture = loadContract(specWithUnsafeOperations()).operations;
+  const step = (stepId: string, operationId: string, value: unknown): Step => ({
+    stepId,
+    operationId: `pets.${operationId}`,
+    parameters: [{ name: 'petId', in: 'path', value }],
+  });
+  const sample: Arazzo = {
+    sourceDescriptions: [],
+    workflows: [
+      {
+        workflowId: 'removeWhatItMade',
+        steps: [
+          { stepId: 'create', operationId: 'pets.createPet' },
+          step('remove', 'deletePet', '$steps.create.outputs.petId'),
+        ],
+      },
+      { workflowId: 'removePetOne', steps: [step('remove', 'deletePet', 1), step('read', 'getPet', 1)] },
+    ],
+  };
+  t.same(
+    foreignUnsafeSteps(sample, fixture),
+    ['removePetOne.remove: petId = 1'],
+    'a literal id is refused, a read is not',
+  );
 });

@@ -1,0 +1,188 @@
+import type { TestRequest } from './checks.js';
+import type { Operation, Schema } from './spec.js';
+
+/**
+ * What the spec says about resources, for the tools that keep a model of the
+ * store (the stateful sequences, npm run verify, the conformance steps):
+ * which methods change nothing, which operations make a resource and where
+ * its id is in their answer, and which parameters name one. Everything here
+ * is read from the operations; nothing names an operation.
+ */
+
+/** RFC 9110 9.2.1: the methods that ask the server for no change. Every other method is unsafe. */
+export const safeMethods: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+
+export const isSafe = (operation: Pick<Operation, 'method'>): boolean =>
+  safeMethods.has(operation.method.toUpperCase());
+
+/** An operation that makes a resource: its success status, and how the id is read from its answer. */
+export interface Maker {
+  operation: Operation;
+  status: number;
+  /** The new resource's id as text, from the body (a link's `$response.body#/...`) or the `Location` header. */
+  idOf(body: unknown, location: string | null): string | undefined;
+}
+
+/** A kind of resource the API makes, and the parameters that name one. */
+export interface ResourceKind {
+  makers: Maker[];
+  /** Path parameters that name one resource (`petId`). */
+  pathParameters: Set<string>;
+  /** Array query parameters that look resources up by id (`id`). */
+  lookupParameters: Set<string>;
+  /** The pointer of the id in the resource's body (`/id`), when a link says it. */
+  idPointer?: string;
+  /** The resource's schema as its maker answers it. */
+  schema?: Schema;
+}
+
+/** Follows a JSON pointer (RFC 6901) into a parsed body. */
+export function atPointer(body: unknown, pointer: string): unknown {
+  if (pointer === '') return body;
+  return pointer
+    .split('/')
+    .slice(1)
+    .reduce<unknown>(
+      (value, key) =>
+        typeof value === 'object' && value !== null
+          ? (value as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')]
+          : undefined,
+      body,
+    );
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const bodyPointer = (expression: string) => /^\$response\.body#(\/.*)?$/.exec(expression)?.[1] ?? undefined;
+
+/** What one success response of an unsafe operation says it makes: by its links, or by a Location under its path. */
+function madeBy(
+  operation: Operation,
+  status: string,
+  operations: Operation[],
+): Omit<ResourceKind, 'makers'> & {
+  maker?: Maker;
+} {
+  const response = operation.responses.get(status)!;
+  const byId = new Map(operations.map((candidate) => [candidate.operationId, candidate]));
+  const pathParameters = new Set<string>();
+  const lookupParameters = new Set<string>();
+  let idPointer: string | undefined;
+  for (const link of response.links) {
+    const target = byId.get(link.operationId);
+    for (const [name, expression] of Object.entries(link.parameters)) {
+      const pointer = typeof expression === 'string' ? bodyPointer(expression) : undefined;
+      const parameter = target?.parameters.find((candidate) => candidate.name === name);
+      if (pointer === undefined || parameter === undefined) continue;
+      idPointer = pointer;
+      if (parameter.in === 'path') pathParameters.add(name);
+      else if (parameter.in === 'query' && parameter.schema['type'] === 'array') lookupParameters.add(name);
+    }
+  }
+  const hasLocation = response.headers.some((header) => header.name === 'location');
+  if (hasLocation) {
+    // 201 with Location on a collection: the item path under it names what was made (/pets -> /pets/{petId}).
+    const item = new RegExp(`^${escapeRegExp(operation.path)}/\\{([^}/]+)\\}$`);
+    for (const other of operations) {
+      const name = item.exec(other.path)?.[1];
+      if (name !== undefined) pathParameters.add(name);
+    }
+  }
+  if (pathParameters.size + lookupParameters.size === 0) return { pathParameters, lookupParameters };
+  const pointer = idPointer;
+  const maker: Maker = {
+    operation,
+    status: Number(status),
+    idOf: (body, location) => {
+      if (pointer !== undefined) {
+        const value = atPointer(body, pointer);
+        return typeof value === 'number' || typeof value === 'string' ? String(value) : undefined;
+      }
+      const last = location?.split('?')[0]?.split('/').at(-1);
+      return last ? decodeURIComponent(last) : undefined;
+    },
+  };
+  return {
+    pathParameters,
+    lookupParameters,
+    maker,
+    ...(pointer === undefined ? {} : { idPointer: pointer }),
+    ...(response.schema ? { schema: response.schema } : {}),
+  };
+}
+
+/**
+ * The kinds of resource the spec's operations make: an unsafe operation
+ * without path parameters (a POST to a collection) whose success answer
+ * links a value of its body to another operation's parameter, or carries a
+ * Location under its own path. Makers of the same parameter are one kind.
+ */
+export function resourceKinds(operations: Operation[]): ResourceKind[] {
+  const kinds: ResourceKind[] = [];
+  for (const operation of operations) {
+    // A maker with path parameters would need resources of its own first: nested resources are not modelled.
+    if (isSafe(operation) || operation.parameters.some((parameter) => parameter.in === 'path')) continue;
+    for (const status of operation.responses.keys()) {
+      if (!status.startsWith('2')) continue;
+      const made = madeBy(operation, status, operations);
+      if (made.maker === undefined) continue;
+      const same = kinds.find((kind) => [...made.pathParameters].some((name) => kind.pathParameters.has(name)));
+      if (same) {
+        same.makers.push(made.maker);
+        for (const name of made.pathParameters) same.pathParameters.add(name);
+        for (const name of made.lookupParameters) same.lookupParameters.add(name);
+        continue;
+      }
+      const { maker, ...kind } = made;
+      kinds.push({ ...kind, makers: [maker] });
+    }
+  }
+  return kinds;
+}
+
+/** The kind a path parameter names, if any. */
+export const kindOfParameter = (kinds: ResourceKind[], name: string): ResourceKind | undefined =>
+  kinds.find((kind) => kind.pathParameters.has(name) || kind.lookupParameters.has(name));
+
+/** The operations past their sunset at `now`: tools stop calling them. */
+export const retiredAt = (operations: Operation[], now: number): Set<string> =>
+  new Set(
+    operations
+      .filter((operation) => operation.deprecation?.sunset && now >= operation.deprecation.sunset.getTime())
+      .map((operation) => operation.operationId),
+  );
+
+/** The property a run writes its label into: the body's first required free-text string. */
+export function labelProperty(schema: Schema | undefined): { name: string; maxLength: number } | undefined {
+  if (schema?.['type'] !== 'object') return undefined;
+  const properties = (schema['properties'] ?? {}) as Record<string, Schema>;
+  const required = new Set((schema['required'] as string[] | undefined) ?? []);
+  const names = Object.keys(properties).sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
+  const name = names.find(
+    (candidate) =>
+      properties[candidate]!['type'] === 'string' &&
+      !('enum' in properties[candidate]!) &&
+      !('format' in properties[candidate]!) &&
+      !('const' in properties[candidate]!),
+  );
+  return name === undefined ? undefined : { name, maxLength: Number(properties[name]!['maxLength'] ?? 100) };
+}
+
+/**
+ * A valid JSON body with its label property prefixed, so that what a run
+ * writes on a deployment says where it came from. Other bodies as they are.
+ */
+export function labelled(operation: Operation, request: TestRequest, prefix: string): TestRequest {
+  const property = labelProperty(operation.body?.schema);
+  if (property === undefined || typeof request.body !== 'string') return request;
+  let body: unknown;
+  try {
+    body = JSON.parse(request.body);
+  } catch {
+    return request;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return request;
+  const value = (body as Record<string, unknown>)[property.name];
+  if (typeof value !== 'string') return request;
+  const text = [...`${prefix} ${value}`].slice(0, property.maxLength).join('');
+  return { ...request, body: JSON.stringify({ ...body, [property.name]: text }) };
+}

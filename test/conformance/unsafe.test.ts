@@ -1,0 +1,165 @@
+import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
+import t, { type Test } from 'tap';
+import { aimAtOwn, invalidCases, validCases } from '../../lib/conformance/requests.js';
+import { isSafe, resourceKinds } from '../../lib/conformance/resources.js';
+import { loadContract } from '../../lib/conformance/spec.js';
+import { emptyModel, statefulCommands, type StatefulTransport } from '../../lib/conformance/stateful.js';
+import { Exchanger } from '../../scripts/verify/exchange.js';
+import { Findings } from '../../scripts/verify/findings.js';
+import { PoliteClient } from '../../scripts/verify/http.js';
+import { OwnResources } from '../../scripts/verify/steps.js';
+import { runVerification } from '../../scripts/verify/verify.js';
+import { httpLimits } from '../../src/http/limits.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { postgresUnavailableReason } from '../helpers/databases.js';
+import { ContractClient } from './client.js';
+import { specWithUnsafeOperations, startFixtureServer } from './unsafeFixture.js';
+
+/**
+ * The tools that send requests to a deployment against a spec with
+ * `DELETE /pets/{petId}` and `PATCH /pets/{petId}` (test/conformance/
+ * unsafeFixture.ts), which none of them names: an unsafe request names only
+ * a pet the run made, and the stateful model follows what DELETE and PATCH
+ * do from HTTP's semantics and the spec alone.
+ */
+
+const spec = specWithUnsafeOperations();
+const { operations } = loadContract(spec);
+const context = { key: 'k'.repeat(40), bodyLimit: httpLimits.bodyLimitBytes };
+const digit = /\p{Nd}/u;
+
+t.test('the planner aims every unsafe request that names a pet at one the run made', async (t) => {
+  const unsafeOnItem = operations.filter(
+    (operation) => !isSafe(operation) && operation.parameters.some((parameter) => parameter.in === 'path'),
+  );
+  t.same(unsafeOnItem.map((operation) => operation.operationId).sort(), ['deletePet', 'updatePet']);
+  for (const operation of unsafeOnItem) {
+    const cases = [
+      ...fc.sample(validCases(operation, context), { numRuns: 300, seed: 1 }),
+      ...fc.sample(invalidCases(operation, context), { numRuns: 600, seed: 1 }),
+    ];
+    const foreign: string[] = [];
+    let aimed = 0;
+    for (const { request } of cases) {
+      const sent = aimAtOwn(operation, request, () => 'own');
+      if (sent === undefined) continue;
+      if (sent.pathParams['petId'] === 'own') aimed += 1;
+      else if (digit.test(sent.pathParams['petId'] ?? ''))
+        foreign.push(`${request.intent}: ${sent.pathParams['petId']}`);
+      const without = aimAtOwn(operation, request, () => undefined);
+      if (without !== undefined && digit.test(without.pathParams['petId'] ?? ''))
+        foreign.push(`${request.intent} with nothing made: ${without.pathParams['petId']}`);
+    }
+    t.same(foreign, [], `${operation.operationId}: no request names an id the run did not make`);
+    t.ok(aimed > cases.length / 4, `${operation.operationId}: ${aimed} of ${cases.length} aimed at the run's own pet`);
+  }
+  const getPet = operations.find((operation) => isSafe(operation) && operation.path === '/pets/{petId}')!;
+  const [read] = fc.sample(validCases(getPet, context), { numRuns: 1, seed: 1 });
+  t.same(
+    aimAtOwn(getPet, read!.request, () => 'own'),
+    read!.request,
+    'a safe method is sent as generated',
+  );
+});
+
+t.test("verify's exchanger sends no unsafe request naming a pet the run did not make, whoever built it", async (t) => {
+  const findings = new Findings();
+  const own = new OwnResources(resourceKinds(operations));
+  const exchanger = new Exchanger(
+    new URL('http://127.0.0.1:1/v1/'),
+    new PoliteClient(findings, 10),
+    findings,
+    'k',
+    Date.now,
+    own,
+  );
+  const deletePet = operations.find((operation) => operation.operationId === 'deletePet')!;
+  const request = { operationId: 'deletePet', intent: 'by hand', pathParams: { petId: '1' }, query: [], headers: {} };
+  t.equal(await exchanger.send(deletePet, request), undefined, 'not sent');
+  t.equal(findings.sent, 0);
+  t.match(findings.failures, [{ check: 'unsafe request to a resource the run did not make' }]);
+});
+
+async function fixtureDeployment(
+  t: Test,
+): Promise<{ started: TestApp; url: string; made: Set<string>; seen: Array<{ method: string; petId: string }> }> {
+  const backend = (await postgresUnavailableReason()) === undefined ? 'postgres' : 'embedded';
+  const started = await startTestApp(t, backend);
+  await started.app.listen({ host: '127.0.0.1', port: 0 });
+  const origin = `http://127.0.0.1:${(started.app.server.address() as AddressInfo).port}`;
+  const fixture = await startFixtureServer(started, origin, spec);
+  t.teardown(() => fixture.close());
+  return { started, ...fixture };
+}
+
+const petsUpTo = async (db: TestApp['db'], last: number) =>
+  (
+    await db.query(
+      {
+        text: 'SELECT id, name, category_id, status FROM pets WHERE id <= $1 ORDER BY id',
+      },
+      [last],
+    )
+  ).rows;
+
+t.test('npm run verify in write mode leaves every pet it did not make as it was', async (t) => {
+  const { started, url, made, seen } = await fixtureDeployment(t);
+  await started.db.execScript(
+    "INSERT INTO pets (name, category_id) SELECT 'there before ' || n, 1 FROM generate_series(1, 40) AS n",
+  );
+  const before = await petsUpTo(started.db, 40);
+  t.equal(before.length, 40);
+  const findings = await runVerification({
+    baseUrl: `${url}/v1`,
+    apiKey: started.key,
+    readOnly: false,
+    maxRequests: 250,
+    seed: 7,
+    spec,
+    wait: () => Promise.resolve(),
+  });
+  t.same(await petsUpTo(started.db, 40), before, 'every pet that existed before the run is there, unchanged');
+  const foreign = seen.filter(({ petId }) => digit.test(petId) && !made.has(petId));
+  t.same(foreign, [], 'every DELETE and PATCH named a pet the run made');
+  for (const pair of ['deletePet 204', 'updatePet 200', 'deletePet 401', 'updatePet 400'])
+    t.ok(findings.rows.has(pair), `${pair}: the unsafe operations were verified`);
+  t.same(
+    findings.failures.map((failure) => `${failure.subject} ${failure.check}: ${failure.message.slice(0, 300)}`),
+    [],
+    'and the fixture passes',
+  );
+});
+
+t.test('the stateful model follows DELETE and PATCH from the spec alone', async (t) => {
+  const { started, url } = await fixtureDeployment(t);
+  const client = new ContractClient(url, '/v1', operations);
+  t.teardown(() => {
+    client.close();
+  });
+  const real: StatefulTransport = {
+    send: (request, target) => (target === undefined ? client.send(request) : client.sendTo(target, request)),
+  };
+  const commands = statefulCommands({
+    operations,
+    authorization: started.auth.authorization,
+    basePath: '/v1',
+    exclusive: true,
+    readOnly: false,
+    retired: new Set(),
+    keyPrefix: `unsafe-${Date.now()}`,
+  });
+  const details = await fc.check(
+    fc.asyncProperty(fc.commands(commands, { maxCommands: 25 }), async (sequence) => {
+      await started.db.query({ text: 'DELETE FROM pets' });
+      await fc.asyncModelRun(() => ({ model: emptyModel(), real }), sequence);
+    }),
+    { numRuns: 25, seed: 11 },
+  );
+  t.notOk(details.failed, 'every answer agrees with the model', {
+    error: String(details.errorInstance),
+    counterexample: fc.defaultReportMessage(details),
+  });
+  for (const pair of ['deletePet 204', 'deletePet 404', 'updatePet 200', 'updatePet 404', 'getPet 404'])
+    t.ok(client.observed.has(pair), `${pair} produced by the model's commands`);
+});
