@@ -70,6 +70,18 @@ t.test('the readiness gauge follows /readyz, and 5xx are counted by status and c
   }),
 );
 
+t.test('a planned drain shows as pets_draining 1 beside pets_ready 0', async (t) => {
+  const metrics = createMetrics();
+  const { app } = await startTestApp(t, 'embedded', {}, { metrics });
+  let scrape = await metrics.registry!.metrics();
+  t.equal(sample(scrape, 'pets_draining'), 0);
+  t.equal(sample(scrape, 'pets_ready'), 1);
+  app.beginDrain();
+  scrape = await metrics.registry!.metrics();
+  t.equal(sample(scrape, 'pets_draining'), 1, 'PetsNotReady reads it to stay quiet');
+  t.equal(sample(scrape, 'pets_ready'), 0);
+});
+
 t.test('a createPet answered from a stored Idempotency-Key answer counts one replay', (t) =>
   forEachBackend(t, async (t, backend) => {
     const metrics = createMetrics();
