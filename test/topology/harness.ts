@@ -221,6 +221,24 @@ export async function startTestPrometheus(t: Test, topology: Topology): Promise<
   return prometheus;
 }
 
+/**
+ * The spans of availability alerts only. The drills assert on these; a latency alert is reported,
+ * never asserted: latency on a shared 2-core machine is noise (timing belongs in npm run bench).
+ */
+export const availabilitySpans = (spans: AlertSpan[]) =>
+  spans.filter((span) => span.key.startsWith('PetsAvailability'));
+
+/** "PetsLatencyFastBurn createPet: fired at +13747 ms, resolved at +21927 ms" for each span. */
+export function describeSpans(spans: AlertSpan[], since: number): string {
+  return spans
+    .map(
+      (span) =>
+        `${span.key}: fired at +${span.firingAt - since} ms` +
+        (span.resolvedAt === undefined ? '' : `, resolved at +${span.resolvedAt - since} ms`),
+    )
+    .join('; ');
+}
+
 /** One alert's time line, in ms since the watch began: when it was first seen firing, and when it went. */
 export interface AlertSpan {
   key: string;
