@@ -20,6 +20,11 @@ export interface ServiceMetrics {
   readonly registry: Registry | undefined;
   /** The histogram series of one label set; callers keep it instead of asking per request. */
   durationSeries: (operation: string, method: string, statusCode: number) => DurationSeries;
+  /**
+   * Makes the series of one label set exist at 0 before its first request, so that the first
+   * failures of an operation count in rate() (a series that appears at 5 hides its first 5).
+   */
+  declareDurations: (operation: string, method: string, statusCode: number) => void;
   rateLimited: () => void;
   authenticationFailed: (reason: AuthFailureReason) => void;
   idempotentReplay: () => void;
@@ -46,6 +51,7 @@ const noSeries: DurationSeries = { observe: ignore };
 export const noMetrics: ServiceMetrics = {
   registry: undefined,
   durationSeries: () => noSeries,
+  declareDurations: ignore,
   rateLimited: ignore,
   authenticationFailed: ignore,
   idempotentReplay: ignore,
@@ -168,6 +174,9 @@ export function createMetrics(): ServiceMetrics {
           pendingDurations.record(series, seconds);
         },
       };
+    },
+    declareDurations: (operation, method, statusCode) => {
+      duration.zero({ operation, method, status_code: String(statusCode) });
     },
     rateLimited: () => {
       rateLimited.inc();
