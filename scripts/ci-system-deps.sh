@@ -4,8 +4,10 @@
 # PgBouncer, HAProxy and pg_auto_failover for npm run test:system -- topology (its tests skip without them),
 # RE2 and g++ for test/contract/patterns.test.ts (the spec's patterns checked in RE2 too),
 # Podman and debootstrap for npm run image and npm run test:system -- image (the list is
-# in scripts/image/podman.sh), Java (Specmatic's jar) and curl for npm run contract -- testers.
-# Installs only what is missing; apt-get update runs only when something is.
+# in scripts/image/podman.sh), Java (Specmatic's jar) and curl for npm run contract -- testers,
+# Prometheus for promtool (test/observability/prometheusRules.test.ts) and the live alerts of the topology suite.
+# Installs only what is missing; apt-get update runs only when something is. No package starts its
+# daemon: Prometheus's would listen on :9090 (the tests start private ones on free ports).
 set -euo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
@@ -17,13 +19,22 @@ command -v pg_autoctl >/dev/null || missing+=(pg-auto-failover-cli)
 command -v g++ >/dev/null || missing+=(g++)
 command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
 command -v curl >/dev/null || missing+=(curl)
+{ command -v promtool >/dev/null && command -v prometheus >/dev/null; } || missing+=(prometheus)
 # shellcheck source=scripts/image/podman.sh
 . "$(dirname "$0")/image/podman.sh"
 mapfile -t -O "${#missing[@]}" missing < <(image_missing_packages)
 if [ "${#missing[@]}" -eq 0 ]; then
-  echo "system packages present: chromium, pgbouncer, haproxy, pg_auto_failover, libre2-dev, g++, java, curl, and what scripts/image needs"
+  echo "system packages present: chromium, pgbouncer, haproxy, pg_auto_failover, libre2-dev, g++, java, curl, prometheus, and what scripts/image needs"
   exit 0
 fi
 echo "installing with apt-get: ${missing[*]}"
+# invoke-rc.d asks policy-rc.d whether a package may start its service: 101 says no. One is put in
+# place for the install only, where the machine has none.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\n# Written by scripts/ci-system-deps.sh for one apt-get install: no service starts.\nexit 101\n' >"$policy"
+  chmod 755 "$policy"
+  trap 'rm -f "$policy"' EXIT
+fi
 apt-get update
 DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"

@@ -3,7 +3,8 @@
 # or configValidator.js is not what src/config/schema.ts compiles to, or docs/configuration.md is not
 # the reference its descriptions make, or the TypeScript client's types, version and error table are not
 # what openapi.yaml makes (clients/typescript), or a fact the hand-written text states is not what openapi.yaml
-# says (generators/docFacts.ts: the version, the operations and scopes, the changelog's entries).
+# says (generators/docFacts.ts: the version, the operations and scopes, the changelog's entries), or the objectives' rules, dashboard panels and docs/alerts.md
+# table are not what x-slo in openapi.yaml makes (generators/objectives.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fresh=$(mktemp --suffix=.ts)
@@ -51,4 +52,13 @@ for file in openapi.yaml docs/api.md CHANGELOG.md README.md clients/typescript/R
     exit 1
   fi
 done
-echo "generated types, spec JSON and route table match openapi.yaml; the READMEs state its version; the config validator and docs/configuration.md match its schema"
+freshObjectives=$(mktemp -d)
+trap 'rm -rf "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig" "$freshReference" "$freshClient" "$freshDocs" "$freshObjectives"' EXIT
+npx --no-install tsx generators/objectives.ts "$freshObjectives"
+for file in deploy/prometheus/objectives.yml deploy/grafana/dashboard.json docs/alerts.md; do
+  if ! diff -u "$file" "$freshObjectives/$file" >&2; then
+    echo "$file is out of step with the objectives (x-slo) in openapi.yaml: run 'npm run generate' and commit the result." >&2
+    exit 1
+  fi
+done
+echo "generated types, spec JSON and route table match openapi.yaml; the READMEs state its version; the objectives' rules, dashboard panels and table match its x-slo; the config validator and docs/configuration.md match its schema"

@@ -63,9 +63,11 @@ case $group in
     ;;
   generate)
     usage='usage: npm run generate [-- --check]
-  (none)   regenerates src/generated/ and clients/typescript/src/generated/ from openapi.yaml, the
-           version stated by README.md and the client README, the config validator and
-           docs/configuration.md from src/config/schema.ts
+  (none)   regenerates src/generated/ and clients/typescript/src/generated/ from openapi.yaml; the
+           version, the operations and scopes and the CHANGELOG entries the docs state
+           (generators/docFacts.ts), the Prometheus rules of the objectives
+           (deploy/prometheus/objectives.yml), dashboard panels and docs/alerts.md table from its
+           x-slo, the config validator and docs/configuration.md from src/config/schema.ts
   --check  fails when any of them is out of step, changing nothing (scripts/generate-check.sh)'
     case $choice in
       '')
@@ -73,6 +75,7 @@ case $group in
         openapi-typescript openapi.yaml -o src/generated/api.ts
         tsx generators/spec.ts
         tsx generators/config.ts
+        tsx generators/objectives.ts
         exec tsx generators/client.ts
         ;;
       --check) exec bash scripts/generate-check.sh ;;

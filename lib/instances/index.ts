@@ -1,7 +1,7 @@
 /**
  * Private instances for scripts, the bench and tests (never imported by
  * src/): PostgreSQL primaries and streaming replicas, Redis, PgBouncer,
- * HAProxy, the built service, and the whole topology. Every process is
+ * HAProxy, Prometheus, the built service, and the whole topology. Every process is
  * started on 127.0.0.1 and a free port, waited for until it really answers,
  * and stopped by its pid. The exports below are its API; docs/deploying.md
  * ("The local topology") says how the tests and scripts/topology/ use it.
@@ -45,6 +45,14 @@ export {
   type FailoverNode,
   type NodeState,
 } from './autoFailover.js';
+export {
+  startPrometheus,
+  prometheusBin,
+  promtoolBin,
+  type PrometheusServer,
+  type PrometheusOptions,
+  type PrometheusAlert,
+} from './prometheus.js';
 export { startPostgresRouter, type PostgresRouter } from './postgresRouter.js';
 export { startService, builtServer, type ServiceInstance, type ServiceOptions } from './service.js';
 export {

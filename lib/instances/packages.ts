@@ -5,6 +5,7 @@ import { pgAutoctlBin } from './autoFailover.js';
 import { haproxyBin } from './haproxy.js';
 import { pgbouncerBin } from './pgbouncer.js';
 import { postgresBin } from './postgres.js';
+import { prometheusBin, promtoolBin } from './prometheus.js';
 import { redisServerBin } from './redis.js';
 
 /** The Debian packages the topology runs, and how to tell each is there. */
@@ -22,26 +23,32 @@ const requirements = [
     debian: 'postgresql-15-auto-failover',
     present: () => existsSync('/usr/share/postgresql/15/extension/pgautofailover.control'),
   },
+  // Prometheus scraping the instances with the objectives' rules; promtool checks and tests the rules.
+  { debian: 'prometheus', present: () => onPath(prometheusBin) && onPath(promtoolBin) },
 ] as const;
 
 function onPath(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v "$0"`, command], { stdio: 'ignore' }).status === 0;
 }
 
-/** The Debian packages the topology needs (requirements above) that are missing. */
-export function missingPackages(): string[] {
-  return requirements.filter((requirement) => !requirement.present()).map((requirement) => requirement.debian);
+/** The Debian packages the topology needs (requirements above), or only those named, that are missing. */
+export function missingPackages(only?: readonly string[]): string[] {
+  return requirements
+    .filter((requirement) => only === undefined || only.includes(requirement.debian))
+    .filter((requirement) => !requirement.present())
+    .map((requirement) => requirement.debian);
 }
 
 /**
- * Installs the missing packages with apt-get when we are root (saying so on
+ * Installs the missing packages (all, or only those named) with apt-get when we are root (saying so on
  * `say`). Returns undefined when everything is there afterwards, else the
  * reason it is not (not root, apt-get failed), for a skip message.
  */
 export function ensurePackages(
   say: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+  only?: readonly string[],
 ): string | undefined {
-  const missing = missingPackages();
+  const missing = missingPackages(only);
   if (missing.length === 0) return undefined;
   if (process.getuid?.() !== 0)
     return `missing Debian packages ${missing.join(', ')}; install them as root: apt-get install -y ${missing.join(' ')}`;
@@ -57,7 +64,7 @@ export function ensurePackages(
           timeout: 600_000,
         })
       : update;
-  const still = missingPackages();
+  const still = missingPackages(only);
   if (still.length === 0) return undefined;
   const output = `${install.stdout ?? ''}\n${install.stderr ?? ''}`.trim().split('\n').slice(-5).join('\n');
   return `could not install ${still.join(', ')} with apt-get (exit ${install.status ?? install.signal}): ${output}`;

@@ -34,6 +34,8 @@ export interface ServiceInstance {
   readonly origin: string;
   /** The environment it runs with. */
   readonly env: Readonly<Record<string, string>>;
+  /** Where its /metrics listens on 127.0.0.1 (undefined with METRICS_PORT off or 0). */
+  readonly metricsPort: number | undefined;
   /** SIGTERM (the service drains, then exits); resolves when it has exited, SIGKILL after `timeoutMs`. */
   stop(timeoutMs?: number): Promise<void>;
   /** SIGKILL: a crash. */
@@ -56,8 +58,15 @@ export async function startService(options: ServiceOptions): Promise<ServiceInst
   const port = options.port ?? (await freePort());
   const logFile = join(folder, `${name}.log`);
   const origin = `http://${loopback}:${port}`;
-  // METRICS_PORT 0: a free metrics port per instance (a topology runs several).
-  const env: Record<string, string> = { METRICS_PORT: '0', ...options.env, PORT: String(port), HOST: loopback };
+  // A free metrics port per instance (a topology runs several), kept across restarts so that a
+  // scraper finds it again; in env, so that a replacement started with this env takes it over.
+  const env: Record<string, string> = {
+    METRICS_PORT: String(await freePort()),
+    ...options.env,
+    PORT: String(port),
+    HOST: loopback,
+  };
+  const metricsPort = /^[1-9][0-9]*$/.test(env['METRICS_PORT']!) ? Number(env['METRICS_PORT']) : undefined;
   let pid = 0;
 
   const start = async () => {
@@ -89,6 +98,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceInst
     logFile,
     origin,
     env,
+    metricsPort,
     get pid() {
       return pid;
     },

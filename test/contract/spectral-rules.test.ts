@@ -40,6 +40,8 @@ t.test('each custom rule fires on the operation that breaks it, and only there',
     'pets-deprecated-sunset /deprecated-without-sunset',
     'pets-operation-error-responses /no-401',
     'pets-operation-id /no-operation-id',
+    'pets-operation-slo /no-slo',
+    'pets-operation-slo /slo-out-of-range',
     'pets-operation-summary /no-summary',
     'pets-stability-values /unknown-stability',
   ]);

@@ -70,6 +70,42 @@ t.test('the readiness gauge follows /readyz, and 5xx are counted by status and c
   }),
 );
 
+t.test(
+  "each operation's declared 5xx series exist at 0 before any request, so rate() counts the first failures",
+  async (t) => {
+    const metrics = createMetrics();
+    await startTestApp(t, 'embedded', {}, { metrics });
+    const scrape = await metrics.registry!.metrics();
+    for (const [operation, method] of [
+      ['listPets', 'GET'],
+      ['createPet', 'POST'],
+      ['getPet', 'GET'],
+    ])
+      for (const status of ['500', '503'])
+        t.equal(
+          sample(
+            scrape,
+            `http_server_request_duration_seconds_count{operation="${operation}",method="${method}",status_code="${status}"}`,
+          ),
+          0,
+          `${operation} ${status}`,
+        );
+    t.notMatch(scrape, /status_code="200"/, 'only the 5xx: a success series appears with its first answer');
+  },
+);
+
+t.test('a planned drain shows as pets_draining 1 beside pets_ready 0', async (t) => {
+  const metrics = createMetrics();
+  const { app } = await startTestApp(t, 'embedded', {}, { metrics });
+  let scrape = await metrics.registry!.metrics();
+  t.equal(sample(scrape, 'pets_draining'), 0);
+  t.equal(sample(scrape, 'pets_ready'), 1);
+  app.beginDrain();
+  scrape = await metrics.registry!.metrics();
+  t.equal(sample(scrape, 'pets_draining'), 1, 'PetsNotReady reads it to stay quiet');
+  t.equal(sample(scrape, 'pets_ready'), 0);
+});
+
 t.test('a createPet answered from a stored Idempotency-Key answer counts one replay', (t) =>
   forEachBackend(t, async (t, backend) => {
     const metrics = createMetrics();

@@ -7,10 +7,13 @@ import { migratedDataDir } from '../helpers/databases.js';
 
 const silent = { write: () => true } as unknown as NodeJS.WritableStream;
 
-/** Metric names a PromQL expression uses: every identifier with one of the service's prefixes. */
+/** Metric names a PromQL expression uses: every identifier with one of the service's prefixes (not a recorded one). */
 function metricNames(expression: string): string[] {
-  return expression.match(/\b(?:pets|http_server|nodejs|process)_[a-z0-9_]+/g) ?? [];
+  return expression.replace(recordedName, '').match(/\b(?:pets|http_server|nodejs|process)_[a-z0-9_]+/g) ?? [];
 }
+
+/** A recording rule's name (level:metric:operations), e.g. operation:pets_slo_latency_errors:ratio_rate1h. */
+const recordedName = /\b[a-z_]+:[a-z0-9_]+:[a-z0-9_]+/g;
 
 /** The metric families of a scrape, with the series names a histogram adds. */
 function scrapedNames(scrape: string): Set<string> {
@@ -30,11 +33,14 @@ function dashboardExpressions(): string[] {
   return dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
 }
 
-function alertExpressions(): string[] {
-  const rules = parse(readFileSync('deploy/prometheus/alerts.yml', 'utf8')) as {
-    groups: Array<{ name: string; rules: Array<{ alert: string; expr: string; labels: object; annotations: object }> }>;
-  };
-  return rules.groups.flatMap((group) => group.rules.map((rule) => rule.expr));
+const ruleFiles = ['deploy/prometheus/alerts.yml', 'deploy/prometheus/objectives.yml'];
+
+function rules(): Array<{ record?: string; expr: string }> {
+  return ruleFiles.flatMap((file) =>
+    (
+      parse(readFileSync(file, 'utf8')) as { groups: Array<{ rules: Array<{ record?: string; expr: string }> }> }
+    ).groups.flatMap((group) => group.rules),
+  );
 }
 
 t.test('metrics are served on their own listener, never on the API port', async (t) => {
@@ -78,13 +84,17 @@ t.test('metrics are served on their own listener, never on the API port', async 
   t.test('the Grafana dashboard and the alert rules use only metrics the service exports', async (t) => {
     const names = scrapedNames(scrape);
     const dashboard = dashboardExpressions();
-    const alerts = alertExpressions();
+    const ruleList = rules();
+    const alerts = ruleList.map((rule) => rule.expr);
+    const recorded = new Set(ruleList.flatMap((rule) => (rule.record ? [rule.record] : [])));
     t.ok(dashboard.length >= 6, 'the dashboard has panels with queries');
     t.ok(alerts.length >= 4, 'there are alert rules');
     for (const expression of [...dashboard, ...alerts]) {
       const used = metricNames(expression);
-      t.ok(used.length > 0, `uses a metric: ${expression}`);
+      const usedRecorded = expression.match(recordedName) ?? [];
+      t.ok(used.length + usedRecorded.length > 0, `uses a metric: ${expression}`);
       for (const name of used) t.ok(names.has(name), `${name} is exported (${expression})`);
+      for (const name of usedRecorded) t.ok(recorded.has(name), `${name} is recorded by ${ruleFiles.join(' or ')}`);
     }
   });
 });

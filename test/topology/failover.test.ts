@@ -6,7 +6,14 @@ import pg from 'pg';
 import t, { type Test } from 'tap';
 import type { FailoverNode, Topology } from '../../lib/instances/index.js';
 import { databaseNodes } from '../../scripts/topology/databaseNodes.js';
-import { startTestTopology, topologyTestOptions } from './harness.js';
+import {
+  drillWindowScale,
+  availabilitySpans,
+  startTestPrometheus,
+  startTestTopology,
+  topologyTestOptions,
+  watchObjectiveAlerts,
+} from './harness.js';
 
 /**
  * Losing the primary, on the failover topology (pg_auto_failover, three
@@ -18,7 +25,16 @@ import { startTestTopology, topologyTestOptions } from './harness.js';
  * may have made two pets, no answer may be a 500, reads must go on, and
  * writes must be back within 15 s. The old primary rejoins as a standby.
  * Then a planned switchover, with its own (short) write gap.
+ *
+ * A private Prometheus scrapes every instance with the objectives' rules, their
+ * windows divided by drillWindowScale: the failover must page for createPet's
+ * availability (PetsAvailabilityFastBurn), and the page must resolve once writes
+ * are back, while the traffic goes on.
  */
+
+/** How long the page may take to resolve after writes are back: the 30-minute window, scaled, and slack. */
+const resolveBoundMs = ((30 * 60) / drillWindowScale) * 1000 + 30_000;
+const createPetPage = 'PetsAvailabilityFastBurn createPet';
 
 /** The bound the issue sets: writes are back within this long of the kill. */
 const failoverBoundMs = 15_000;
@@ -229,8 +245,11 @@ t.test(
     // At info: each transaction an instance rides through an outage is a line (riddenThrough counts them).
     const topology = await startTestTopology(t, { database: 'failover', serviceEnv: { LOG_LEVEL: 'info' } });
     const cluster = topology.cluster!;
+    const prometheus = await startTestPrometheus(t, topology);
 
     await t.test('failover: the primary node killed (postmaster and pg_autoctl)', async (t) => {
+      const alerts = watchObjectiveAlerts(prometheus);
+      t.teardown(() => alerts.stop());
       const traffic = startTraffic(topology, 'failover');
       await sleep(3_000);
       // As an outside drill would: the primary and its pids from topology status --json's list.
@@ -267,7 +286,31 @@ t.test(
       const gap = resumed - killedAt;
       t.comment(`writes resumed ${gap} ms after the kill`);
       await sleep(3_000);
+      // The traffic goes on until the page has come and gone (a quiet service would resolve it by silence).
+      await alerts.waitForResolved(createPetPage, resolveBoundMs);
       await traffic.stop();
+      await alerts.stop();
+      const spans = alerts.spans();
+      const kill = killedAt - alerts.startedAt;
+      for (const span of spans)
+        t.comment(
+          `${span.key} (windows / ${drillWindowScale}): fired ${span.firingAt - kill} ms after the kill` +
+            (span.resolvedAt === undefined ? ', still firing' : `, resolved ${span.resolvedAt - kill} ms after it`) +
+            ` (writes resumed ${gap} ms after it)`,
+        );
+      // Writes fail (503) only once the failover outlasts the instances' ride-through (5 s): it does here.
+      t.ok((traffic.statuses['503'] ?? 0) > 0, `the failover cost createPet 503s (${traffic.statuses['503'] ?? 0})`);
+      const page = spans.find((span) => span.key === createPetPage);
+      t.ok(page && page.firingAt > kill, `${createPetPage} fired after the kill`);
+      t.ok(
+        page?.resolvedAt !== undefined && page.resolvedAt > resumed - alerts.startedAt,
+        'and resolved once writes were back',
+      );
+      t.same(
+        availabilitySpans(spans.filter((span) => span.firingAt <= kill)).map((span) => span.key),
+        [],
+        'no availability alert fired before the kill',
+      );
 
       t.ok(gap < failoverBoundMs, `writes resumed within ${failoverBoundMs} ms of the kill (${gap} ms)`);
       checkAnswers(t, traffic, 'failover', killedAt);

@@ -1,13 +1,22 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
+import { parse, stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load.js';
+import { specPath } from '../../src/openapi/files.js';
 import {
   builtServer,
   ensurePackages,
+  startPrometheus,
   startTopology,
+  type PrometheusServer,
   type Topology,
   type TopologyOptions,
 } from '../../lib/instances/index.js';
+import { objectivesOf } from '../../lib/objectives/objectives.js';
+import { objectiveRuleGroups } from '../../lib/objectives/rules.js';
+import { repoRoot } from '../../lib/repoRoot.js';
 import type { Pet } from '../helpers/pages.js';
 
 /**
@@ -185,4 +194,100 @@ export function describeStatuses(statuses: Record<string, number>): string {
   return Object.entries(statuses)
     .map(([status, count]) => `${status}: ${count}`)
     .join(', ');
+}
+
+/**
+ * The objectives' windows in the drills, divided by this: 5 minutes become 5 s, 1 h one minute,
+ * 6 h six minutes, 3 days 72 minutes. A drill lasts a minute or two, not hours; the burn rates
+ * (14.4, 6, 1 times the budget) stay as they are.
+ */
+export const drillWindowScale = 60;
+
+/**
+ * A private Prometheus scraping every instance's metrics port each second, with the objectives'
+ * rules generated from openapi.yaml at drillWindowScale and deploy/prometheus/alerts.yml as shipped.
+ */
+export async function startTestPrometheus(t: Test, topology: Topology): Promise<PrometheusServer> {
+  const objectives = objectivesOf(parse(readFileSync(specPath, 'utf8')) as Parameters<typeof objectivesOf>[0]);
+  const scaled = join(topology.folder, `objectives-scaled-${drillWindowScale}.yml`);
+  writeFileSync(scaled, stringify({ groups: objectiveRuleGroups(objectives, { scale: drillWindowScale }) }));
+  const prometheus = await startPrometheus({
+    targets: topology.services.map((service) => `127.0.0.1:${service.metricsPort!}`),
+    ruleFiles: [scaled, join(repoRoot, 'deploy/prometheus/alerts.yml')],
+    parent: topology.folder,
+    intervalSeconds: 1,
+  });
+  t.teardown(() => prometheus.remove());
+  return prometheus;
+}
+
+/**
+ * The spans of availability alerts only. The drills assert on these; a latency alert is reported,
+ * never asserted: latency on a shared 2-core machine is noise (timing belongs in npm run bench).
+ */
+export const availabilitySpans = (spans: AlertSpan[]) =>
+  spans.filter((span) => span.key.startsWith('PetsAvailability'));
+
+/** "PetsLatencyFastBurn createPet: fired at +13747 ms, resolved at +21927 ms" for each span. */
+export function describeSpans(spans: AlertSpan[], since: number): string {
+  return spans
+    .map(
+      (span) =>
+        `${span.key}: fired at +${span.firingAt - since} ms` +
+        (span.resolvedAt === undefined ? '' : `, resolved at +${span.resolvedAt - since} ms`),
+    )
+    .join('; ');
+}
+
+/** One alert's time line, in ms since the watch began: when it was first seen firing, and when it went. */
+export interface AlertSpan {
+  key: string;
+  firingAt: number;
+  resolvedAt?: number | undefined;
+}
+
+export interface AlertWatch {
+  /** The objective alerts (those with an slo label) seen firing, by "alertname operation". */
+  spans(): AlertSpan[];
+  /** Resolves when `key` has fired and then resolved, or after timeoutMs (check spans()). */
+  waitForResolved(key: string, timeoutMs: number): Promise<void>;
+  stop(): Promise<void>;
+  readonly startedAt: number;
+}
+
+/** Asks Prometheus for its alerts every 500 ms, and keeps when each objective alert fired and resolved. */
+export function watchObjectiveAlerts(prometheus: PrometheusServer): AlertWatch {
+  const startedAt = Date.now();
+  const spans = new Map<string, AlertSpan>();
+  let running = true;
+  const polling = (async () => {
+    while (running) {
+      const now = Date.now() - startedAt;
+      const firing = new Set(
+        (await prometheus.alerts().catch(() => []))
+          .filter((alert) => alert.state === 'firing' && alert.labels['slo'] !== undefined)
+          .map((alert) => `${alert.labels['alertname']} ${alert.labels['operation']}`),
+      );
+      for (const key of firing) {
+        const span = spans.get(key);
+        if (span === undefined) spans.set(key, { key, firingAt: now });
+        else if (span.resolvedAt !== undefined) span.resolvedAt = undefined;
+      }
+      for (const span of spans.values())
+        if (!firing.has(span.key) && span.resolvedAt === undefined) span.resolvedAt = now;
+      await sleep(500);
+    }
+  })();
+  return {
+    startedAt,
+    spans: () => [...spans.values()].map((span) => ({ ...span })),
+    async waitForResolved(key, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline && spans.get(key)?.resolvedAt === undefined) await sleep(250);
+    },
+    async stop() {
+      running = false;
+      await polling;
+    },
+  };
 }

@@ -11,7 +11,18 @@ import { repoRoot } from '../../lib/repoRoot.js';
 import { migrationChanges } from '../../scripts/migrations/changes.js';
 import { loadMigrations } from '../../src/db/migrations.js';
 import { walkPets } from '../helpers/pages.js';
-import { describeStatuses, runLoad, startTestTopology, topologyTestOptions, type KeyedCreate } from './harness.js';
+import {
+  availabilitySpans,
+  describeSpans,
+  describeStatuses,
+  drillWindowScale,
+  runLoad,
+  startTestPrometheus,
+  startTestTopology,
+  topologyTestOptions,
+  watchObjectiveAlerts,
+  type KeyedCreate,
+} from './harness.js';
 
 /**
  * The upgrade drill, as docs/deploying.md tells an operator to run it: the
@@ -24,7 +35,15 @@ import { describeStatuses, runLoad, startTestTopology, topologyTestOptions, type
  * is upgraded to its build plus an additive migration of the drill's, so
  * that a live migration and the new version's refusal of the schema before
  * it are always part of the drill.
+ *
+ * A private Prometheus scrapes every instance with the objectives' rules (windows
+ * divided by drillWindowScale): neither a clean load run before the upgrade nor
+ * the upgrade itself (every instance drained and replaced) fires an availability
+ * alert; latency alerts are reported (see availabilitySpans).
  */
+
+/** The clean load run before the upgrade: longer than the scaled 1-hour window. */
+const cleanRunMs = ((60 * 60) / drillWindowScale) * 1000 + 10_000;
 
 const release = previousRelease();
 const options = topologyTestOptions(['DATABASE_STATEMENTS', 'DRAIN_DELAY_MS']);
@@ -74,6 +93,28 @@ t.test('an upgrade from the previous release under load gives clients no error',
   const next = newVersion(t);
   const entry = join(next.root, 'dist', 'server.js');
   const topology = await startTestTopology(t, { build: build.root });
+  const prometheus = await startTestPrometheus(t, topology);
+  const alerts = watchObjectiveAlerts(prometheus);
+  t.teardown(() => alerts.stop());
+  const clean = await runLoad({
+    baseUrl: topology.baseUrl,
+    apiKey: topology.apiKey,
+    workers: 4,
+    writeShare: 0.3,
+    until: sleep(cleanRunMs),
+    maxMs: cleanRunMs,
+    namePrefix: 'clean',
+  });
+  t.comment(`clean load run: ${clean.requests} requests, ${describeStatuses(clean.statuses)}`);
+  const cleanSpans = alerts.spans();
+  t.comment(`objective alerts during the clean load run: ${describeSpans(cleanSpans, 0) || 'none'}`);
+  t.same(clean.failures, [], 'the clean load run saw no error');
+  t.same(
+    availabilitySpans(cleanSpans),
+    [],
+    `no availability alert fired during the clean load run (windows / ${drillWindowScale})`,
+  );
+  const upgradeStartedAt = Date.now() - alerts.startedAt;
   const directUrl = topology.serviceEnv['DATABASE_DIRECT_URL']!;
   const replacements: ServiceInstance[] = [];
   t.teardown(async () => {
@@ -127,6 +168,16 @@ t.test('an upgrade from the previous release under load gives clients no error',
     idempotencyKeys: true,
   });
   await upgrading;
+  // The scaled 5-minute window and a few scrapes: what the last replacement caused has been evaluated.
+  await sleep(((5 * 60) / drillWindowScale) * 1000 + 3_000);
+  await alerts.stop();
+  const upgradeSpans = alerts.spans().filter((span) => span.firingAt >= upgradeStartedAt);
+  t.comment(`objective alerts during the upgrade: ${describeSpans(upgradeSpans, upgradeStartedAt) || 'none'}`);
+  t.same(
+    availabilitySpans(upgradeSpans),
+    [],
+    `no availability alert fired during the upgrade (windows / ${drillWindowScale})`,
+  );
   t.comment(
     `from ${release!.version} (${release!.commit.slice(0, 12)}), new migrations: ${next.migrations.join(', ')}`,
   );

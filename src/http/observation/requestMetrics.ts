@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DurationSeries, ServiceMetrics } from '../../observability/metrics.js';
+import { listOperations, loadOpenApiDocument } from '../../openapi/document.js';
 import { routeOf } from '../pipeline.js';
 
 /** The operation label of requests that matched no route: one value, never the raw path. */
@@ -16,6 +17,11 @@ export function requestMetricsStep(
   metrics: ServiceMetrics,
 ): ((request: FastifyRequest, reply: FastifyReply) => void) | undefined {
   if (metrics.registry === undefined) return undefined;
+  // The 5xx each operation declares exist from the start: the availability objectives' rules
+  // (deploy/prometheus/objectives.yml) take rate() over them, which misses a series' first value.
+  for (const { method, operation } of listOperations(loadOpenApiDocument()))
+    for (const status of Object.keys(operation.responses ?? {}))
+      if (/^5[0-9][0-9]$/.test(status)) metrics.declareDurations(operation.operationId, method, Number(status));
   // (operation, method) -> status code -> series: numbers and strings the
   // request already has, no key built per request.
   const series = new Map<string, Map<string, Map<number, DurationSeries>>>();

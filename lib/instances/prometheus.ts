@@ -1,0 +1,114 @@
+import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { stringify } from 'yaml';
+import { freePort, loopback } from './network.js';
+import { isAlive, ownedFolder, spawnLogged, stopPid, waitUntil } from './processes.js';
+
+/**
+ * A private Prometheus on 127.0.0.1 and a free port, with its data in its
+ * own folder: it scrapes the given metrics addresses and evaluates the given
+ * rule files (copied in), at a short interval for drills. Stopped by its pid.
+ */
+
+export const prometheusBin = process.env['PROMETHEUS_BIN'] ?? 'prometheus';
+export const promtoolBin = process.env['PROMTOOL_BIN'] ?? 'promtool';
+
+export interface PrometheusOptions {
+  /** host:port of each metrics listener to scrape. */
+  targets: string[];
+  /** The job label of the scraped series. */
+  job?: string;
+  ruleFiles: string[];
+  /** How often it scrapes and evaluates the rules; 1s by default (a drill). */
+  intervalSeconds?: number;
+  parent?: string;
+  port?: number;
+  readyTimeoutMs?: number;
+}
+
+/** One alert as GET /api/v1/alerts lists it. */
+export interface PrometheusAlert {
+  labels: Record<string, string>;
+  state: 'pending' | 'firing';
+  activeAt: string;
+  value: string;
+}
+
+export interface PrometheusServer {
+  readonly port: number;
+  readonly folder: string;
+  readonly logFile: string;
+  readonly pid: number;
+  /** http://127.0.0.1:<port> */
+  readonly url: string;
+  /** The alerts pending or firing now. */
+  alerts(): Promise<PrometheusAlert[]>;
+  /** An instant query's result vector. */
+  query(expression: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>>;
+  stop(): Promise<void>;
+  remove(): Promise<void>;
+}
+
+async function api<T>(url: string): Promise<T> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+  const body = (await response.json()) as { status: string; data: T; error?: string };
+  if (body.status !== 'success') throw new Error(`${url}: ${body.error ?? response.status}`);
+  return body.data;
+}
+
+export async function startPrometheus(options: PrometheusOptions): Promise<PrometheusServer> {
+  const folder = ownedFolder('prometheus-', undefined, options.parent);
+  const port = options.port ?? (await freePort());
+  const logFile = join(folder, 'prometheus.log');
+  const configFile = join(folder, 'prometheus.yml');
+  const interval = `${options.intervalSeconds ?? 1}s`;
+  const rules = options.ruleFiles.map((file, index) => {
+    const copy = `${index}-${basename(file)}`;
+    copyFileSync(file, join(folder, copy));
+    return copy;
+  });
+  writeFileSync(
+    configFile,
+    stringify({
+      global: { scrape_interval: interval, evaluation_interval: interval, scrape_timeout: interval },
+      rule_files: rules,
+      scrape_configs: [
+        { job_name: options.job ?? 'pet-store-service', static_configs: [{ targets: options.targets }] },
+      ],
+    }),
+  );
+  const pid = spawnLogged({
+    command: prometheusBin,
+    args: [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${join(folder, 'data')}`,
+      `--web.listen-address=${loopback}:${port}`,
+      '--storage.tsdb.retention.time=1d',
+      '--log.level=warn',
+    ],
+    logFile,
+    cwd: folder,
+  });
+  const url = `http://${loopback}:${port}`;
+  await waitUntil(
+    { what: `Prometheus on ${loopback}:${port}`, timeoutMs: options.readyTimeoutMs ?? 30_000, pid, logFile },
+    async () => ((await fetch(`${url}/-/ready`)).ok ? true : undefined),
+  );
+  const server: PrometheusServer = {
+    port,
+    folder,
+    logFile,
+    pid,
+    url,
+    alerts: async () => (await api<{ alerts: PrometheusAlert[] }>(`${url}/api/v1/alerts`)).alerts,
+    query: (expression) => api(`${url}/api/v1/query?query=${encodeURIComponent(expression)}`),
+    async stop() {
+      if (isAlive(pid)) await stopPid(pid, 'SIGTERM', 15_000);
+    },
+    async remove() {
+      await server.stop();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+  return server;
+}

@@ -1,0 +1,179 @@
+import type { Objective } from './objectives.js';
+
+/**
+ * Prometheus rules from the objectives: per operation, the error ratio of
+ * each objective over each window (recording rules), and the multiwindow,
+ * multi-burn-rate alerts of the Google SRE workbook (chapter "Alerting on
+ * SLOs"): a page when the budget burns 14.4 times too fast over 1 h and 5 min
+ * (2 % of a 30-day budget in an hour) or 6 times over 6 h and 30 min (5 % in
+ * six hours); a ticket at 1 time over 3 days and 6 h (10 % in three days).
+ * The short window of each pair makes the alert stop soon after the burn does.
+ */
+
+/** A window's name (as in the recorded series' names) and its length in seconds. */
+export interface Window {
+  name: string;
+  seconds: number;
+}
+
+const minute = 60;
+const hour = 60 * minute;
+const day = 24 * hour;
+export const windows = {
+  '5m': { name: '5m', seconds: 5 * minute },
+  '30m': { name: '30m', seconds: 30 * minute },
+  '1h': { name: '1h', seconds: hour },
+  '6h': { name: '6h', seconds: 6 * hour },
+  '3d': { name: '3d', seconds: 3 * day },
+  '30d': { name: '30d', seconds: 30 * day },
+} as const satisfies Record<string, Window>;
+
+/** The alerts: which windows, how many times the budget rate, at what severity. */
+export const burnRates = [
+  { severity: 'page', long: windows['1h'], short: windows['5m'], factor: 14.4 },
+  { severity: 'page', long: windows['6h'], short: windows['30m'], factor: 6 },
+  { severity: 'ticket', long: windows['3d'], short: windows['6h'], factor: 1 },
+] as const;
+
+/** The two objectives each operation has, and what is counted for each. */
+export const objectiveKinds = ['availability', 'latency'] as const;
+export type ObjectiveKind = (typeof objectiveKinds)[number];
+
+const histogram = 'http_server_request_duration_seconds';
+/** Answers counted: all but 4xx (the client's doing, in neither ratio). */
+const counted = 'status_code!~"4.."';
+
+/** The recorded error ratio of one objective over one window: `operation:pets_slo_availability_errors:ratio_rate5m`. */
+export function ratioName(kind: ObjectiveKind, window: Window): string {
+  return `operation:pets_slo_${kind}_errors:ratio_rate${window.name}`;
+}
+
+/** The alert's name for one objective and severity: PetsAvailabilityFastBurn (page), PetsLatencySlowBurn (ticket). */
+export function alertName(kind: ObjectiveKind, severity: 'page' | 'ticket'): string {
+  const what = kind === 'availability' ? 'Availability' : 'Latency';
+  return `Pets${what}${severity === 'page' ? 'Fast' : 'Slow'}Burn`;
+}
+
+/** The share of answers an objective lets fail (its error budget): 99.9 -> 0.001. */
+export function budgetOf(objective: Objective, kind: ObjectiveKind): number {
+  const percent = kind === 'availability' ? objective.availability : objective.latency.percent;
+  return Number((100 - percent).toFixed(6)) / 100;
+}
+
+/** The objective as a label value and in prose: "99.9" for availability, "99% within 0.25s" for latency. */
+export function objectiveLabel(objective: Objective, kind: ObjectiveKind): string {
+  return kind === 'availability'
+    ? String(objective.availability)
+    : `${objective.latency.percent}% within ${objective.latency.thresholdSeconds}s`;
+}
+
+/** A Prometheus duration for seconds divided by scale, in whole seconds (at least 1). */
+export function duration(seconds: number, scale: number): string {
+  const scaled = Math.max(1, Math.round(seconds / scale));
+  if (scaled % day === 0) return `${scaled / day}d`;
+  if (scaled % hour === 0) return `${scaled / hour}h`;
+  if (scaled % minute === 0) return `${scaled / minute}m`;
+  return `${scaled}s`;
+}
+
+function errorRatio(objective: Objective, kind: ObjectiveKind, range: string): string {
+  const operation = `operation="${objective.operation}"`;
+  const all = `sum by (job, operation) (rate(${histogram}_count{${operation},${counted}}[${range}]))`;
+  if (kind === 'availability') {
+    const failed = `sum by (job, operation) (rate(${histogram}_count{${operation},status_code=~"5.."}[${range}]))`;
+    // 0 rather than nothing when no 5xx was ever answered.
+    return `(\n  ${failed}\nor\n  0 * ${all}\n)\n/\n${all}`;
+  }
+  const le = `le="${objective.latency.thresholdSeconds}"`;
+  const fast = `sum by (job, operation) (rate(${histogram}_bucket{${operation},${counted},${le}}[${range}]))`;
+  return `1 - ${fast}\n/\n${all}`;
+}
+
+export interface RecordingRule {
+  record: string;
+  expr: string;
+  /** The operation again (the series has it): promtool tells the rules apart by their labels. */
+  labels: Record<string, string>;
+}
+export interface AlertingRule {
+  alert: string;
+  expr: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+export interface RuleGroup {
+  name: string;
+  interval?: string;
+  rules: Array<RecordingRule | AlertingRule>;
+}
+
+export interface RuleOptions {
+  /** Windows divided by this (1 in production; a drill scales them down). */
+  scale?: number;
+  /** Where the runbooks are: runbook_url is this plus the alert's anchor. */
+  runbookBase?: string;
+}
+
+export const defaultRunbookBase = 'docs/alerts.md';
+
+/** The rule groups for the objectives: one per objective kind, and the 30-day budget apart (evaluated less often). */
+export function objectiveRuleGroups(objectives: Objective[], options: RuleOptions = {}): RuleGroup[] {
+  const scale = options.scale ?? 1;
+  const runbookBase = options.runbookBase ?? defaultRunbookBase;
+  const alertWindows = [windows['5m'], windows['30m'], windows['1h'], windows['6h'], windows['3d']];
+  const groups: RuleGroup[] = objectiveKinds.map((kind) => ({
+    name: `pets-slo-${kind}`,
+    rules: [
+      ...objectives.flatMap((objective) =>
+        alertWindows.map((window) => ({
+          record: ratioName(kind, window),
+          expr: errorRatio(objective, kind, duration(window.seconds, scale)),
+          labels: { operation: objective.operation },
+        })),
+      ),
+      ...objectives.flatMap((objective) => alerts(objective, kind, runbookBase)),
+    ],
+  }));
+  groups.push({
+    name: 'pets-slo-budget',
+    // A 30-day rate reads a month of samples: every 5 minutes is often enough for a budget.
+    interval: duration(5 * minute, scale),
+    rules: objectiveKinds.flatMap((kind) =>
+      objectives.map((objective) => ({
+        record: ratioName(kind, windows['30d']),
+        expr: errorRatio(objective, kind, duration(windows['30d'].seconds, scale)),
+        labels: { operation: objective.operation },
+      })),
+    ),
+  });
+  return groups;
+}
+
+function alerts(objective: Objective, kind: ObjectiveKind, runbookBase: string): AlertingRule[] {
+  const budget = budgetOf(objective, kind);
+  const selector = `{operation="${objective.operation}"}`;
+  const condition = (rate: (typeof burnRates)[number]) =>
+    `(\n  ${ratioName(kind, rate.long)}${selector} > (${rate.factor} * ${budget})\nand\n  ` +
+    `${ratioName(kind, rate.short)}${selector} > (${rate.factor} * ${budget})\n)`;
+  const what =
+    kind === 'availability'
+      ? `${objective.availability}% of answers not 5xx`
+      : `${objective.latency.percent}% of answers within ${objective.latency.thresholdSeconds} s`;
+  return (['page', 'ticket'] as const).map((severity) => {
+    const rates = burnRates.filter((rate) => rate.severity === severity);
+    const name = alertName(kind, severity);
+    return {
+      alert: name,
+      expr: rates.map(condition).join('\nor\n'),
+      labels: { operation: objective.operation, slo: kind, objective: objectiveLabel(objective, kind), severity },
+      annotations: {
+        summary: `${objective.operation} burns its ${kind} error budget ${severity === 'page' ? 'fast' : 'slowly'}`,
+        description:
+          `${objective.operation} (${objective.method} ${objective.path}) misses ${what}: its errors run at more than ` +
+          `${rates.map((rate) => `${rate.factor}x`).join(' or ')} the budget of ${Number((budget * 100).toFixed(4))}% ` +
+          `over the ${rates.map((rate) => `${rate.long.name} and ${rate.short.name}`).join(', or ')} windows.`,
+        runbook_url: `${runbookBase}#${name.toLowerCase()}`,
+      },
+    };
+  });
+}

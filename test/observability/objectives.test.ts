@@ -1,0 +1,32 @@
+import t from 'tap';
+import { objectivesOf } from '../../lib/objectives/objectives.js';
+import { budgetOf, duration, objectiveRuleGroups } from '../../lib/objectives/rules.js';
+
+const operation = (slo: unknown) => ({
+  paths: { '/pets': { get: { operationId: 'listPets', ...(slo === undefined ? {} : { 'x-slo': slo }) } } },
+});
+const slo = { availability: 99.9, latency: { thresholdSeconds: 0.25, percent: 99 } };
+
+t.test('every operation must state objectives the histogram can measure', async (t) => {
+  t.throws(() => objectivesOf(operation(undefined)), /listPets has no x-slo/);
+  t.throws(
+    () => objectivesOf(operation({ ...slo, latency: { thresholdSeconds: 0.3, percent: 99 } })),
+    /listPets: x-slo\.latency\.thresholdSeconds must be a bucket .*0\.25, 0\.5/,
+  );
+  t.throws(() => objectivesOf(operation({ ...slo, availability: 100 })), /x-slo\.availability must be a number/);
+  t.same(objectivesOf(operation(slo)), [{ operation: 'listPets', method: 'GET', path: '/pets', ...slo }]);
+  t.equal(budgetOf(objectivesOf(operation(slo))[0]!, 'availability'), 0.001);
+  t.equal(budgetOf(objectivesOf(operation(slo))[0]!, 'latency'), 0.01);
+});
+
+t.test('a drill scales every window, and nothing else', async (t) => {
+  t.equal(duration(5 * 60, 1), '5m');
+  t.equal(duration(3 * 24 * 3600, 1), '3d');
+  t.equal(duration(5 * 60, 60), '5s');
+  t.equal(duration(3600, 60), '1m');
+  t.equal(duration(3 * 24 * 3600, 60), '72m');
+  const text = JSON.stringify(objectiveRuleGroups(objectivesOf(operation(slo)), { scale: 60 }));
+  const ranges = new Set(text.match(/\[\w+\]/g));
+  t.same([...ranges].sort(), ['[12h]', '[1m]', '[30s]', '[5s]', '[6m]', '[72m]'].sort());
+  t.match(text, /> \(14\.4 \* 0\.001\)/, 'the burn rates stay');
+});
