@@ -8,7 +8,8 @@ import { isObject, type Json, type JsonObject } from '../lib/openapi/dereference
 
 const methodsInOrder = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const idempotencyKeyHeader = 'idempotency-key';
-const json = 'application/json';
+/** application/json, or a JSON-based type such as application/merge-patch+json (RFC 6839 +json). */
+const jsonMediaType = /^application\/(?:[\w.-]+\+)?json$/;
 const identifier = /^[A-Za-z_$][\w$]*$/;
 
 export interface ClientOperation {
@@ -18,10 +19,10 @@ export interface ClientOperation {
   summary: string;
   pathParameters: string[];
   query: { names: string[]; required: boolean } | undefined;
-  body: { required: boolean; schemaName: string | undefined } | undefined;
+  body: { required: boolean; mediaType: string; schemaName: string | undefined } | undefined;
   idempotencyKey: boolean;
-  /** Each 2xx status, with the name of its JSON body's schema (undefined: inline), or null without a body. */
-  success: { status: number; json: boolean; schemaName: string | undefined }[];
+  /** Each 2xx status, with its JSON body's media type (undefined without a body) and schema name (if a $ref). */
+  success: { status: number; mediaType: string | undefined; schemaName: string | undefined }[];
   /** Whether its answers are pages: a GET whose 2xx declares Link and carries an array. */
   pages: boolean;
   deprecation:
@@ -142,8 +143,21 @@ function bodyOf(document: JsonObject, operationId: string, operation: JsonObject
   if (operation['requestBody'] === undefined) return undefined;
   const body = object(document, operation['requestBody']);
   const content = object(document, body['content']);
-  if (!isObject(content[json])) fail(operationId, `a request body without ${json}`);
-  return { required: body['required'] === true, schemaName: schemaNameOf(content[json]['schema']) };
+  const mediaType = jsonTypeOf(operationId, 'request body', content);
+  if (mediaType === undefined) fail(operationId, 'a request body without content');
+  return {
+    required: body['required'] === true,
+    mediaType,
+    schemaName: schemaNameOf(object(document, content[mediaType])['schema']),
+  };
+}
+
+/** The one JSON media type of a content map (undefined when it is empty); any other fails. */
+function jsonTypeOf(operationId: string, what: string, content: JsonObject): string | undefined {
+  const types = Object.keys(content);
+  if (types.length > 1 || types.some((type) => !jsonMediaType.test(type)))
+    fail(operationId, `a ${what} in ${types.join(', ')} (one JSON media type is)`);
+  return types[0];
 }
 
 function successOf(
@@ -161,10 +175,9 @@ function successOf(
     }
     const response = object(document, raw);
     const content = isObject(response['content']) ? response['content'] : {};
-    const types = Object.keys(content);
-    if (types.some((type) => type !== json)) fail(operationId, `a ${key} answer in ${types.join(', ')}`);
-    const schema = isObject(content[json]) ? content[json]['schema'] : undefined;
-    success.push({ status: Number(key), json: types.length > 0, schemaName: schemaNameOf(schema) });
+    const mediaType = jsonTypeOf(operationId, `${key} answer`, content);
+    const schema = mediaType === undefined ? undefined : object(document, content[mediaType])['schema'];
+    success.push({ status: Number(key), mediaType, schemaName: schemaNameOf(schema) });
     const headers = Object.keys(object(document, response['headers'])).map((name) => name.toLowerCase());
     if (method === 'get' && headers.includes('link') && object(document, schema)['type'] === 'array') pages = true;
   }

@@ -37,12 +37,13 @@ export function typesSource(schemaNames: string[], operations: ClientOperation[]
 }
 
 function tableEntry(operation: ClientOperation): string {
-  const success = operation.success.map(({ status, json }) => `${status}: ${json}`).join(', ');
+  const success = operation.success.map(({ status, mediaType }) => `${status}: ${mediaType !== undefined}`).join(', ');
   return [
     `  ${operation.operationId}: {`,
     `    method: '${operation.method}',`,
     `    path: ${quoted(operation.path)},`,
     `    query: [${(operation.query?.names ?? []).map(quoted).join(', ')}],`,
+    ...(operation.body === undefined ? [] : [`    body: ${quoted(operation.body.mediaType)},`]),
     `    idempotencyKey: ${operation.idempotencyKey},`,
     `    success: { ${success} },`,
     '  },',
@@ -52,8 +53,8 @@ function tableEntry(operation: ClientOperation): string {
 /** What a call resolves with: the union of its 2xx bodies (void for one without). */
 function resultType(operation: ClientOperation): string {
   const id = quoted(operation.operationId);
-  const types = operation.success.map(({ status, json }) =>
-    json ? `operations[${id}]['responses'][${status}]['content']['application/json']` : 'void',
+  const types = operation.success.map(({ status, mediaType }) =>
+    mediaType === undefined ? 'void' : `operations[${id}]['responses'][${status}]['content'][${quoted(mediaType)}]`,
   );
   return [...new Set(types)].join(' | ');
 }
@@ -61,8 +62,9 @@ function resultType(operation: ClientOperation): string {
 function pageType(operation: ClientOperation): string {
   const id = quoted(operation.operationId);
   return operation.success
-    .filter(({ json }) => json)
-    .map(({ status }) => `operations[${id}]['responses'][${status}]['content']['application/json']`)
+    .flatMap(({ status, mediaType }) =>
+      mediaType === undefined ? [] : [`operations[${id}]['responses'][${status}]['content'][${quoted(mediaType)}]`],
+    )
     .join(' | ');
 }
 
@@ -73,7 +75,7 @@ function parameterList(operation: ClientOperation): string[] {
     (name) => `${name}: operations[${id}]['parameters']['path'][${quoted(name)}]`,
   );
   if (operation.body !== undefined) {
-    const type = `NonNullable<operations[${id}]['requestBody']>['content']['application/json']`;
+    const type = `NonNullable<operations[${id}]['requestBody']>['content'][${quoted(operation.body.mediaType)}]`;
     list.push(operation.body.required ? `body: ${type}` : `body?: ${type}`);
   }
   if (operation.query !== undefined)
@@ -183,7 +185,7 @@ export function methodTable(operations: ClientOperation[]): string {
   const rows = ['| Method | Resolves with | Operation | Retried |', '|---|---|---|---|'];
   const result = (operation: ClientOperation) =>
     operation.success
-      .map(({ json, schemaName }) => (json ? `\`${schemaName ?? 'JSON'}\`` : 'nothing'))
+      .map(({ mediaType, schemaName }) => (mediaType === undefined ? 'nothing' : `\`${schemaName ?? 'JSON'}\``))
       .filter((name, index, all) => all.indexOf(name) === index)
       .join(' or ');
   const signature = (operation: ClientOperation, name: string) => {

@@ -9,9 +9,10 @@ import { scratchDir } from '../helpers/scratchSpace.js';
 import { scriptedFetch, unavailable, type ScriptedAnswer } from '../helpers/typescriptClient.js';
 
 // The client's methods as `npm run generate` makes them for operations the contract does not have yet: a
-// fixture spec (openapi.yaml plus a DELETE, a PUT, a PATCH and a POST without Idempotency-Key) run through
-// openapi-typescript and generators/client.ts into a scratch copy of the package, whose hand-written files
-// are this tree's. Its methods must exist, typed from the operations (tsc), and retry by HTTP semantics.
+// fixture spec (openapi.yaml plus a DELETE, a PUT, a PATCH of merge-patch+json and a POST without
+// Idempotency-Key) run through openapi-typescript and generators/client.ts into a scratch copy of the
+// package, whose hand-written files are this tree's. Its methods must exist, typed from the operations
+// (tsc), and retry by HTTP semantics.
 
 const run = promisify(execFile);
 const bin = (name: string) => join(repoRoot, 'node_modules/.bin', name);
@@ -67,7 +68,7 @@ function fixtureSpec(): string {
     requestBody: {
       required: true,
       content: {
-        'application/json': {
+        'application/merge-patch+json': {
           schema: { type: 'object', properties: { name: { $ref: '#/components/schemas/PetName' } } },
         },
       },
@@ -179,6 +180,8 @@ t.test('PATCH and POST without a declared Idempotency-Key are never sent twice',
     t.ok(error instanceof PetStoreError && error.status === 503, `${method}: the 503 is thrown`);
     t.equal(refused.requests.length, 1, `${method}: not retried after a 503`);
     t.equal(refused.requests[0]!.headers.get('idempotency-key'), null, 'and sent without a key');
+    if (method === 'updatePet')
+      t.equal(refused.requests[0]!.headers.get('content-type'), 'application/merge-patch+json', 'as its media type');
     const lost = client(['connection lost', { status: 200, body: pet }]);
     await t.rejects(lost.call(method, ...args), TypeError, `${method}: the lost connection is thrown`);
     t.equal(lost.requests.length, 1, `${method}: not retried after a lost connection`);

@@ -7,6 +7,8 @@ export interface OperationSpec {
   readonly path: string;
   /** The query parameters it declares, in the contract's order: only these are sent. */
   readonly query: readonly string[];
+  /** The media type of its request body (JSON-based), if it takes one. */
+  readonly body?: string;
   /** Whether it declares an `Idempotency-Key` header: then each call sends one, the same on every retry. */
   readonly idempotencyKey: boolean;
   /** Its 2xx statuses, each with whether its answer carries a JSON body. */
@@ -31,7 +33,7 @@ export interface OperationRequest {
   readonly path?: Readonly<Record<string, string | number | boolean>>;
   /** The query object: arrays are sent as repeated parameters (form style, exploded). */
   readonly query?: object;
-  /** The request body, sent as JSON. */
+  /** The request body, sent as JSON under the operation's media type. */
   readonly body?: unknown;
   readonly options: KeyedCallOptions;
 }

@@ -90,7 +90,7 @@ export class PetStore extends PetStoreOperations {
   /** The request of one call: its URL from the path and query, its headers, its body as JSON. */
   #outgoing(spec: OperationSpec, request: OperationRequest): Outgoing {
     const headers: Record<string, string> = { Accept: 'application/json', Authorization: this.#authorization };
-    if (request.body !== undefined) headers['Content-Type'] = 'application/json';
+    if (request.body !== undefined) headers['Content-Type'] = spec.body ?? 'application/json';
     if (spec.idempotencyKey) headers['Idempotency-Key'] = request.options.idempotencyKey ?? newIdempotencyKey();
     const outgoing = {
       method: spec.method,

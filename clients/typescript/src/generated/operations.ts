@@ -17,6 +17,7 @@ export const operationTable = {
     method: 'POST',
     path: '/pets',
     query: [],
+    body: 'application/json',
     idempotencyKey: true,
     success: { 201: true },
   },
