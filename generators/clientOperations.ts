@@ -21,6 +21,8 @@ export interface ClientOperation {
   query: { names: string[]; required: boolean } | undefined;
   body: { required: boolean; mediaType: string; schemaName: string | undefined } | undefined;
   idempotencyKey: boolean;
+  /** The required header parameters other than Idempotency-Key: the caller gives them (options.headers). */
+  headers: string[];
   /** Each 2xx status, with its JSON body's media type (undefined without a body) and schema name (if a $ref). */
   success: { status: number; mediaType: string | undefined; schemaName: string | undefined }[];
   /** Whether its answers are pages: a GET whose 2xx declares Link and carries an array. */
@@ -79,6 +81,11 @@ function parametersOf(document: JsonObject, item: JsonObject, operation: JsonObj
 }
 
 /** Form style, exploded, of a scalar or an array of scalars: `?id=1&id=7`, what the transport sends. */
+/** A header name the generated code can quote as it is. */
+function identifierFree(name: string): boolean {
+  return /^[A-Za-z0-9-]+$/.test(name);
+}
+
 function querySupported(document: JsonObject, parameter: JsonObject): boolean {
   const style = parameter['style'] ?? 'form';
   const schema = object(document, parameter['schema']);
@@ -114,10 +121,13 @@ function readOperation(
     if (!querySupported(document, parameter))
       fail(operationId, `query parameter ${String(parameter['name'])}: not a scalar or array of scalars in form style`);
   let idempotencyKey = false;
+  const headers: string[] = [];
   for (const parameter of parameters.filter(({ in: place }) => place === 'header' || place === 'cookie')) {
     const name = String(parameter['name']);
     if (parameter['in'] === 'header' && name.toLowerCase() === idempotencyKeyHeader) idempotencyKey = true;
-    else if (parameter['required'] === true) fail(operationId, `required ${String(parameter['in'])} ${name}`);
+    else if (parameter['required'] !== true) continue;
+    else if (parameter['in'] === 'header' && identifierFree(name)) headers.push(name);
+    else fail(operationId, `required ${String(parameter['in'])} ${name}`);
   }
   return {
     operationId,
@@ -134,6 +144,7 @@ function readOperation(
           },
     body: bodyOf(document, operationId, operation),
     idempotencyKey,
+    headers,
     ...successOf(document, operationId, method, operation),
     deprecation: deprecationOf(operation),
   };

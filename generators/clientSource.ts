@@ -10,15 +10,33 @@ const quoted = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "
 const docText = (text: string) => text.replace(/\*\//g, '*\\/');
 
 export const queryTypeName = (operation: ClientOperation) => `${pascal(operation.operationId)}Query`;
+const hasOwnOptions = (operation: ClientOperation) => operation.idempotencyKey || operation.headers.length > 0;
 export const optionsTypeName = (operation: ClientOperation) =>
-  operation.idempotencyKey ? `${pascal(operation.operationId)}Options` : 'CallOptions';
+  hasOwnOptions(operation) ? `${pascal(operation.operationId)}Options` : 'CallOptions';
 
-/** The types file: every schema under its name, each operation's query object and keyed options. */
+/** The option types an operation's own options build on. */
+function optionBases(operations: ClientOperation[]): string[] {
+  const bases = new Set(
+    operations
+      .filter(hasOwnOptions)
+      .map((operation) => (operation.idempotencyKey ? 'KeyedCallOptions' : 'CallOptions')),
+  );
+  return [...bases].sort();
+}
+
+/** The types file: every schema under its name, each operation's query object, its options if its own. */
 export function typesSource(schemaNames: string[], operations: ClientOperation[]): string {
+  const bases = optionBases(operations);
+  const generatedTypes = [
+    ...(schemaNames.length > 0 ? ['components'] : []),
+    ...(operations.some((operation) => operation.query !== undefined || operation.headers.length > 0)
+      ? ['operations']
+      : []),
+  ];
   const lines = [
     generatedBy,
-    "import type { KeyedCallOptions } from '../operationSpec.js';",
-    "import type { components, operations } from './api.js';",
+    ...(bases.length > 0 ? [`import type { ${bases.join(', ')} } from '../operationSpec.js';`] : []),
+    ...(generatedTypes.length > 0 ? [`import type { ${generatedTypes.join(', ')} } from './api.js';`] : []),
     '',
   ];
   for (const name of schemaNames) lines.push(`export type ${name} = components['schemas'][${quoted(name)}];`);
@@ -28,10 +46,18 @@ export function typesSource(schemaNames: string[], operations: ClientOperation[]
       lines.push('', `/** The query of ${operation.operationId}. */`);
       lines.push(`export type ${queryTypeName(operation)} = NonNullable<operations[${id}]['parameters']['query']>;`);
     }
-    if (operation.idempotencyKey) {
-      lines.push('', `/** The options of ${operation.operationId}, which declares Idempotency-Key. */`);
-      lines.push(`export type ${optionsTypeName(operation)} = KeyedCallOptions;`);
-    }
+    if (!hasOwnOptions(operation)) continue;
+    const base = operation.idempotencyKey ? 'KeyedCallOptions' : 'CallOptions';
+    const declares = [
+      ...(operation.idempotencyKey ? ['Idempotency-Key'] : []),
+      ...(operation.headers.length > 0 ? [`the required headers (${operation.headers.join(', ')})`] : []),
+    ];
+    lines.push('', `/** The options of ${operation.operationId}, which declares ${declares.join(' and ')}. */`);
+    const names = operation.headers.map(quoted).join(' | ');
+    const headers = `{ headers: Pick<NonNullable<operations[${id}]['parameters']['header']>, ${names}> }`;
+    lines.push(
+      `export type ${optionsTypeName(operation)} = ${base}${operation.headers.length > 0 ? ` & ${headers}` : ''};`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -45,6 +71,7 @@ function tableEntry(operation: ClientOperation): string {
     `    query: [${(operation.query?.names ?? []).map(quoted).join(', ')}],`,
     ...(operation.body === undefined ? [] : [`    body: ${quoted(operation.body.mediaType)},`]),
     `    idempotencyKey: ${operation.idempotencyKey},`,
+    ...(operation.headers.length === 0 ? [] : [`    headers: [${operation.headers.map(quoted).join(', ')}],`]),
     `    success: { ${success} },`,
     '  },',
   ].join('\n');
@@ -80,7 +107,7 @@ function parameterList(operation: ClientOperation): string[] {
   }
   if (operation.query !== undefined)
     list.push(`query: ${queryTypeName(operation)}${operation.query.required ? '' : ' = {}'}`);
-  list.push(`options: ${optionsTypeName(operation)} = {}`);
+  list.push(`options: ${optionsTypeName(operation)}${operation.headers.length > 0 ? '' : ' = {}'}`);
   return list;
 }
 
@@ -149,7 +176,7 @@ function methodSource(operation: ClientOperation): string[] {
 /** The operations file: the table the transport reads, and the class of one method per operationId. */
 export function operationsSource(operations: ClientOperation[]): string {
   const typeImports = [
-    ...operations.filter((operation) => operation.idempotencyKey).map(optionsTypeName),
+    ...operations.filter(hasOwnOptions).map(optionsTypeName),
     ...operations.filter((operation) => operation.query !== undefined).map(queryTypeName),
   ];
   const lines = [
@@ -192,7 +219,12 @@ export function methodTable(operations: ClientOperation[]): string {
     const parts = [...operation.pathParameters];
     if (operation.body !== undefined) parts.push(operation.body.required ? 'body' : 'body?');
     if (operation.query !== undefined) parts.push(operation.query.required ? 'query' : 'query?');
-    parts.push(operation.idempotencyKey ? '{ idempotencyKey?, signal? }?' : '{ signal? }?');
+    const options = [
+      ...(operation.headers.length > 0 ? ['headers'] : []),
+      ...(operation.idempotencyKey ? ['idempotencyKey?'] : []),
+      'signal?',
+    ];
+    parts.push(`{ ${options.join(', ')} }${operation.headers.length > 0 ? '' : '?'}`);
     return `\`${name}(${parts.join(', ')})\``;
   };
   for (const operation of operations) {

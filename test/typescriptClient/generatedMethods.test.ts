@@ -9,10 +9,10 @@ import { scratchDir } from '../helpers/scratchSpace.js';
 import { scriptedFetch, unavailable, type ScriptedAnswer } from '../helpers/typescriptClient.js';
 
 // The client's methods as `npm run generate` makes them for operations the contract does not have yet: a
-// fixture spec (openapi.yaml plus a DELETE, a PUT, a PATCH of merge-patch+json and a POST without
-// Idempotency-Key) run through openapi-typescript and generators/client.ts into a scratch copy of the
-// package, whose hand-written files are this tree's. Its methods must exist, typed from the operations
-// (tsc), and retry by HTTP semantics.
+// fixture spec (openapi.yaml plus a DELETE, a PUT under a required If-Match, a PATCH of merge-patch+json
+// and a POST without Idempotency-Key) run through openapi-typescript and generators/client.ts into a
+// scratch copy of the package, whose hand-written files are this tree's. Its methods must exist, typed
+// from the operations (tsc), and retry by HTTP semantics.
 
 const run = promisify(execFile);
 const bin = (name: string) => join(repoRoot, 'node_modules/.bin', name);
@@ -57,7 +57,7 @@ function fixtureSpec(): string {
     deprecated: true,
     'x-sunset': sunset,
     'x-replacement': { operationId: 'updatePet' },
-    parameters: [petId],
+    parameters: [petId, { name: 'If-Match', in: 'header', required: true, schema: { type: 'string' } }],
     requestBody: petBody,
     responses: { '200': petAnswer('Replaced.'), ...errors('400', '401', '404', '503') },
   };
@@ -92,7 +92,9 @@ const fixtureUse = `import { PetStore, type Pet } from './index.js';
 const store = new PetStore({ baseUrl: 'https://api.petstore.example.com/v1', apiKey: 'k' });
 export const deleted: Promise<void> = store.deletePet(7);
 export const updated: Promise<Pet> = store.updatePet(7, { name: 'Rex' }, { signal: AbortSignal.timeout(1000) });
-export const replaced: Promise<Pet> = store.replacePet(7, { name: 'Rex', categoryId: 3 });
+export const replaced: Promise<Pet> = store.replacePet(7, { name: 'Rex', categoryId: 3 }, { headers: { 'If-Match': '"v1"' } });
+// @ts-expect-error replacePet's If-Match is required
+export const unconditional = store.replacePet(7, { name: 'Rex', categoryId: 3 });
 export const adopted: Promise<Pet> = store.adoptPet(7);
 // @ts-expect-error deletePet resolves with nothing
 export const notAPet: Promise<Pet> = store.deletePet(7);
@@ -164,8 +166,16 @@ t.test('DELETE and PUT are idempotent: retried after a 503 and after a lost conn
       ['DELETE https://pets.test/v1/pets/7', 'DELETE https://pets.test/v1/pets/7'],
     );
     const replacing = client([lost, { status: 200, body: pet }]);
-    t.same(await replacing.call('replacePet', 7, { name: 'Rex', categoryId: 3 }, {}), pet);
+    t.same(
+      await replacing.call('replacePet', 7, { name: 'Rex', categoryId: 3 }, { headers: { 'If-Match': '"v1"' } }),
+      pet,
+    );
     t.equal(replacing.requests.length, 2, 'PUT sent again');
+    t.same(
+      replacing.requests.map(({ headers }) => headers.get('if-match')),
+      ['"v1"', '"v1"'],
+      'with its required header',
+    );
     t.equal(replacing.requests[1]!.body, '{"name":"Rex","categoryId":3}', 'with the same body');
   }
 });

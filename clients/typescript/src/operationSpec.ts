@@ -11,6 +11,8 @@ export interface OperationSpec {
   readonly body?: string;
   /** Whether it declares an `Idempotency-Key` header: then each call sends one, the same on every retry. */
   readonly idempotencyKey: boolean;
+  /** The required header parameters the caller gives (`options.headers`), Idempotency-Key aside. */
+  readonly headers?: readonly string[];
   /** Its 2xx statuses, each with whether its answer carries a JSON body. */
   readonly success: Readonly<Record<number, boolean>>;
 }
@@ -35,5 +37,5 @@ export interface OperationRequest {
   readonly query?: object;
   /** The request body, sent as JSON under the operation's media type. */
   readonly body?: unknown;
-  readonly options: KeyedCallOptions;
+  readonly options: KeyedCallOptions & { readonly headers?: Readonly<Record<string, unknown>> };
 }

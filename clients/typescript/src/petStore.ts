@@ -92,6 +92,11 @@ export class PetStore extends PetStoreOperations {
     const headers: Record<string, string> = { Accept: 'application/json', Authorization: this.#authorization };
     if (request.body !== undefined) headers['Content-Type'] = spec.body ?? 'application/json';
     if (spec.idempotencyKey) headers['Idempotency-Key'] = request.options.idempotencyKey ?? newIdempotencyKey();
+    for (const name of spec.headers ?? []) {
+      const value = request.options.headers?.[name];
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+        headers[name] = String(value);
+    }
     const outgoing = {
       method: spec.method,
       declaresIdempotencyKey: spec.idempotencyKey,
