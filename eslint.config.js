@@ -10,7 +10,7 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 // entry points) > src/app.ts > src/http (the only place that knows fastify's
 // request path) > handlers, auth, observability > config > openapi, db (the
 // only place that knows pg and PGlite) > errors.ts, generated/. Circles are
-// refused apart, by import-x/no-cycle.
+// refused apart, below.
 const framework = { group: ['fastify', 'fastify-*', '@fastify/*'], message: 'Only src/http knows fastify.' };
 const drivers = { group: ['pg', 'pg-*', '@electric-sql/*'], message: 'Only src/db talks to the database.' };
 const outsideSrc = {
@@ -75,8 +75,11 @@ const layerRules = [
   layer(['src/cli/**/*.ts'], framework, drivers, above('http', 'process', 'server.js', 'cluster.js', 'app.js')),
 ];
 
-// An import circle anywhere in src/, type-only imports included: a circle
-// is a module that cannot be understood, or loaded, on its own.
+// An import circle anywhere in src/: a circle is a module that cannot be
+// understood, or loaded, on its own. import-x/no-cycle skips type-only imports
+// (`import type`, `export type ... from`) and has no option to count them, so
+// npm run lint also runs dependency-cruiser's no-circular over src/ with
+// tsPreCompilationDeps (.dependency-cruiser.json), which counts them.
 const noCircles = {
   files: ['src/**/*.ts'],
   plugins: { 'import-x': importX },

@@ -2,7 +2,7 @@
 // openapi.yaml. Its types are the server's generated types, copied, and every schema under its own name; its
 // methods, one per operationId, and the table its transport reads (clientOperations.ts, clientSource.ts); its
 // version is info.version; its table of declared error statuses comes from each operation's responses; its
-// README's table of methods is written between <!-- client.methods --> markers. Arguments (for npm run
+// README's table of methods is its generated block client-methods. Arguments (for npm run
 // generate -- --check, and for a test's fixture spec): the types openapi-typescript made, the folder to write
 // into, and the spec, defaulting to the checked-in ones.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
 import { parse } from 'yaml';
+import { withBlock } from '../lib/generatedBlocks.js';
 import type { JsonObject } from '../lib/openapi/dereference.js';
 import { listOperations, parametersOf, type OpenApiDocument } from '../src/openapi/document.js';
 import { specPath } from '../src/openapi/files.js';
@@ -26,7 +27,6 @@ const [
 const spec = parse(readFileSync(specFile, 'utf8')) as OpenApiDocument & { info: { version: string } };
 const operations = clientOperations(spec as unknown as JsonObject);
 const schemaNames = Object.keys((spec.components as { schemas?: Record<string, unknown> }).schemas ?? {});
-const methodsMarker = /(<!-- client\.methods -->)[\s\S]*?(<!-- \/client\.methods -->)/;
 
 /** The error statuses (4xx, 5xx) each operation declares, in ascending order. */
 function errorStatuses(): Record<string, number[]> {
@@ -74,8 +74,10 @@ for (const [name, source] of [
 ] as const)
   writeFileSync(join(outRoot, 'src/generated', name), await format(source, prettierOptions));
 const readme = readFileSync(join(clientRoot, 'README.md'), 'utf8');
-if (!methodsMarker.test(readme)) throw new Error('clients/typescript/README.md has no <!-- client.methods --> markers');
-writeFileSync(join(outRoot, 'README.md'), readme.replace(methodsMarker, `$1\n${methodTable(operations)}\n$2`));
+writeFileSync(
+  join(outRoot, 'README.md'),
+  withBlock(readme, 'client-methods', methodTable(operations), 'clients/typescript/README.md'),
+);
 // The package's version is the contract's: a bumped info.version without npm run generate fails npm run generate -- --check.
 const manifest = JSON.parse(readFileSync(join(clientRoot, 'package.json'), 'utf8')) as Record<string, unknown>;
 writeFileSync(

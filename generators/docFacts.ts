@@ -1,28 +1,89 @@
-// npm run generate: the facts the hand-written READMEs state that openapi.yaml decides, written from it so
-// that they cannot drift. README.md carries info.version between <!-- info.version --> markers; the client's
-// README names the tarball npm pack makes (pet-store-client-<info.version>.tgz). Argument (for npm run
-// generate -- --check): the folder to write the two files into, as repository paths; default the repository.
+// npm run generate: the facts hand-written text states that openapi.yaml decides, written from it so that they
+// cannot drift. Each file keeps its prose; npm run generate owns only:
+// - the version and whether it is released (README.md's <!-- info.version --> markers, package.json's version,
+//   src/generated/release.json for the start line, the client README's tarball name);
+// - the operations with their scopes (a table in info.description and docs/api.md; a list in bearerAuth's
+//   description; the scopes inline in README.md), between <!-- BEGIN/END generated: NAME --> markers;
+// - CHANGELOG.md's entries for the version under way (generators/prose/changelogSection.ts).
+// Argument (for npm run generate -- --check): the folder to write the files into, as repository paths; default
+// the repository.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
+import type { JsonObject } from '../lib/openapi/dereference.js';
 import { repoRoot } from '../lib/repoRoot.js';
+import { readContractFile } from '../scripts/contract/changelog.js';
+import { releasedFile, releasedVersions } from '../scripts/contract/released.js';
+import type { OpenApiDocument } from '../src/openapi/document.js';
 import { specPath } from '../src/openapi/files.js';
+import { withUnreleasedSection } from './prose/changelogSection.js';
+import { withBlock } from '../lib/generatedBlocks.js';
+import { operationTable, scopeList, scopesInline } from './prose/operations.js';
 
 const [outRoot = repoRoot] = process.argv.slice(2);
-const { version } = (parse(readFileSync(specPath, 'utf8')) as { info: { version: string } }).info;
+const specText = readFileSync(specPath, 'utf8');
+const spec = parse(specText) as OpenApiDocument & { info: { version: string } };
+const { version } = spec.info;
+const released = releasedVersions();
+const lastRelease = released.at(-1);
+const isReleased = released.includes(version);
 
 const versionMarker = /(<!-- info\.version -->)[^<]*(<!-- \/info\.version -->)/g;
+const scopesMarker = /(<!-- scopes -->)[^<]*(<!-- \/scopes -->)/g;
 const clientTarball = /pet-store-client-\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?\.tgz/g;
+const statedVersion = isReleased ? version : `${version}, not yet released`;
 
-/** Rewrites one file from the repository into outRoot; fails when it has no place for the fact. */
-function rewrite(path: string, pattern: RegExp, replacement: string): void {
-  const text = readFileSync(join(repoRoot, path), 'utf8');
-  if (text.search(pattern) === -1)
-    throw new Error(`${path}: nothing matches ${pattern.source}, so its version cannot be kept`);
-  const out = join(outRoot, path);
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, text.replace(pattern, replacement));
+/** The text with `value` between each pair of markers `pattern` matches; fails when the file has no place for it. */
+function betweenMarkers(text: string, pattern: RegExp, value: string, path: string): string {
+  if (text.search(pattern) === -1) throw new Error(`${path}: nothing matches ${pattern.source}`);
+  return text.replace(pattern, (_match, open: string, close: string) => `${open}${value}${close}`);
 }
 
-rewrite('README.md', versionMarker, `$1${version}$2`);
-rewrite('clients/typescript/README.md', clientTarball, `pet-store-client-${version}.tgz`);
+function write(path: string, text: string): void {
+  const out = join(outRoot, path);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, text);
+}
+
+function rewrite(path: string, edit: (text: string) => string): void {
+  write(path, edit(readFileSync(join(repoRoot, path), 'utf8')));
+}
+
+rewrite('openapi.yaml', (text) =>
+  withBlock(
+    withBlock(text, 'operations', operationTable(spec), 'openapi.yaml'),
+    'scopes',
+    scopeList(spec),
+    'openapi.yaml',
+  ),
+);
+rewrite('docs/api.md', (text) => withBlock(text, 'operations', operationTable(spec), 'docs/api.md'));
+rewrite('README.md', (text) =>
+  betweenMarkers(
+    betweenMarkers(text, versionMarker, statedVersion, 'README.md'),
+    scopesMarker,
+    scopesInline(spec),
+    'README.md',
+  ),
+);
+rewrite('clients/typescript/README.md', (text) => {
+  if (text.search(clientTarball) === -1) throw new Error('clients/typescript/README.md: no pet-store-client-*.tgz');
+  return text.replace(clientTarball, () => `pet-store-client-${version}.tgz`);
+});
+if (!isReleased && lastRelease !== undefined)
+  rewrite('CHANGELOG.md', (text) =>
+    withUnreleasedSection(text, readContractFile(releasedFile(lastRelease)), readContractFile(specPath) as JsonObject),
+  );
+// package.json and its lock say the version this tree builds (the image's tag); release.json whether it is out.
+for (const path of ['package.json', 'package-lock.json'])
+  rewrite(path, (text) => {
+    const manifest = JSON.parse(text) as { version?: string; packages?: Record<string, { version?: string }> };
+    manifest.version = version;
+    const root = manifest.packages?.[''];
+    if (root) root.version = version;
+    return `${JSON.stringify(manifest, null, 2)}\n`;
+  });
+write(
+  'src/generated/release.json',
+  `${JSON.stringify({ version, released: isReleased, lastRelease: lastRelease ?? null }, null, 2)}\n`,
+);

@@ -2,8 +2,9 @@
 # Fails when src/generated (api.ts, openapi.json, routes.json) is not what openapi.yaml generates now,
 # or configValidator.js is not what src/config/schema.ts compiles to, or docs/configuration.md is not
 # the reference its descriptions make, or the TypeScript client's types, methods, version, error table and
-# README table of methods are not what openapi.yaml makes (clients/typescript), or the version README.md or the client's README states is
-# not info.version (generators/docFacts.ts).
+# README table of methods are not what openapi.yaml makes (clients/typescript), or a fact the hand-written
+# text states is not what openapi.yaml says (generators/docFacts.ts: the version, the operations and scopes,
+# the changelog's entries).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fresh=$(mktemp --suffix=.ts)
@@ -45,9 +46,9 @@ fi
 freshDocs=$(mktemp -d)
 trap 'rm -rf "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig" "$freshReference" "$freshClient" "$freshDocs"' EXIT
 npx --no-install tsx generators/docFacts.ts "$freshDocs"
-for file in README.md clients/typescript/README.md; do
+for file in openapi.yaml docs/api.md CHANGELOG.md README.md clients/typescript/README.md package.json package-lock.json src/generated/release.json; do
   if ! diff -u "$file" "$freshDocs/$file" >&2; then
-    echo "$file states another version than openapi.yaml's info.version: run 'npm run generate' and commit the result." >&2
+    echo "$file states another version, list of operations and scopes, or changelog entries than openapi.yaml: run 'npm run generate' and commit the result." >&2
     exit 1
   fi
 done

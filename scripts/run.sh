@@ -13,7 +13,7 @@ choice=${1:-}
 if [ $# -gt 0 ]; then shift; fi
 
 # What Prettier formats and checks.
-prettier_paths=(src test lib generators bench scripts deploy clients '*.js' package.json tsconfig.json .prettierrc.json)
+prettier_paths=(src test lib generators bench scripts deploy clients '*.js' package.json tsconfig.json .prettierrc.json .dependency-cruiser.json)
 
 build() { npm run build --silent; }
 
@@ -43,16 +43,19 @@ case $group in
     ;;
   lint)
     usage='usage: npm run lint [-- --fix]
-  (none)  typescript-eslint (with the layer rules of ARCHITECTURE.md) and the Prettier check; changes nothing
+  (none)  typescript-eslint (with the layer rules of ARCHITECTURE.md), the import-circle check
+          (dependency-cruiser, type-only imports included) and the Prettier check; changes nothing
   --fix   applies the fixes of eslint and Prettier (formatting), then fails on what is left'
     case $choice in
       '')
         eslint .
+        depcruise src --config .dependency-cruiser.json --output-type err
         exec prettier --check "${prettier_paths[@]}"
         ;;
       --fix)
         status=0
         eslint --fix . || status=$?
+        depcruise src --config .dependency-cruiser.json --output-type err || status=$?
         prettier --write "${prettier_paths[@]}"
         exit "$status"
         ;;
@@ -66,10 +69,10 @@ case $group in
   --check  fails when any of them is out of step, changing nothing (scripts/generate-check.sh)'
     case $choice in
       '')
+        tsx generators/docFacts.ts
         openapi-typescript openapi.yaml -o src/generated/api.ts
         tsx generators/spec.ts
         tsx generators/config.ts
-        tsx generators/docFacts.ts
         exec tsx generators/client.ts
         ;;
       --check) exec bash scripts/generate-check.sh ;;
@@ -157,17 +160,20 @@ case $group in
     esac
     ;;
   test:system)
-    usage='usage: npm run test:system -- faults|topology|migrations|image [tap options]   (not part of npm test; slow)
+    usage='usage: npm run test:system -- faults|topology|migrations|new-operation|image [tap options]   (not part of npm test; slow)
   faults      builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed
   topology    builds; test/topology/, one file at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
               and the upgrade drill from the previous release (contract/releases.json)
   migrations  test/migrations/: npm run check:migrations on copies of the repository with a migration committed
+  new-operation  test/newOperation/: two operations added to a copy of the repository with only the spec, handlers
+              and SQL; every tool (generate, gate, lint, conformance, client, verify) green on it
   image       builds the image (npm run image) unless PET_STORE_IMAGE names one; test/image/ (scripts/image/test.sh)'
     case $choice in
       faults)
         build
         exec tap --jobs=1 test/faults/*.test.ts "$@"
         ;;
+      new-operation) exec tap --jobs=1 --timeout=1800 test/newOperation/*.test.ts "$@" ;;
       topology)
         build
         exec tap --jobs=1 --timeout=300 test/topology/*.test.ts "$@"

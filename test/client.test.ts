@@ -3,7 +3,7 @@ import t from 'tap';
 import type { paths } from '../src/generated/api.js';
 import { startTestApp } from './helpers/app.js';
 
-// The typed-client example of docs/contract.md, run against a real listening server.
+// The typed-client example of docs/api.md, run against a real listening server.
 t.test('a typed openapi-fetch client works against the service', async (t) => {
   const { app, key } = await startTestApp(t, 'embedded');
   const address = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { releasedVersions } from '../scripts/contract/released.js';
 import t from 'tap';
 import { parse } from 'yaml';
 import { anchors, blocksUnder, brokenLinks, links, proseWords } from '../lib/markdown.js';
@@ -73,12 +74,15 @@ t.test('the README is a front door: at most 800 words outside code, no clock tim
   t.same(prose.match(/\b\d{4}-\d{2}-\d{2}\b/g) ?? [], [], 'no date: dated figures live in docs/');
 });
 
-t.test("the README states openapi.yaml's version (npm run generate writes it)", async (t) => {
-  const { version } = (parse(readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8')) as { info: { version: string } })
-    .info;
-  const stated = [...readme.matchAll(/<!-- info\.version -->([^<]*)<!-- \/info\.version -->/g)].map((m) => m[1]);
-  t.same(stated, [version]);
-});
+t.test(
+  "the README states openapi.yaml's version and whether it is released (npm run generate writes it)",
+  async (t) => {
+    const { version } = (parse(readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8')) as { info: { version: string } })
+      .info;
+    const stated = [...readme.matchAll(/<!-- info\.version -->([^<]*)<!-- \/info\.version -->/g)].map((m) => m[1]);
+    t.same(stated, [releasedVersions().includes(version) ? version : `${version}, not yet released`]);
+  },
+);
 
 t.test("the README's recipe for BOOTSTRAP_API_KEY makes a key the configuration accepts", async (t) => {
   const script = blocksUnder(readme, 'On PostgreSQL')
@@ -101,4 +105,94 @@ t.test('the quick start is what scripts/ci-fresh-install.sh runs on npm 12', asy
   const ci = readFileSync(join(repoRoot, 'scripts/ci-fresh-install.sh'), 'utf8');
   for (const step of ['npm ci ', 'setsid npm start', "grep -oE 'pets_", '-H "Authorization: Bearer $key"', '/v1/pets"'])
     t.ok(ci.includes(step), `ci-fresh-install.sh: ${step}`);
+});
+
+// Each document serves one reader, says so at once, and states today's truth in a bounded number of words.
+const readers = ['the API consumer', 'the operator', 'the contract reviewer', 'the contributor'] as const;
+const docsFolder = documents.filter((file) => file.startsWith('docs/'));
+const text = (file: string) => readFileSync(join(repoRoot, file), 'utf8');
+
+/** Words of prose: outside fenced code blocks and outside table rows. */
+function narrativeWords(markdown: string): number {
+  return proseWords(
+    markdown
+      .split('\n')
+      .filter((line) => !/^\s*\|/.test(line))
+      .join('\n'),
+  );
+}
+
+/** The reader named in the first two lines (an HTML comment line, such as a generated file's, aside). */
+function readerOf(markdown: string): string | undefined {
+  const lines = markdown.split('\n').filter((line) => !/^<!--.*-->\s*$/.test(line));
+  for (const line of lines.slice(0, 2)) {
+    const named = new RegExp(`^For (${readers.join('|')}): \\S.{20,}`).exec(line);
+    if (named !== null) return named[1];
+  }
+  return undefined;
+}
+
+/** References a reader cannot follow: our tracker's issues and pull requests, and our work sessions. */
+const trackerReference = new RegExp(
+  [
+    String.raw`\b(?:issues?|pull requests?|PR) #?\d+\b`,
+    String.raw`(?:^|(?<=[\s(]))#\d+\b`,
+    String.raw`\b(?:this|that|our|last|previous|next|the same) (?:session|stop)\b`,
+    String.raw`\b(?:session|stop) \d+\b`,
+  ].join('|'),
+  'gim',
+);
+
+function trackerReferencesIn(markdown: string): string[] {
+  return [...markdown.matchAll(trackerReference)].map((match) => match[0]);
+}
+
+t.test('docs/ holds at most 15,000 words of prose, docs/performance.md at most 2,500', async (t) => {
+  const counts = Object.fromEntries(docsFolder.map((file) => [file, narrativeWords(text(file))]));
+  const total = Object.values(counts).reduce((sum, words) => sum + words, 0);
+  t.ok(total <= 15_000, `${total} words of prose in docs/: ${JSON.stringify(counts)}`);
+  t.ok((counts['docs/performance.md'] ?? 0) <= 2_500, `docs/performance.md: ${counts['docs/performance.md']} words`);
+  t.equal(
+    narrativeWords('# A\n\nOne two three.\n\n| x | y |\n|---|---|\n| four | five |\n\n```sh\nsix seven\n```\n'),
+    4,
+  );
+});
+
+t.test('each document names its reader in its first two lines; the README routes every reader', async (t) => {
+  const readme = text('README.md');
+  const routes = readme.slice(
+    readme.indexOf('## Documentation'),
+    readme.indexOf('\n## ', readme.indexOf('## Documentation') + 1),
+  );
+  for (const file of [...docsFolder, 'ARCHITECTURE.md']) {
+    const reader = readerOf(text(file));
+    t.ok(reader, `${file}: no "For <reader>: <what it answers>" line among its first two (${readers.join(', ')})`);
+    t.ok(routes.includes(`](${file})`), `${file}: not linked from the README's documentation table`);
+  }
+  for (const reader of readers)
+    t.ok(routes.includes(reader.replace('the ', 'an ').replace('an contr', 'a contr')), `the README routes ${reader}`);
+  t.equal(readerOf('# T\nFor the operator: what to set before the first deploy.\n'), 'the operator');
+  t.equal(
+    readerOf('<!-- generated -->\n# T\nFor the contributor: how the bench measures a request.\n'),
+    'the contributor',
+  );
+  t.equal(
+    readerOf('# T\n\nFor the operator: what to set before the first deploy.\n'),
+    undefined,
+    'only the first two lines',
+  );
+  t.equal(readerOf('# T\nFor everyone: what to set before the first deploy.\n'), undefined, 'a reader we know');
+});
+
+t.test('no document refers to our tracker or our work sessions', async (t) => {
+  for (const file of [...docsFolder, 'README.md', 'ARCHITECTURE.md']) t.same(trackerReferencesIn(text(file)), [], file);
+  t.same(trackerReferencesIn('Fixed in issue 28 (see issues #37 and PR 4); this session, stop 2. #12'), [
+    'issue 28',
+    'issues #37',
+    'PR 4',
+    'this session',
+    'stop 2',
+    '#12',
+  ]);
+  t.same(trackerReferencesIn('PostgreSQL sessions; session pooling; podman stop; SIGSTOP; `#/pets/getPet`'), []);
 });

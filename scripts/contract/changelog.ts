@@ -16,7 +16,7 @@ import { repoRoot } from '../../lib/repoRoot.js';
 import { lastReleased } from './released.js';
 
 // int64 bounds do not fit a double: keep them exact (as text) for the notes.
-const load = (file: string) =>
+export const readContractFile = (file: string) =>
   parse(
     readFileSync(file, 'utf8'),
     (_key: unknown, value: unknown) =>
@@ -230,13 +230,20 @@ function schemaSection(before: JsonObject, after: JsonObject): string[] {
   return lines;
 }
 
+const versionOf = (document: JsonObject) => String(objectAt(document['info'])['version']);
+
+/** A changelog section: its heading, then changes(). */
 export function changelog(beforeRaw: JsonObject, afterRaw: JsonObject): string {
-  const version = (document: JsonObject) => String(objectAt(document['info'])['version']);
+  return `## ${versionOf(afterRaw)}\n\n${changes(beforeRaw, afterRaw)}`;
+}
+
+/** What changed from one contract to the next, as the Markdown entries of a changelog section. */
+export function changes(beforeRaw: JsonObject, afterRaw: JsonObject): string {
   const before = dereference(beforeRaw);
   const after = dereference(afterRaw);
   const oldOperations = operationsOf(before);
   const newOperations = operationsOf(after);
-  const out = [`## ${version(afterRaw)}`, '', `Changes to the contract since ${version(beforeRaw)}.`, ''];
+  const out = [`Changes to the contract since ${versionOf(beforeRaw)}.`, ''];
 
   const added = [...newOperations.values()].filter((operation) => !oldOperations.has(operation.key));
   const removed = [...oldOperations.values()].filter((operation) => !newOperations.has(operation.key));
@@ -271,7 +278,7 @@ function main(): void {
   const { values } = parseArgs({ options: { base: { type: 'string' }, head: { type: 'string' } } });
   const base = values.base ?? lastReleased();
   const head = values.head ?? join(repoRoot, 'openapi.yaml');
-  process.stdout.write(changelog(load(base), load(head)));
+  process.stdout.write(changelog(readContractFile(base), readContractFile(head)));
   process.stderr.write(`(compared ${relative(repoRoot, head)} with ${relative(repoRoot, base)})\n`);
 }
 

@@ -5,14 +5,15 @@
  * default): copies openapi.yaml to contract/released/openapi-<info.version>.yaml
  * (the breaking-change gate's new baseline), records the version, the full
  * commit and the day in contract/releases.json (what `npm run check:migrations`
- * and the upgrade drill call the previous release), and sets package.json's
- * version (and so the image tag) to it. Refuses a version that is not above
+ * and the upgrade drill call the previous release), dates its CHANGELOG.md
+ * section, and regenerates what states whether the version is released
+ * (package.json already carries info.version: npm run generate writes it). Refuses a version that is not above
  * the last release, one already released, a commit whose openapi.yaml is not
  * this one, a contract that fails the gate, and a CHANGELOG.md without a
  * "## <version>" entry.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
@@ -55,18 +56,27 @@ const gate = spawnSync('bash', [join(repoRoot, 'scripts/contract-gate.sh')], { c
 if (gate.status !== 0) fail('the contract gate fails; release nothing until it passes');
 
 copyFileSync(spec, target);
-appendRelease({ version, commit, date: new Date().toISOString().slice(0, 10) });
-// npm keeps package.json and package-lock.json in step.
-const npm = spawnSync('npm', ['version', version, '--no-git-tag-version', '--allow-same-version'], {
+const date = new Date().toISOString().slice(0, 10);
+appendRelease({ version, commit, date });
+// The section stops being the one under way: its heading says the day, and npm run generate leaves it alone.
+writeFileSync(
+  join(repoRoot, 'CHANGELOG.md'),
+  changelog.replace(
+    new RegExp(`^## ${version.replace(/\./g, '\\.')} \\(unreleased\\)$`, 'm'),
+    `## ${version} (${date})`,
+  ),
+);
+// The version the README states and the start line says (src/generated/release.json) are now released.
+const generated = spawnSync('npx', ['--no-install', 'tsx', join(repoRoot, 'generators/docFacts.ts')], {
   cwd: repoRoot,
-  stdio: ['ignore', 'ignore', 'inherit'],
+  stdio: 'inherit',
 });
-if (npm.status !== 0) fail(`npm version ${version} failed: set package.json's version to ${version} by hand`);
-const files = [target, releasesFile(), join(repoRoot, 'package.json'), join(repoRoot, 'package-lock.json')]
+if (generated.status !== 0) fail('generators/docFacts.ts failed: run npm run generate');
+const files = [target, releasesFile(), join(repoRoot, 'src/generated/release.json'), join(repoRoot, 'README.md')]
   .map((file) => relative(repoRoot, file))
   .join(' ');
 process.stdout.write(
   `Released ${version} at ${commit.slice(0, 12)}: ${relative(repoRoot, target)} is now the baseline of npm run contract -- breaking,\n` +
-    `contract/releases.json names it the previous release (npm run check:migrations), package.json says ${version}.\n` +
+    `contract/releases.json names it the previous release (npm run check:migrations); the start line and README say released.\n` +
     `Commit them with CHANGELOG.md: git add ${files} CHANGELOG.md && git commit -m "Release ${version}"\n`,
 );

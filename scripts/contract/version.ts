@@ -5,14 +5,17 @@
  * refuses an openapi.yaml that differs from the highest release under
  * contract/released/ while its info.version is still that release's, a
  * version below it, and an unreleased version without its "## <version>"
- * section in CHANGELOG.md.
+ * section in CHANGELOG.md, without a summary written by hand, or whose
+ * generated entries lack a change the diff has.
  */
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parse } from 'yaml';
 import { same, type JsonObject } from '../../lib/openapi/dereference.js';
 import { repoRoot } from '../../lib/repoRoot.js';
+import { changesBlock, sectionOf, summaryPlaceholder } from '../../generators/prose/changelogSection.js';
+import { blockContent } from '../../lib/generatedBlocks.js';
+import { changes, readContractFile } from './changelog.js';
 import { compareVersions, lastReleased } from './released.js';
 
 const versionOf = (document: JsonObject) => String((document['info'] as JsonObject | undefined)?.['version']);
@@ -30,18 +33,26 @@ export function versionProblems(spec: JsonObject, released: JsonObject, changelo
           `openapi.yaml differs from the released ${releasedVersion} but info.version is still ${releasedVersion}: ` +
             'raise it (minor for an additive change) and add its CHANGELOG.md section',
         ];
-  const heading = new RegExp(`^## ${version.replace(/\./g, '\\.')}\\b`, 'm');
-  return heading.test(changelog)
-    ? []
-    : [`CHANGELOG.md has no "## ${version}" section; paste npm run contract -- changelog under it, a summary on top`];
+  const section = sectionOf(changelog, version);
+  if (section === undefined)
+    return [`CHANGELOG.md has no "## ${version}" section: npm run generate writes it; then write its summary on top`];
+  const problems: string[] = [];
+  const summary = section.slice(section.indexOf('\n'), section.indexOf('<!-- BEGIN generated:')).trim();
+  if (summary === '' || summary === summaryPlaceholder)
+    problems.push(`CHANGELOG.md's "## ${version}" section has no summary: write what changed for consumers, and why`);
+  const entries = blockContent(section, changesBlock(version));
+  if (entries?.trim() !== changes(released, spec).trim())
+    problems.push(
+      `CHANGELOG.md's "## ${version}" entries are not what changed since ${releasedVersion}: run npm run generate`,
+    );
+  return problems;
 }
 
 function main(): number {
   const base = lastReleased();
-  const load = (file: string) => parse(readFileSync(file, 'utf8')) as JsonObject;
   const problems = versionProblems(
-    load(join(repoRoot, 'openapi.yaml')),
-    load(base),
+    readContractFile(join(repoRoot, 'openapi.yaml')),
+    readContractFile(base),
     readFileSync(join(repoRoot, 'CHANGELOG.md'), 'utf8'),
   );
   for (const problem of problems) console.error(`  x ${problem}`);

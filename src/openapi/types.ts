@@ -15,6 +15,7 @@ export interface ParameterObject {
 
 export interface OperationObject {
   operationId: string;
+  summary?: string;
   parameters?: (ParameterObject | { $ref: string })[];
   deprecated?: boolean;
   security?: SecurityRequirement[];

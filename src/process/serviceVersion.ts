@@ -1,11 +1,18 @@
 import { readFileSync } from 'node:fs';
 
-// package.json sits two levels above this module: at the root of a checkout
-// (src/process/, dist/process/) and at /app in the image, which copies it.
-const packageJson = new URL('../../package.json', import.meta.url);
+// Written by npm run generate from openapi.yaml's info.version and contract/released/, and copied beside the
+// compiled code by npm run build: the same place relative to this module in src/ and dist/.
+const releaseFile = new URL('../generated/release.json', import.meta.url);
 
-/** The service's release version (package.json, set by npm run contract -- release); read on call. */
+interface Release {
+  version: string;
+  released: boolean;
+  lastRelease: string | null;
+}
+
+/** The version this build serves, and whether it is released: "1.2.0", or "1.3.0, not yet released (last release 1.2.0)"; read on call. */
 export function serviceVersion(): string {
-  const { version } = JSON.parse(readFileSync(packageJson, 'utf8')) as { version?: unknown };
-  return typeof version === 'string' ? version : 'unknown';
+  const { version, released, lastRelease } = JSON.parse(readFileSync(releaseFile, 'utf8')) as Release;
+  if (released) return version;
+  return `${version}, not yet released${lastRelease === null ? '' : ` (last release ${lastRelease})`}`;
 }

@@ -5,7 +5,7 @@ import { postgresBin } from '../../lib/instances/postgres.js';
 import { defaultCacheFolder } from '../../lib/releases/build.js';
 import { previousRelease } from '../../lib/releases/record.js';
 import { repoRoot } from '../../lib/repoRoot.js';
-import { copyOfRepo, type RepoCopy } from './repoCopy.js';
+import { copyOfRepo, type RepoCopy } from '../helpers/repoCopy.js';
 
 /**
  * npm run check:migrations in a copy of this repository with one migration

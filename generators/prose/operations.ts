@@ -1,0 +1,52 @@
+// The prose lists that openapi.yaml decides: which operations there are, how each is called, and the scope
+// each needs. Written into the spec's own descriptions and the docs by npm run generate (generators/docFacts.ts).
+import {
+  declaredScopes,
+  listOperations,
+  scopeRequirementsOf,
+  type OpenApiDocument,
+  type OperationEntry,
+} from '../../src/openapi/document.js';
+
+const code = (text: string) => `\`${text}\``;
+
+/** What a key needs for an operation: its scope alternatives, or that it needs none. */
+function scopeText(spec: OpenApiDocument, entry: OperationEntry): string {
+  const requirements = scopeRequirementsOf(spec, entry.operation);
+  if (requirements.length === 0) return 'any key';
+  return requirements.map((scopes) => scopes.map(code).join(' and ')).join(' or ');
+}
+
+function sunsetText(entry: OperationEntry): string {
+  const { operation } = entry;
+  if (operation.deprecated !== true) return '';
+  const sunset = operation['x-sunset'];
+  return typeof sunset === 'string' ? ` (sunset ${sunset.slice(0, 10)})` : ' (deprecated)';
+}
+
+/** A Markdown table: each operation, its request and the scope it needs, in the spec's order. */
+export function operationTable(spec: OpenApiDocument): string {
+  const rows = listOperations(spec).map(
+    (entry) =>
+      `| ${code(entry.operation.operationId)}${sunsetText(entry)} | ${code(`${entry.method} ${entry.path}`)} | ` +
+      `${entry.operation.summary ?? ''} | ${scopeText(spec, entry)} |`,
+  );
+  return ['| Operation | Request | What it does | Scope |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+/** A Markdown list: each declared scope and the operations that need it. */
+export function scopeList(spec: OpenApiDocument): string {
+  return declaredScopes(spec)
+    .map((scope) => {
+      const operations = listOperations(spec)
+        .filter(({ operation }) => scopeRequirementsOf(spec, operation).some((scopes) => scopes.includes(scope)))
+        .map(({ operation }) => operation.operationId);
+      return `- ${code(scope)}: ${operations.join(', ')}`;
+    })
+    .join('\n');
+}
+
+/** The declared scopes inline: `pets:read`, `pets:write`. */
+export function scopesInline(spec: OpenApiDocument): string {
+  return declaredScopes(spec).map(code).join(', ');
+}

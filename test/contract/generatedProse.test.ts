@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { parse } from 'yaml';
+import { operationTable, scopeList } from '../../generators/prose/operations.js';
+import { blockContent, withBlock } from '../../lib/generatedBlocks.js';
+import { repoRoot } from '../../lib/repoRoot.js';
+import type { OpenApiDocument } from '../../src/openapi/document.js';
+
+const read = (path: string) => readFileSync(join(repoRoot, path), 'utf8');
+const specText = read('openapi.yaml');
+const spec = parse(specText) as OpenApiDocument;
+
+t.test('a generated block keeps its indentation and the text around it', async (t) => {
+  const yaml = 'a: |\n  before\n\n  <!-- BEGIN generated: x -->\n  old\n  <!-- END generated: x -->\n  after\n';
+  const out = withBlock(yaml, 'x', '| a |\n\n| b |', 'test');
+  t.equal(
+    out,
+    'a: |\n  before\n\n  <!-- BEGIN generated: x -->\n  | a |\n\n  | b |\n  <!-- END generated: x -->\n  after\n',
+  );
+  t.equal(blockContent(out, 'x'), '| a |\n\n| b |');
+  t.equal(withBlock(out, 'x', '| a |\n\n| b |', 'test'), out, 'the same content twice changes nothing');
+  t.equal(withBlock(out, 'x', '$& $1 $`', 'test').includes('$& $1 $`'), true, 'content is taken literally');
+  t.throws(() => withBlock('no markers', 'x', 'y', 'where.md'), /where\.md: no <!-- BEGIN generated: x -->/);
+});
+
+t.test('every operation of the spec, its request and its scope are in the generated prose', async (t) => {
+  const table = operationTable(spec);
+  const scopes = scopeList(spec);
+  for (const [path, item] of Object.entries(spec.paths))
+    for (const [method, operation] of Object.entries(item as Record<string, { operationId: string }>)) {
+      t.match(table, `| \`${operation.operationId}\``, operation.operationId);
+      t.match(table, `\`${method.toUpperCase()} ${path}\``);
+      t.match(scopes, operation.operationId);
+    }
+  // The places that state them hold what the spec says now (npm run generate -- --check fails otherwise).
+  t.equal(blockContent(specText, 'operations'), table, "info.description's table");
+  t.equal(blockContent(specText, 'scopes'), scopes, "bearerAuth's list of scopes");
+  t.equal(blockContent(read('docs/api.md'), 'operations'), table, "docs/api.md's table");
+});
+
+t.test('no count of operations is written by hand', async (t) => {
+  const numbers = 'one|two|three|four|five|six|seven|eight|nine|ten|\\d+';
+  const count = new RegExp(`\\b(?:${numbers}) (?:operations|endpoints)\\b`, 'i');
+  for (const path of ['openapi.yaml', 'README.md', 'ARCHITECTURE.md', 'docs/api.md', 'docs/contract.md'])
+    t.notMatch(read(path), count, path);
+});
