@@ -28,11 +28,13 @@ type ResultOf<Op extends keyof operations> = Promise<
 >;
 type VoidIfBodiless<Op extends keyof operations> =
   undefined extends BodyOf<operations[Op]['responses'][SuccessStatus<Op>]> ? Awaited<ReturnType<() => void>> : never;
-type Declares<Op extends keyof operations, Header extends string> = Header extends keyof NonNullable<
-  operations[Op]['parameters']['header']
->
-  ? true
-  : false;
+type HeadersOf<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['header']>;
+/** Whether the operation declares the header (an operation without header parameters has `header?: never`). */
+type Declares<Op extends keyof operations, Header extends string> = [HeadersOf<Op>] extends [never]
+  ? false
+  : Header extends keyof HeadersOf<Op>
+    ? true
+    : false;
 type OptionsOf<Op extends keyof operations> =
   Declares<Op, 'Idempotency-Key'> extends true ? { idempotencyKey?: string; signal?: AbortSignal } : CallOptions;
 
