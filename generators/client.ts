@@ -1,20 +1,32 @@
 // npm run generate (after openapi-typescript): what the TypeScript client (clients/typescript) takes from
-// openapi.yaml. Its types are the server's generated types, copied; its version is info.version; its table of
-// declared error statuses comes from each operation's responses. Arguments (for npm run generate -- --check): the
-// types to copy and the folder to write into, both defaulting to the checked-in ones.
+// openapi.yaml. Its types are the server's generated types, copied, and every schema under its own name; its
+// methods, one per operationId, and the table its transport reads (clientOperations.ts, clientSource.ts); its
+// version is info.version; its table of declared error statuses comes from each operation's responses; its
+// README's table of methods is its generated block client-methods. Arguments (for npm run
+// generate -- --check, and for a test's fixture spec): the types openapi-typescript made, the folder to write
+// into, and the spec, defaulting to the checked-in ones.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { format, resolveConfig } from 'prettier';
 import { parse } from 'yaml';
+import { withBlock } from '../lib/generatedBlocks.js';
+import type { JsonObject } from '../lib/openapi/dereference.js';
 import { listOperations, parametersOf, type OpenApiDocument } from '../src/openapi/document.js';
 import { specPath } from '../src/openapi/files.js';
+import { clientOperations } from './clientOperations.js';
+import { generatedBy, methodTable, operationsSource, typesSource } from './clientSource.js';
 
 const clientRoot = fileURLToPath(new URL('../clients/typescript/', import.meta.url));
-const [typesSource = fileURLToPath(new URL('../src/generated/api.ts', import.meta.url)), outRoot = clientRoot] =
-  process.argv.slice(2);
+const [
+  apiTypes = fileURLToPath(new URL('../src/generated/api.ts', import.meta.url)),
+  outRoot = clientRoot,
+  specFile = specPath,
+] = process.argv.slice(2);
 
-const spec = parse(readFileSync(specPath, 'utf8')) as OpenApiDocument & { info: { version: string } };
-const generatedBy = '// Generated from openapi.yaml by npm run generate (generators/client.ts): never edit.\n';
+const spec = parse(readFileSync(specFile, 'utf8')) as OpenApiDocument & { info: { version: string } };
+const operations = clientOperations(spec as unknown as JsonObject);
+const schemaNames = Object.keys((spec.components as { schemas?: Record<string, unknown> }).schemas ?? {});
 
 /** The error statuses (4xx, 5xx) each operation declares, in ascending order. */
 function errorStatuses(): Record<string, number[]> {
@@ -52,8 +64,20 @@ const contract = [
 ].join('\n');
 
 mkdirSync(join(outRoot, 'src/generated'), { recursive: true });
-writeFileSync(join(outRoot, 'src/generated/api.ts'), readFileSync(typesSource, 'utf8'));
+writeFileSync(join(outRoot, 'src/generated/api.ts'), readFileSync(apiTypes, 'utf8'));
 writeFileSync(join(outRoot, 'src/generated/contract.ts'), contract);
+// Formatted as the hand-written code is, so that the methods read well where editors show their source.
+const prettierOptions = { ...(await resolveConfig(join(clientRoot, 'src/index.ts'))), parser: 'typescript' };
+for (const [name, source] of [
+  ['types.ts', typesSource(schemaNames, operations)],
+  ['operations.ts', operationsSource(operations)],
+] as const)
+  writeFileSync(join(outRoot, 'src/generated', name), await format(source, prettierOptions));
+const readme = readFileSync(join(clientRoot, 'README.md'), 'utf8');
+writeFileSync(
+  join(outRoot, 'README.md'),
+  withBlock(readme, 'client-methods', methodTable(operations), 'clients/typescript/README.md'),
+);
 // The package's version is the contract's: a bumped info.version without npm run generate fails npm run generate -- --check.
 const manifest = JSON.parse(readFileSync(join(clientRoot, 'package.json'), 'utf8')) as Record<string, unknown>;
 writeFileSync(

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The TypeScript client's README as a new user follows it: its "Install" and "First call" sections run as
 # written, on a Node.js and an npm from the npm registry, against the service this tree serves.
-# usage: scripts/ci-client-readme.sh [node major (24)] [npm major (12)] [README (clients/typescript/README.md)]
+# usage: scripts/ci-client-readme.sh [node version or major (24)] [npm major (12)] [README (clients/typescript/README.md)]
+# (a version, 20.19.0, tests the oldest Node.js the engines fields allow; a major, its newest release)
 #
 # The service: npm start in this tree (it builds first), on the README's port 3000, with a temp DATA_DIR;
 # the key it prints is the reader's PETS_API_KEY. The reader: an empty folder made with `npm init -y`, next
@@ -9,7 +10,7 @@
 # order (scripts/docs/readmeSteps.ts: a sh block as it stands, a ts block saved under the file name its first
 # line gives) with bash -e. Exits non-zero, saying why, when any step fails.
 set -euo pipefail
-node_major=${1:-24}
+node_version=${1:-24}
 npm_major=${2:-12}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 readme=$(realpath "${3:-$repo/clients/typescript/README.md}")
@@ -19,7 +20,7 @@ readonly port=3000
 readonly start_timeout_s=300
 
 fail() {
-  echo "FAILED (client README, Node.js $node_major, npm $npm_major): $*" >&2
+  echo "FAILED (client README, Node.js $node_version, npm $npm_major): $*" >&2
   exit 1
 }
 command -v curl >/dev/null || fail "curl is missing"
@@ -49,12 +50,15 @@ trap cleanup EXIT
 
 platform_package=$(node -p '`node-${process.platform}-${process.arch}`')
 if ! npm install --no-save --no-audit --no-fund --prefix "$work/tools" \
-  "$platform_package@$node_major" "npm@$npm_major" >"$work/tools.log" 2>&1; then
+  "$platform_package@$node_version" "npm@$npm_major" >"$work/tools.log" 2>&1; then
   cat "$work/tools.log" >&2
-  fail "could not install $platform_package@$node_major and npm@$npm_major from the npm registry"
+  fail "could not install $platform_package@$node_version and npm@$npm_major from the npm registry"
 fi
 export PATH="$work/tools/node_modules/$platform_package/bin:$work/tools/node_modules/.bin:$PATH"
-[ "$(node -p 'process.versions.node.split(".")[0]')" = "$node_major" ] || fail "node on PATH is $(node --version)"
+case "$(node -p process.versions.node)." in
+  "$node_version".*) ;;
+  *) fail "node on PATH is $(node --version), not $node_version" ;;
+esac
 [ "$(npm --version | cut -d. -f1)" = "$npm_major" ] || fail "npm on PATH is $(npm --version)"
 echo "== the client's README as written, on Node.js $(node --version), npm $(npm --version)"
 

@@ -200,8 +200,18 @@ function operationChanges(before: Operation, after: Operation): string[] {
     else schemaChanges(objectAt(previous)['schema'], objectAt(content)['schema'], 'request body', notes);
   }
   responseChanges(before.value, after.value, notes);
+  extensionChanges(before.value, after.value, notes);
   if (!same(before.value['description'], after.value['description'])) notes.push('description changed');
   return notes;
+}
+
+/** The operation's other extensions (`x-slo`, `x-stability`, ...): what they say is part of the contract too. */
+function extensionChanges(before: JsonObject, after: JsonObject, out: string[]): void {
+  const names = new Set([...Object.keys(before), ...Object.keys(after)]);
+  for (const name of [...names].sort()) {
+    if (!name.startsWith('x-') || deprecationFields.includes(name) || same(before[name], after[name])) continue;
+    out.push(`${code(name)}: ${literal(before[name] ?? null)} → ${literal(after[name] ?? null)}`);
+  }
 }
 
 const firstSentence = (text: Json | undefined) =>

@@ -41,7 +41,9 @@ t.test('names every kind of change between two contracts', async (t) => {
       IdempotencyError: { description: 'Another error. More text.' },
     },
   });
+  (after['paths'] as { '/pets': { get: JsonObject } })['/pets'].get['x-slo'] = { availability: 99.9 };
   const text = changelog(before, after);
+  t.match(text, /- `x-slo`: `null` → `\{"availability":99\.9\}`/);
   t.match(text, /^## 1\.1\.0\n/);
   t.match(text, /Changes to the contract since 1\.0\.0/);
   t.match(text, /- Added `POST \/pets` \(createPet\)\./);

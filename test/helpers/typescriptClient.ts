@@ -71,3 +71,34 @@ export async function countPets(db: Database, name: string): Promise<number> {
   ]);
   return Number(rows[0]?.count);
 }
+
+/** What a scripted fetch answers to one request: an answer, or a lost connection. */
+export type ScriptedAnswer = { status: number; body?: unknown; headers?: Record<string, string> } | 'connection lost';
+
+/**
+ * A fetch that answers from a script, one entry per request, and records each request (method, URL,
+ * headers, body): the client's loop without a service. Past the script's end, it answers the last entry.
+ */
+export function scriptedFetch(script: ScriptedAnswer[]): {
+  fetch: typeof fetch;
+  requests: { method: string; url: string; headers: Headers; body: string }[];
+} {
+  const requests: { method: string; url: string; headers: Headers; body: string }[] = [];
+  const scripted: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    requests.push({ method: request.method, url: request.url, headers: request.headers, body: await request.text() });
+    const answer = script[Math.min(requests.length - 1, script.length - 1)];
+    if (answer === undefined || answer === 'connection lost') throw new TypeError('fetch failed');
+    const text = answer.body === undefined ? null : JSON.stringify(answer.body);
+    const headers = { ...(text === null ? {} : { 'content-type': 'application/json' }), ...answer.headers };
+    return new Response(text, { status: answer.status, headers });
+  };
+  return { fetch: scripted, requests };
+}
+
+/** The Error object of the service's 503, as a scripted answer that asks to be retried at once. */
+export const unavailable: ScriptedAnswer = {
+  status: 503,
+  body: { code: 'service_unavailable', message: 'The service is unavailable.', status: 503 },
+  headers: { 'retry-after': '0' },
+};

@@ -26,6 +26,11 @@ const serverErrors = { '429': 'TooManyRequests', '500': 'InternalError', '503': 
 export const operationsYaml = `    delete:
       operationId: deletePet
       summary: Remove an animal
+      x-slo:
+        availability: 99.9
+        latency:
+          thresholdSeconds: 0.25
+          percent: 99
       description: Removes an animal from the store; its id is never given again.
       tags: [pets]
       security:
@@ -42,6 +47,11 @@ ${errors(serverErrors)}
     patch:
       operationId: updatePet
       summary: Change an animal
+      x-slo:
+        availability: 99.9
+        latency:
+          thresholdSeconds: 0.25
+          percent: 99
       description: Changes the name or status of an animal; fields left out keep their value.
       tags: [pets]
       security:

@@ -20,11 +20,11 @@ const contentTypes: Record<string, string> = { '.html': 'text/html', '.js': 'tex
 const packageDir = join(repoRoot, 'clients/typescript');
 const bin = (name: string) => join(repoRoot, 'node_modules/.bin', name);
 
-/** The README's "First call" example, the ts block under that heading. */
+/** The README's "First call" example, the js block under that heading (plain JavaScript, also valid TypeScript). */
 function firstCallExample(): string {
   const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
-  const block = blocksUnder(readme, 'First call').find(({ language }) => language === 'ts');
-  if (block === undefined) throw new Error('clients/typescript/README.md has no "First call" ts block');
+  const block = blocksUnder(readme, 'First call').find(({ language }) => language === 'js');
+  if (block === undefined) throw new Error('clients/typescript/README.md has no "First call" js block');
   return block.text;
 }
 

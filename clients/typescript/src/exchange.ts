@@ -1,6 +1,6 @@
 import { sleep, startCall } from './deadline.js';
 import { errorObjectOf } from './errors.js';
-import { isRepeatable, isRetryableAnswer, retryAfterMs, retryWaitMs } from './retryPolicy.js';
+import { isRepeatable, isRetryableAnswer, retryAfterMs, retryWaitMs, type HttpMethod } from './retryPolicy.js';
 
 /** How requests travel: the fetch to use, each call's deadline and how many times a call may retry. */
 export interface Transport {
@@ -10,7 +10,9 @@ export interface Transport {
 }
 
 export interface Outgoing {
-  readonly method: 'GET' | 'POST';
+  readonly method: HttpMethod;
+  /** Whether the operation declares an Idempotency-Key header (then this request carries one). */
+  readonly declaresIdempotencyKey: boolean;
   readonly url: URL;
   /** Sent unchanged on every attempt, Idempotency-Key included. */
   readonly headers: Record<string, string>;
@@ -40,7 +42,7 @@ async function attempt(fetchImpl: typeof fetch, outgoing: Outgoing, signal: Abor
 
 /** How long to wait before sending the request again after this outcome, or undefined when it is final. */
 function waitBeforeRetry(outgoing: Outgoing, outcome: Outcome, retry: number): number | undefined {
-  if (!isRepeatable(outgoing.method, outgoing.headers)) return undefined;
+  if (!isRepeatable(outgoing.method, outgoing.declaresIdempotencyKey)) return undefined;
   if ('failure' in outcome) return retryWaitMs(retry, undefined);
   if (!isRetryableAnswer(outcome.status, errorObjectOf(outcome.text)?.code)) return undefined;
   return retryWaitMs(retry, retryAfterMs(outcome.headers.get('retry-after'), Date.now()));

@@ -1,13 +1,8 @@
-export { PetStore } from './petStore.js';
-export type {
-  CallOptions,
-  CreatePetOptions,
-  ListPetsQuery,
-  NewPet,
-  Pet,
-  PetStatus,
-  PetStoreOptions,
-} from './petStore.js';
+export { PetStore, type PetStoreOptions } from './petStore.js';
+export type { CallOptions, KeyedCallOptions } from './operationSpec.js';
+// Every schema of the contract under its name (Pet, NewPet, PetStatus, ...), each operation's query object
+// (ListPetsQuery) and the options of each operation that declares Idempotency-Key (CreatePetOptions).
+export type * from './generated/types.js';
 export { PetStoreError, type DeclaredError, type ErrorCode, type ErrorStatus, type OperationId } from './errors.js';
 export type { DeprecationHandler, DeprecationNotice } from './deprecation.js';
 export { apiVersion } from './generated/contract.js';

@@ -1,15 +1,11 @@
 import { DeprecationWatch, resolvedLink, warnOnce, type DeprecationHandler } from './deprecation.js';
 import { PetStoreError, errorObjectOf, unexpectedResponse, type OperationId } from './errors.js';
 import { exchange, type Answer, type Outgoing, type Transport } from './exchange.js';
-import type { components, operations, paths } from './generated/api.js';
 import { maxPageSize } from './generated/contract.js';
+import { PetStoreOperations, operationTable } from './generated/operations.js';
+import type { Pet, PetStatus } from './generated/types.js';
 import { newIdempotencyKey } from './idempotencyKey.js';
-
-export type Pet = components['schemas']['Pet'];
-export type NewPet = components['schemas']['NewPet'];
-export type PetStatus = components['schemas']['PetStatus'];
-/** One page of listPets: by status, up to `limit` pets, or the pets with the given ids (not with `limit`). */
-export type ListPetsQuery = Pick<NonNullable<operations['listPets']['parameters']['query']>, 'status' | 'limit' | 'id'>;
+import type { CallOptions, OperationRequest, OperationSpec } from './operationSpec.js';
 
 export interface PetStoreOptions {
   /** The service's base URL, `servers[0].url` of openapi.yaml: e.g. https://api.petstore.example.com/v1 */
@@ -26,37 +22,23 @@ export interface PetStoreOptions {
   onDeprecation?: DeprecationHandler;
 }
 
-export interface CallOptions {
-  /** Cancels the call: it rejects with the signal's reason and is not retried. */
-  signal?: AbortSignal;
-}
-
-export interface CreatePetOptions extends CallOptions {
-  /** Identifies this creation across retries (default: a new random UUID, the same on every retry of this call). */
-  idempotencyKey?: string;
-}
-
 /** Long enough for a service that is starting or was briefly overloaded; a minute is what a person waits. */
 const defaultTimeoutMs = 60_000;
 /** Four attempts: with full jitter, about 0.25 + 0.5 + 1 s of waiting on average without Retry-After. */
 const defaultMaxRetries = 3;
 
-type Path = keyof paths;
-
-/** A page of pets and the URL of the next one, if any. */
-interface Page {
-  pets: Pet[];
-  next: URL | undefined;
-}
-
-/** The pet store service. Every method retries what may be retried, and throws PetStoreError for an error answer. */
-export class PetStore {
+/**
+ * The pet store service: one method per operation of its contract (generated, PetStoreOperations), each sent
+ * by this transport, which retries what may be retried and throws PetStoreError for an error answer.
+ */
+export class PetStore extends PetStoreOperations {
   readonly #base: URL;
   readonly #transport: Transport;
   readonly #authorization: string;
   readonly #deprecations: DeprecationWatch;
 
   constructor(options: PetStoreOptions) {
+    super();
     const base = new URL(options.baseUrl);
     if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new TypeError('baseUrl must be an http(s) URL');
     this.#base = new URL(base.href.endsWith('/') ? base.href : `${base.href}/`);
@@ -71,81 +53,75 @@ export class PetStore {
   }
 
   /**
-   * Adds a pet. Retried (with the same Idempotency-Key on every attempt) after a lost connection or a
-   * retryable answer: the service adds it once and answers the retry with the first answer.
-   * @throws {PetStoreError<'createPet'>} for an error answer (`PetStoreError.is(error, 'createPet')` narrows it)
-   */
-  async createPet(pet: NewPet, options: CreatePetOptions = {}): Promise<Pet> {
-    const headers = this.#headers({
-      'Content-Type': 'application/json',
-      'Idempotency-Key': options.idempotencyKey ?? newIdempotencyKey(),
-    });
-    const outgoing = { method: 'POST', url: this.#url('/pets'), headers, body: JSON.stringify(pet) } as const;
-    return this.#json('createPet', await this.#send('createPet', outgoing, options.signal)) as Pet;
-  }
-
-  /**
-   * One page of pets, in ascending id order (see pets() for all of them).
-   * @throws {PetStoreError<'listPets'>}
-   */
-  async listPets(query: ListPetsQuery = {}, options: CallOptions = {}): Promise<Pet[]> {
-    return (await this.#page(this.#listUrl(query), options.signal)).pets;
-  }
-
-  /**
-   * Every pet (with this status), page after page, following the service's `Link: rel="next"`; a next link
-   * to another origin than baseUrl's is refused (PetStoreError `unexpected_response`), so the key goes
-   * nowhere else. Each page is one call, with its own deadline and retries.
+   * Every pet (with this status), one by one: listPetsPages with the largest page the contract allows.
    * @throws {PetStoreError<'listPets'>}
    */
   async *pets(filter: { status?: PetStatus } = {}, options: CallOptions = {}): AsyncGenerator<Pet, void, undefined> {
-    let url: URL | undefined = this.#listUrl({ ...filter, limit: maxPageSize });
-    while (url !== undefined) {
-      const page: Page = await this.#page(url, options.signal);
-      yield* page.pets;
-      url = page.next;
-    }
+    for await (const page of this.listPetsPages({ ...filter, limit: maxPageSize }, options)) yield* page;
+  }
+
+  protected override async sendOperation(operation: OperationId, request: OperationRequest): Promise<unknown> {
+    const spec: OperationSpec = operationTable[operation];
+    const answer = await this.#send(operation, this.#outgoing(spec, request), request.options.signal);
+    return this.#body(operation, spec, answer);
   }
 
   /**
-   * One pet by id.
-   * @deprecated The service removes getPet at its sunset (Thu, 05 Dec 2030); after it, calls fail with
-   * PetStoreError 410 `gone` whose `successor` names the replacement. Use `listPets({ id: [id] })`.
-   * @throws {PetStoreError<'getPet'>}
+   * A next link to another origin than baseUrl's is refused (PetStoreError `unexpected_response`, before its
+   * page is used), so the key goes nowhere else.
    */
-  async getPet(id: number, options: CallOptions = {}): Promise<Pet> {
-    const url = this.#url('/pets/{petId}', { petId: String(id) });
-    const answer = await this.#send('getPet', { method: 'GET', url, headers: this.#headers() }, options.signal);
-    return this.#json('getPet', answer) as Pet;
+  protected override async *walkOperation(
+    operation: OperationId,
+    request: OperationRequest,
+  ): AsyncGenerator<unknown, void, undefined> {
+    const spec: OperationSpec = operationTable[operation];
+    let outgoing: Outgoing | undefined = this.#outgoing(spec, request);
+    while (outgoing !== undefined) {
+      const answer = await this.#send(operation, outgoing, request.options.signal);
+      const page = this.#body(operation, spec, answer);
+      const next = resolvedLink(answer.headers, 'next', this.#base);
+      if (next !== undefined && new URL(next).origin !== this.#base.origin)
+        throw this.#unexpected(operation, answer, `refused to follow a next page link to another origin: ${next}`);
+      outgoing = next === undefined ? undefined : { ...outgoing, url: new URL(next) };
+      yield page;
+    }
   }
 
-  #headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { Accept: 'application/json', Authorization: this.#authorization, ...extra };
+  /** The request of one call: its URL from the path and query, its headers, its body as JSON. */
+  #outgoing(spec: OperationSpec, request: OperationRequest): Outgoing {
+    const headers: Record<string, string> = { Accept: 'application/json', Authorization: this.#authorization };
+    if (request.body !== undefined) headers['Content-Type'] = spec.body ?? 'application/json';
+    if (spec.idempotencyKey) headers['Idempotency-Key'] = request.options.idempotencyKey ?? newIdempotencyKey();
+    for (const name of spec.headers ?? []) {
+      const value = request.options.headers?.[name];
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+        headers[name] = String(value);
+    }
+    const outgoing = {
+      method: spec.method,
+      declaresIdempotencyKey: spec.idempotencyKey,
+      url: this.#url(spec, request),
+      headers,
+    };
+    return request.body === undefined ? outgoing : { ...outgoing, body: JSON.stringify(request.body) };
   }
 
-  /** The URL of a path of the contract under baseUrl, its {parameters} filled in. */
-  #url(path: Path, parameters: Record<string, string> = {}): URL {
-    const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(parameters[name] ?? ''));
-    return new URL(filled.slice(1), this.#base);
-  }
-
-  #listUrl(query: ListPetsQuery): URL {
-    const url = this.#url('/pets');
-    if (query.status !== undefined) url.searchParams.set('status', query.status);
-    if (query.limit !== undefined) url.searchParams.set('limit', String(query.limit));
-    for (const id of query.id ?? []) url.searchParams.append('id', String(id));
+  /** The URL of a call under baseUrl: the path's {parameters} filled in, the declared query parameters added. */
+  #url(spec: OperationSpec, request: OperationRequest): URL {
+    const path = spec.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+      encodeURIComponent(String(request.path?.[name] ?? '')),
+    );
+    const url = new URL(path.slice(1), this.#base);
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    // The contract's query parameters are scalars or arrays of them (the generator refuses others).
+    for (const name of spec.query) {
+      const value = query[name];
+      const values: unknown[] = Array.isArray(value) ? value : [value];
+      for (const item of values)
+        if (typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean')
+          url.searchParams.append(name, String(item));
+    }
     return url;
-  }
-
-  async #page(url: URL, signal: AbortSignal | undefined): Promise<Page> {
-    const answer = await this.#send('listPets', { method: 'GET', url, headers: this.#headers() }, signal);
-    const pets = this.#json('listPets', answer) as Pet[];
-    const next = resolvedLink(answer.headers, 'next', this.#base);
-    if (next === undefined) return { pets, next: undefined };
-    const nextUrl = new URL(next);
-    if (nextUrl.origin !== this.#base.origin)
-      throw this.#unexpected('listPets', answer, `refused to follow a next page link to another origin: ${next}`);
-    return { pets, next: nextUrl };
   }
 
   /** One call: the answer when it succeeded, else its PetStoreError. */
@@ -164,7 +140,9 @@ export class PetStore {
     );
   }
 
-  #json(operation: OperationId, answer: Answer): unknown {
+  /** A success's body: undefined for a status the contract declares without one, else its JSON. */
+  #body(operation: OperationId, spec: OperationSpec, answer: Answer): unknown {
+    if (spec.success[answer.status] === false) return undefined;
     try {
       return JSON.parse(answer.text) as unknown;
     } catch {

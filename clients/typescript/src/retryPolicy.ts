@@ -3,6 +3,9 @@
 // "not processed, try again"; 409 idempotency_key_in_use means "the first attempt is still running";
 // a 500 is a bug, and sending it again would not fix it.
 
+/** The methods of RFC 9110 (and PATCH, RFC 5789) an operation may use. */
+export type HttpMethod = 'GET' | 'HEAD' | 'OPTIONS' | 'TRACE' | 'PUT' | 'DELETE' | 'POST' | 'PATCH';
+
 const retryableStatuses: ReadonlySet<number> = new Set([408, 429, 502, 503, 504]);
 
 /** Ceiling of the first retry's wait; each retry doubles it (exponential backoff). */
@@ -21,9 +24,15 @@ export function isRetryableAnswer(status: number, code: string | undefined): boo
   return retryableStatuses.has(status) || (status === 409 && code === 'idempotency_key_in_use');
 }
 
-/** Whether a request may be sent twice: reads always; a creation only under an Idempotency-Key. */
-export function isRepeatable(method: string, headers: Record<string, string>): boolean {
-  return method === 'GET' || headers['Idempotency-Key'] !== undefined;
+/** The idempotent methods of RFC 9110 9.2.2: the safe ones, PUT and DELETE. Sending one twice does what once does. */
+const idempotentMethods: ReadonlySet<HttpMethod> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+
+/**
+ * Whether a request may be sent twice: one of an idempotent method always; a POST or PATCH only when its
+ * operation declares an Idempotency-Key (and the request carries one), so that the service applies it once.
+ */
+export function isRepeatable(method: HttpMethod, declaresIdempotencyKey: boolean): boolean {
+  return idempotentMethods.has(method) || declaresIdempotencyKey;
 }
 
 /**

@@ -1,0 +1,22 @@
+// Generated from openapi.yaml by npm run generate (generators/client.ts): never edit.
+
+import type { KeyedCallOptions } from '../operationSpec.js';
+import type { components, operations } from './api.js';
+
+export type PetId = components['schemas']['PetId'];
+export type CategoryId = components['schemas']['CategoryId'];
+export type PetName = components['schemas']['PetName'];
+export type PetStatus = components['schemas']['PetStatus'];
+export type NewPet = components['schemas']['NewPet'];
+export type Pet = components['schemas']['Pet'];
+export type Pets = components['schemas']['Pets'];
+export type Error = components['schemas']['Error'];
+export type IdempotencyError = components['schemas']['IdempotencyError'];
+export type ScopeError = components['schemas']['ScopeError'];
+export type SunsetError = components['schemas']['SunsetError'];
+
+/** The query of listPets. */
+export type ListPetsQuery = NonNullable<operations['listPets']['parameters']['query']>;
+
+/** The options of createPet, which declares Idempotency-Key. */
+export type CreatePetOptions = KeyedCallOptions;

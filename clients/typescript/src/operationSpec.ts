@@ -1,0 +1,41 @@
+import type { HttpMethod } from './retryPolicy.js';
+
+/** What the client needs to know of one operation of the contract; `npm run generate` writes one per operationId. */
+export interface OperationSpec {
+  readonly method: HttpMethod;
+  /** The path under baseUrl, its parameters in braces: `/pets/{petId}`. */
+  readonly path: string;
+  /** The query parameters it declares, in the contract's order: only these are sent. */
+  readonly query: readonly string[];
+  /** The media type of its request body (JSON-based), if it takes one. */
+  readonly body?: string;
+  /** Whether it declares an `Idempotency-Key` header: then each call sends one, the same on every retry. */
+  readonly idempotencyKey: boolean;
+  /** The required header parameters the caller gives (`options.headers`), Idempotency-Key aside. */
+  readonly headers?: readonly string[];
+  /** Its 2xx statuses, each with whether its answer carries a JSON body. */
+  readonly success: Readonly<Record<number, boolean>>;
+}
+
+/** Options of every call. */
+export interface CallOptions {
+  /** Cancels the call: it rejects with the signal's reason and is not retried. */
+  signal?: AbortSignal;
+}
+
+/** Options of a call to an operation that declares `Idempotency-Key`. */
+export interface KeyedCallOptions extends CallOptions {
+  /** Identifies this call across retries (default: a new random UUID, the same on every retry of this call). */
+  idempotencyKey?: string;
+}
+
+/** One call as a generated method hands it to the transport: its parts, by where the contract puts them. */
+export interface OperationRequest {
+  /** The path parameters by name. */
+  readonly path?: Readonly<Record<string, string | number | boolean>>;
+  /** The query object: arrays are sent as repeated parameters (form style, exploded). */
+  readonly query?: object;
+  /** The request body, sent as JSON under the operation's media type. */
+  readonly body?: unknown;
+  readonly options: KeyedCallOptions & { readonly headers?: Readonly<Record<string, unknown>> };
+}

@@ -1,0 +1,246 @@
+// The TypeScript client's generated files, as text, from its operations (clientOperations.ts): the types
+// (schemas, queries, keyed options), the operation table the transport reads, the class of one method per
+// operationId that PetStore extends, and the README's table of methods.
+import { pagesMethodName, type ClientOperation } from './clientOperations.js';
+
+export const generatedBy = '// Generated from openapi.yaml by npm run generate (generators/client.ts): never edit.\n';
+
+const pascal = (name: string) => `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+const quoted = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+const docText = (text: string) => text.replace(/\*\//g, '*\\/');
+
+export const queryTypeName = (operation: ClientOperation) => `${pascal(operation.operationId)}Query`;
+const hasOwnOptions = (operation: ClientOperation) => operation.idempotencyKey || operation.headers.length > 0;
+export const optionsTypeName = (operation: ClientOperation) =>
+  hasOwnOptions(operation) ? `${pascal(operation.operationId)}Options` : 'CallOptions';
+
+/** The option types an operation's own options build on. */
+function optionBases(operations: ClientOperation[]): string[] {
+  const bases = new Set(
+    operations
+      .filter(hasOwnOptions)
+      .map((operation) => (operation.idempotencyKey ? 'KeyedCallOptions' : 'CallOptions')),
+  );
+  return [...bases].sort();
+}
+
+/** The types file: every schema under its name, each operation's query object, its options if its own. */
+export function typesSource(schemaNames: string[], operations: ClientOperation[]): string {
+  const bases = optionBases(operations);
+  const generatedTypes = [
+    ...(schemaNames.length > 0 ? ['components'] : []),
+    ...(operations.some((operation) => operation.query !== undefined || operation.headers.length > 0)
+      ? ['operations']
+      : []),
+  ];
+  const lines = [
+    generatedBy,
+    ...(bases.length > 0 ? [`import type { ${bases.join(', ')} } from '../operationSpec.js';`] : []),
+    ...(generatedTypes.length > 0 ? [`import type { ${generatedTypes.join(', ')} } from './api.js';`] : []),
+    '',
+  ];
+  for (const name of schemaNames) lines.push(`export type ${name} = components['schemas'][${quoted(name)}];`);
+  for (const operation of operations) {
+    const id = quoted(operation.operationId);
+    if (operation.query !== undefined) {
+      lines.push('', `/** The query of ${operation.operationId}. */`);
+      lines.push(`export type ${queryTypeName(operation)} = NonNullable<operations[${id}]['parameters']['query']>;`);
+    }
+    if (!hasOwnOptions(operation)) continue;
+    const base = operation.idempotencyKey ? 'KeyedCallOptions' : 'CallOptions';
+    const declares = [
+      ...(operation.idempotencyKey ? ['Idempotency-Key'] : []),
+      ...(operation.headers.length > 0 ? [`the required headers (${operation.headers.join(', ')})`] : []),
+    ];
+    lines.push('', `/** The options of ${operation.operationId}, which declares ${declares.join(' and ')}. */`);
+    const names = operation.headers.map(quoted).join(' | ');
+    const headers = `{ headers: Pick<NonNullable<operations[${id}]['parameters']['header']>, ${names}> }`;
+    lines.push(
+      `export type ${optionsTypeName(operation)} = ${base}${operation.headers.length > 0 ? ` & ${headers}` : ''};`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function tableEntry(operation: ClientOperation): string {
+  const success = operation.success.map(({ status, mediaType }) => `${status}: ${mediaType !== undefined}`).join(', ');
+  return [
+    `  ${operation.operationId}: {`,
+    `    method: '${operation.method}',`,
+    `    path: ${quoted(operation.path)},`,
+    `    query: [${(operation.query?.names ?? []).map(quoted).join(', ')}],`,
+    ...(operation.body === undefined ? [] : [`    body: ${quoted(operation.body.mediaType)},`]),
+    `    idempotencyKey: ${operation.idempotencyKey},`,
+    ...(operation.headers.length === 0 ? [] : [`    headers: [${operation.headers.map(quoted).join(', ')}],`]),
+    `    success: { ${success} },`,
+    '  },',
+  ].join('\n');
+}
+
+/** What a call resolves with: the union of its 2xx bodies (void for one without). */
+function resultType(operation: ClientOperation): string {
+  const id = quoted(operation.operationId);
+  const types = operation.success.map(({ status, mediaType }) =>
+    mediaType === undefined ? 'void' : `operations[${id}]['responses'][${status}]['content'][${quoted(mediaType)}]`,
+  );
+  return [...new Set(types)].join(' | ');
+}
+
+function pageType(operation: ClientOperation): string {
+  const id = quoted(operation.operationId);
+  return operation.success
+    .flatMap(({ status, mediaType }) =>
+      mediaType === undefined ? [] : [`operations[${id}]['responses'][${status}]['content'][${quoted(mediaType)}]`],
+    )
+    .join(' | ');
+}
+
+/** The parameters of an operation's method, in order: path parameters, body, query, options. */
+function parameterList(operation: ClientOperation): string[] {
+  const id = quoted(operation.operationId);
+  const list = operation.pathParameters.map(
+    (name) => `${name}: operations[${id}]['parameters']['path'][${quoted(name)}]`,
+  );
+  if (operation.body !== undefined) {
+    const type = `NonNullable<operations[${id}]['requestBody']>['content'][${quoted(operation.body.mediaType)}]`;
+    list.push(operation.body.required ? `body: ${type}` : `body?: ${type}`);
+  }
+  if (operation.query !== undefined)
+    list.push(`query: ${queryTypeName(operation)}${operation.query.required ? '' : ' = {}'}`);
+  list.push(`options: ${optionsTypeName(operation)}${operation.headers.length > 0 ? '' : ' = {}'}`);
+  return list;
+}
+
+function requestObject(operation: ClientOperation): string {
+  const parts: string[] = [];
+  if (operation.pathParameters.length > 0) parts.push(`path: { ${operation.pathParameters.join(', ')} }`);
+  if (operation.body !== undefined) parts.push('body');
+  if (operation.query !== undefined) parts.push('query');
+  parts.push('options');
+  return `{ ${parts.join(', ')} }`;
+}
+
+function retryNote(operation: ClientOperation): string {
+  if (['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'].includes(operation.method))
+    return `Retried after a lost connection or a retryable answer (${operation.method} is idempotent).`;
+  if (operation.idempotencyKey)
+    return 'Retried after a lost connection or a retryable answer, with the same Idempotency-Key on every attempt (`options.idempotencyKey`, else a new random UUID per call): the service applies it once.';
+  return `Never retried: a ${operation.method} without an Idempotency-Key could take effect twice.`;
+}
+
+function deprecationNote(operation: ClientOperation): string[] {
+  const deprecation = operation.deprecation;
+  if (deprecation === undefined) return [];
+  const sunset = deprecation.sunset === undefined ? undefined : new Date(deprecation.sunset).toUTCString();
+  const when = sunset === undefined ? 'The service deprecated it' : `The service removes it at its sunset (${sunset})`;
+  const after = deprecation.gone
+    ? '; after it, calls fail with PetStoreError 410 `gone` whose `successor` names the replacement'
+    : '';
+  const href = deprecation.replacementHref === undefined ? '' : ` (\`${deprecation.replacementHref}\`)`;
+  const instead = deprecation.replacement === undefined ? '' : ` Use \`${deprecation.replacement}\`${href} instead.`;
+  return [`@deprecated ${when}${after}.${instead}`];
+}
+
+function jsDoc(lines: string[]): string[] {
+  return ['  /**', ...lines.flatMap((line) => docText(line).split('\n')).map((line) => `   * ${line}`), '   */'];
+}
+
+function methodSource(operation: ClientOperation): string[] {
+  const id = operation.operationId;
+  const doc = jsDoc([
+    `${operation.summary}: \`${operation.method} ${operation.path}\`.`,
+    retryNote(operation),
+    ...deprecationNote(operation),
+    `@throws {PetStoreError<'${id}'>} for an error answer (\`PetStoreError.is(error, '${id}')\` narrows it)`,
+  ]);
+  const method = [
+    ...doc,
+    `  ${id}(${parameterList(operation).join(', ')}): Promise<${resultType(operation)}> {`,
+    `    return this.sendOperation('${id}', ${requestObject(operation)}) as Promise<${resultType(operation)}>;`,
+    '  }',
+  ];
+  if (!operation.pages) return method;
+  const pages = [
+    ...jsDoc([
+      `Every page of ${id}, one after the other: follows each answer's \`Link: <…>; rel="next"\` (to baseUrl's origin only) and stops on the page without one. Each page is one call, with its own deadline and retries.`,
+      ...deprecationNote(operation),
+      `@throws {PetStoreError<'${id}'>} for an error answer`,
+    ]),
+    `  ${pagesMethodName(operation)}(${parameterList(operation).join(', ')}): AsyncGenerator<${pageType(operation)}, void, undefined> {`,
+    `    return this.walkOperation('${id}', ${requestObject(operation)}) as AsyncGenerator<${pageType(operation)}, void, undefined>;`,
+    '  }',
+  ];
+  return [...method, '', ...pages];
+}
+
+/** The operations file: the table the transport reads, and the class of one method per operationId. */
+export function operationsSource(operations: ClientOperation[]): string {
+  const typeImports = [
+    ...operations.filter(hasOwnOptions).map(optionsTypeName),
+    ...operations.filter((operation) => operation.query !== undefined).map(queryTypeName),
+  ];
+  const lines = [
+    generatedBy,
+    "import type { CallOptions, OperationRequest, OperationSpec } from '../operationSpec.js';",
+    "import type { operations } from './api.js';",
+    ...(typeImports.length === 0 ? [] : [`import type { ${[...new Set(typeImports)].join(', ')} } from './types.js';`]),
+    '',
+    '/** Each operation of the contract as the transport sends it. */',
+    'export const operationTable = {',
+    ...operations.map(tableEntry),
+    '} as const satisfies Record<keyof operations, OperationSpec>;',
+    '',
+    '/**',
+    ' * One method per operationId of the contract: path parameters in path order, then the body, then the',
+    ' * query, then the call options. The transport (PetStore) sends each call.',
+    ' */',
+    'export abstract class PetStoreOperations {',
+    "  /** Sends one call of an operation; resolves with its answer's body (undefined without one). */",
+    '  protected abstract sendOperation(operation: keyof operations, request: OperationRequest): Promise<unknown>;',
+    '',
+    '  /** Walks an operation\'s pages: each answer\'s body, following Link rel="next". */',
+    '  protected abstract walkOperation(operation: keyof operations, request: OperationRequest): AsyncGenerator<unknown, void, undefined>;',
+    '',
+    ...operations.flatMap((operation, index) => [...(index > 0 ? [''] : []), ...methodSource(operation)]),
+    '}',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** The README's table of methods, one row per method. */
+export function methodTable(operations: ClientOperation[]): string {
+  const rows = ['| Method | Resolves with | Operation | Retried |', '|---|---|---|---|'];
+  const result = (operation: ClientOperation) =>
+    operation.success
+      .map(({ mediaType, schemaName }) => (mediaType === undefined ? 'nothing' : `\`${schemaName ?? 'JSON'}\``))
+      .filter((name, index, all) => all.indexOf(name) === index)
+      .join(' or ');
+  const signature = (operation: ClientOperation, name: string) => {
+    const parts = [...operation.pathParameters];
+    if (operation.body !== undefined) parts.push(operation.body.required ? 'body' : 'body?');
+    if (operation.query !== undefined) parts.push(operation.query.required ? 'query' : 'query?');
+    const options = [
+      ...(operation.headers.length > 0 ? ['headers'] : []),
+      ...(operation.idempotencyKey ? ['idempotencyKey?'] : []),
+      'signal?',
+    ];
+    parts.push(`{ ${options.join(', ')} }${operation.headers.length > 0 ? '' : '?'}`);
+    return `\`${name}(${parts.join(', ')})\``;
+  };
+  for (const operation of operations) {
+    const retried = ['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'].includes(operation.method)
+      ? 'yes'
+      : operation.idempotencyKey
+        ? 'yes, under its Idempotency-Key'
+        : 'no';
+    const deprecated =
+      operation.deprecation === undefined || /deprecated/i.test(operation.summary) ? '' : ' (deprecated)';
+    const what = `\`${operation.method} ${operation.path}\`: ${operation.summary}${deprecated}`;
+    rows.push(`| ${signature(operation, operation.operationId)} | ${result(operation)} | ${what} | ${retried} |`);
+    if (operation.pages)
+      rows.push(
+        `| ${signature(operation, pagesMethodName(operation))} | its pages, as an async iterable | every page of \`${operation.operationId}\` | each page |`,
+      );
+  }
+  return rows.join('\n');
+}

@@ -1,0 +1,134 @@
+import t from 'tap';
+import type { operations } from '../../clients/typescript/src/generated/api.js';
+import { operationTable } from '../../clients/typescript/src/generated/operations.js';
+import {
+  PetStore,
+  type CallOptions,
+  type CreatePetOptions,
+  type ListPetsQuery,
+  type NewPet,
+  type Pet,
+  type PetStatus,
+} from '../../clients/typescript/src/index.js';
+import { isRepeatable, type HttpMethod } from '../../clients/typescript/src/retryPolicy.js';
+import { listOperations, loadOpenApiDocument } from '../../src/openapi/document.js';
+import { scriptedFetch, unavailable } from '../helpers/typescriptClient.js';
+
+// The client's methods against the contract they are generated from: one per operationId, resolving with
+// the operation's 2xx body, keyed options where it declares Idempotency-Key; the public API of before.
+
+// Exact type equality (mutual assignability lets `any` and optional members through).
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- T is what makes the check exact
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type SuccessStatus<Op extends keyof operations> = Extract<keyof operations[Op]['responses'], 200 | 201 | 202 | 204>;
+type BodyOf<Response> = Response extends { content: { 'application/json': infer Body } } ? Body : undefined;
+/** What a method resolves with: its 2xx bodies, void for one without (a 204). */
+type ResultOf<Op extends keyof operations> = Promise<
+  Exclude<BodyOf<operations[Op]['responses'][SuccessStatus<Op>]>, undefined> | VoidIfBodiless<Op>
+>;
+type VoidIfBodiless<Op extends keyof operations> =
+  undefined extends BodyOf<operations[Op]['responses'][SuccessStatus<Op>]> ? Awaited<ReturnType<() => void>> : never;
+type HeadersOf<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['header']>;
+/** Whether the operation declares the header (an operation without header parameters has `header?: never`). */
+type Declares<Op extends keyof operations, Header extends string> = [HeadersOf<Op>] extends [never]
+  ? false
+  : Header extends keyof HeadersOf<Op>
+    ? true
+    : false;
+type OptionsOf<Op extends keyof operations> =
+  Declares<Op, 'Idempotency-Key'> extends true ? { idempotencyKey?: string; signal?: AbortSignal } : CallOptions;
+
+/** For each operationId: whether PetStore has its method, resolving with its 2xx body, its options last. */
+type MethodMatches = {
+  [Op in keyof operations]: Op extends keyof PetStore
+    ? PetStore[Op] extends (...args: infer Args) => infer Result
+      ? Equal<Result, ResultOf<Op>> extends true
+        ? Required<Args> extends [...unknown[], infer Options]
+          ? Equal<Options, OptionsOf<Op>>
+          : false
+        : false
+      : false
+    : false;
+};
+// Fails to compile when an operation of openapi.yaml has no method, or one typed otherwise.
+export const everyOperationHasItsMethod: Equal<MethodMatches[keyof operations], true> = true;
+
+// The public API as it was before the methods were generated, as signatures.
+export const publicApi: [
+  Equal<PetStore['createPet'], (body: NewPet, options?: CreatePetOptions) => Promise<Pet>>,
+  Equal<PetStore['listPets'], (query?: ListPetsQuery, options?: CallOptions) => Promise<Pet[]>>,
+  Equal<PetStore['getPet'], (petId: number, options?: CallOptions) => Promise<Pet>>,
+  Equal<
+    PetStore['pets'],
+    (filter?: { status?: PetStatus }, options?: CallOptions) => AsyncGenerator<Pet, void, undefined>
+  >,
+  Equal<CreatePetOptions, { idempotencyKey?: string; signal?: AbortSignal }>,
+] = [true, true, true, true, true];
+
+t.test('the operation table and the methods are the spec operations, by operationId', async (t) => {
+  const fromSpec = listOperations(loadOpenApiDocument()).map(({ method, path, operation }) => ({
+    id: operation.operationId,
+    method,
+    path,
+  }));
+  t.same(
+    Object.entries(operationTable).map(([id, { method, path }]) => ({ id, method, path })),
+    fromSpec,
+  );
+  for (const { id } of fromSpec)
+    t.equal(typeof (PetStore.prototype as unknown as Record<string, unknown>)[id], 'function', `${id} is a method`);
+});
+
+t.test('the retry rule: idempotent methods always, POST and PATCH only under a declared key', async (t) => {
+  const methods: HttpMethod[] = ['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE', 'POST', 'PATCH'];
+  t.same(
+    methods.filter((method) => isRepeatable(method, false)),
+    ['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'],
+    'without a declared Idempotency-Key (RFC 9110 9.2.2)',
+  );
+  t.same(
+    methods.filter((method) => isRepeatable(method, true)),
+    methods,
+    'with one',
+  );
+  t.same(
+    Object.entries(operationTable)
+      .filter(([, spec]) => spec.idempotencyKey)
+      .map(([id]) => id),
+    listOperations(loadOpenApiDocument())
+      .filter(({ operation }) => JSON.stringify(operation.parameters ?? []).includes('"Idempotency-Key"'))
+      .map(({ operation }) => operation.operationId),
+    'the table says which operations declare the key',
+  );
+});
+
+t.test('the existing calls send what they sent before', async (t) => {
+  const pet = { id: 7, name: 'Rex', categoryId: 3, status: 'available' } as const;
+  const { fetch, requests } = scriptedFetch([unavailable, { status: 200, body: [pet] }]);
+  const store = new PetStore({ baseUrl: 'https://pets.test/v1', apiKey: 'k', fetch, onDeprecation: () => undefined });
+  t.same(await store.listPets({ status: 'sold', limit: 5, id: [7, 9] }), [pet]);
+  t.same(
+    requests.map(({ method, url }) => `${method} ${url}`),
+    Array(2).fill('GET https://pets.test/v1/pets?limit=5&status=sold&id=7&id=9'),
+    'one 503, retried',
+  );
+  t.equal(requests[0]!.headers.get('authorization'), 'Bearer k');
+  t.equal(requests[0]!.headers.get('accept'), 'application/json');
+
+  const created = scriptedFetch([{ status: 201, body: pet }]);
+  const creating = new PetStore({ baseUrl: 'https://pets.test/v1/', apiKey: 'k', fetch: created.fetch });
+  t.same(await creating.createPet({ name: 'Rex', categoryId: 3 }, { idempotencyKey: 'order-1' }), pet);
+  t.match(created.requests[0], {
+    method: 'POST',
+    url: 'https://pets.test/v1/pets',
+    body: '{"name":"Rex","categoryId":3}',
+  });
+  t.equal(created.requests[0]!.headers.get('idempotency-key'), 'order-1', "the caller's key");
+  t.equal(created.requests[0]!.headers.get('content-type'), 'application/json');
+
+  const got = scriptedFetch([{ status: 200, body: pet }]);
+  const getting = new PetStore({ baseUrl: 'https://pets.test/v1', apiKey: 'k', fetch: got.fetch });
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the deprecated call keeps working until its sunset
+  t.same(await getting.getPet(7), pet);
+  t.equal(got.requests[0]!.url, 'https://pets.test/v1/pets/7');
+});
