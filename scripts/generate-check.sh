@@ -1,17 +1,11 @@
 #!/usr/bin/env bash
 # Fails when src/generated (api.ts, openapi.json, routes.json) is not what openapi.yaml generates now,
 # or configValidator.js is not what src/config/schema.ts compiles to, or docs/configuration.md is not
-<<<<<<< HEAD
-# the reference its descriptions make, or the TypeScript client's types, version and error table are not
-# what openapi.yaml makes (clients/typescript), or a fact the hand-written text states is not what openapi.yaml
-# says (generators/docFacts.ts: the version, the operations and scopes, the changelog's entries), or the objectives' rules, dashboard panels and docs/alerts.md
-# table are not what x-slo in openapi.yaml makes (generators/objectives.ts).
-=======
 # the reference its descriptions make, or the TypeScript client's types, methods, version, error table and
 # README table of methods are not what openapi.yaml makes (clients/typescript), or a fact the hand-written
 # text states is not what openapi.yaml says (generators/docFacts.ts: the version, the operations and scopes,
-# the changelog's entries).
->>>>>>> i43-client
+# the changelog's entries), or the objectives' rules, dashboard panels and docs/alerts.md table are not what
+# x-slo in openapi.yaml makes (generators/objectives.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fresh=$(mktemp --suffix=.ts)
