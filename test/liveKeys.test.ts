@@ -202,7 +202,7 @@ t.test('a socket left by a server that died is replaced at the next start', asyn
     DATA_DIR: scratch.path,
     PORT: '0',
     LOG_LEVEL: 'silent',
-    BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0044',
+    BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-of-the-socket-0044',
   };
   const socket = join(scratch.path, 'control', 'apikey.sock');
   // A socket file whose listener is gone, as a server killed with SIGKILL leaves it.
