@@ -1,6 +1,9 @@
 import pg from 'pg';
 import type { KeyChange, KeyChangeFeed, KeyChangeOptions } from './types.js';
 
+/** The application_name of the session that listens for key changes (pg_stat_activity). */
+export const keyChangesApplicationName = 'pet-store-service key changes';
+
 /** The channel migration 0008's trigger announces key changes on (payload: the key's id, or '*'). */
 export const keyChangesChannel = 'api_keys_changed';
 
@@ -100,6 +103,8 @@ export function listenOnPostgres(options: KeyChangeOptions): PostgresKeyChanges 
     if (closed || client || listeners.count() === 0) return;
     const next = new pg.Client({
       connectionString: options.url,
+      // What an operator reads in pg_stat_activity: this session waits for notifications, not for work.
+      application_name: keyChangesApplicationName,
       connectionTimeoutMillis: connectTimeoutMs,
       keepAlive: true,
       keepAliveInitialDelayMillis: keepAliveDelayMs,

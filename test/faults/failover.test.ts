@@ -2,6 +2,7 @@ import t from 'tap';
 import { startReplica, waitForReplay, waitUntil } from '../../lib/instances/index.js';
 import { auth, call, createPet, listAll, privatePostgres, serve, type Answer } from './harness.js';
 import { faultyProxy, viaProxy } from './proxy.js';
+import { keyChangesApplicationName } from '../../src/db/keyChanges.js';
 
 /**
  * What the service does while its primary fails over, against a private
@@ -32,10 +33,11 @@ async function post(api: string, name: string, headers: Record<string, string> =
   return { status: response.status, body, headers: response.headers };
 }
 
-/** Backend pids of the service's connections to database pets (not the one asking). */
+/** Backend pids of the service's pool connections to database pets (not the one asking, nor the key-change listener). */
 async function serviceBackends(query: (sql: string) => Promise<Array<{ pid: number }>>): Promise<number[]> {
   const rows = await query(
-    "SELECT pid FROM pg_stat_activity WHERE datname = 'pets' AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+    "SELECT pid FROM pg_stat_activity WHERE datname = 'pets' AND backend_type = 'client backend' AND pid <> pg_backend_pid()" +
+      ` AND application_name <> '${keyChangesApplicationName}'`,
   );
   return rows.map((row) => row.pid).sort((a, b) => a - b);
 }
