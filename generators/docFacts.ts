@@ -4,7 +4,7 @@
 //   src/generated/release.json for the start line, the client README's tarball name);
 // - the operations with their scopes (a table in info.description and docs/api.md; a list in bearerAuth's
 //   description; the scopes inline in README.md), between <!-- BEGIN/END generated: NAME --> markers;
-// - CHANGELOG.md's entries for the version under way (generators/prose/changelogSection.ts).
+// - CHANGELOG.md's entries for the version under way (lib/contract/changelogSection.ts).
 // Argument (for npm run generate -- --check): the folder to write the files into, as repository paths; default
 // the repository.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,11 +12,11 @@ import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import type { JsonObject } from '../lib/openapi/dereference.js';
 import { repoRoot } from '../lib/repoRoot.js';
-import { readContractFile } from '../scripts/contract/changelog.js';
-import { releasedFile, releasedVersions } from '../scripts/contract/released.js';
+import { readContractFile } from '../lib/contract/load.js';
+import { releasedFile, releasedVersions } from '../lib/contract/released.js';
 import type { OpenApiDocument } from '../src/openapi/document.js';
 import { specPath } from '../src/openapi/files.js';
-import { withUnreleasedSection } from './prose/changelogSection.js';
+import { withUnreleasedSection } from '../lib/contract/changelogSection.js';
 import { withBlock } from '../lib/generatedBlocks.js';
 import { operationTable, scopeList, scopesInline } from './prose/operations.js';
 

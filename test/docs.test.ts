@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { releasedVersions } from '../scripts/contract/released.js';
+import { releasedVersions } from '../lib/contract/released.js';
 import t from 'tap';
 import { parse } from 'yaml';
 import { anchors, blocksUnder, brokenLinks, links, proseWords } from '../lib/markdown.js';

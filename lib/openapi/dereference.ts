@@ -19,7 +19,12 @@ function follow(document: JsonObject, ref: string): Json | undefined {
   return node;
 }
 
-/** Replaces every $ref by what it points at (cycles are left as a $ref). */
+/**
+ * Replaces every $ref by what it points at (cycles are left as a $ref). Keywords
+ * written beside a $ref (OpenAPI 3.1 allows them: `maxLength: 50` next to a
+ * shared schema) are kept and win over the target's, so a bound narrowed there
+ * is seen by every reader.
+ */
 export function dereference(document: JsonObject): JsonObject {
   const walk = (node: Json, seen: string[]): Json => {
     if (Array.isArray(node)) return node.map((item) => walk(item, seen));
@@ -29,7 +34,10 @@ export function dereference(document: JsonObject): JsonObject {
       if (seen.includes(ref)) return node;
       const target = follow(document, ref);
       if (target === undefined) throw new Error(`unresolved $ref ${ref}`);
-      return walk(target, [...seen, ref]);
+      const resolved = walk(target, [...seen, ref]);
+      const siblings = Object.entries(node).filter(([key]) => key !== '$ref');
+      if (siblings.length === 0 || !isObject(resolved)) return resolved;
+      return { ...resolved, ...Object.fromEntries(siblings.map(([key, value]) => [key, walk(value, seen)])) };
     }
     return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, walk(value, seen)]));
   };

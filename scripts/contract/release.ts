@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { appendRelease, git, readReleases, releasesFile, resolveCommit } from '../../lib/releases/record.js';
 import { repoRoot } from '../../lib/repoRoot.js';
-import { compareVersions, releasedFile, releasedVersions } from './released.js';
+import { compareVersions, releasedFile, releasedVersions } from '../../lib/contract/released.js';
 
 function fail(message: string): never {
   process.stderr.write(`contract release: ${message}\n`);

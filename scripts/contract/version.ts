@@ -13,10 +13,11 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { same, type JsonObject } from '../../lib/openapi/dereference.js';
 import { repoRoot } from '../../lib/repoRoot.js';
-import { changesBlock, sectionOf, summaryPlaceholder } from '../../generators/prose/changelogSection.js';
+import { changesBlock, sectionOf, summaryPlaceholder } from '../../lib/contract/changelogSection.js';
 import { blockContent } from '../../lib/generatedBlocks.js';
-import { changes, readContractFile } from './changelog.js';
-import { compareVersions, lastReleased } from './released.js';
+import { changes } from '../../lib/contract/changelog.js';
+import { readContractFile } from '../../lib/contract/load.js';
+import { compareVersions, lastReleased } from '../../lib/contract/released.js';
 
 const versionOf = (document: JsonObject) => String((document['info'] as JsonObject | undefined)?.['version']);
 

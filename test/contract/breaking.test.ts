@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import t from 'tap';
 import { stringify } from 'yaml';
 import { repoRoot } from '../../lib/repoRoot.js';
-import { findBreakingChanges, type JsonObject } from '../../scripts/breaking/compare.js';
+import { diff } from '../../lib/contract/diff.js';
+import type { JsonObject } from '../../lib/openapi/dereference.js';
 import { scratchDir } from '../helpers/scratchSpace.js';
-import { reviewedPatternChanges } from '../../scripts/breaking/reviewedPatterns.js';
+import { reviewedPatternChanges } from '../../lib/contract/reviewed.js';
 
 /** A small contract in the shape of ours: one list with a bounded limit, one create. */
 function baseline(): JsonObject {
@@ -89,207 +90,50 @@ function edited(edit: (doc: Doc) => void): JsonObject {
   return doc;
 }
 
-const changesFor = (edit: (doc: Doc) => void) =>
-  findBreakingChanges(baseline(), edited(edit)).map((change) => `${change.where}: ${change.what}`);
+/** The breaking changes of an edit, as "rule: message". */
+const breakingOf = (before: JsonObject, after: JsonObject) =>
+  diff(before, after)
+    .filter((change) => change.level === 'breaking')
+    .map((change) => `${change.rule}: ${change.message}`);
+const changesFor = (edit: (doc: Doc) => void) => breakingOf(baseline(), edited(edit));
 
-t.test('an unchanged contract has no breaking change', async (t) => {
-  t.same(findBreakingChanges(baseline(), baseline()), []);
+t.test('an unchanged contract has no change at all', async (t) => {
+  t.same(diff(baseline(), baseline()), []);
 });
 
-t.test('breaking request changes are reported', async (t) => {
-  const cases: Array<[string, (doc: Doc) => void, RegExp]> = [
-    [
-      'narrowed maximum',
-      (doc) => {
-        doc.paths['/pets'].get.parameters[0].schema.maximum = 50;
-      },
-      /GET \/pets query parameter limit: maximum narrowed: 100 -> 50/,
-    ],
-    [
-      'raised minimum',
-      (doc) => {
-        doc.paths['/pets'].get.parameters[0].schema.minimum = 5;
-      },
-      /limit: minimum narrowed: 1 -> 5/,
-    ],
-    [
-      'narrowed maxLength',
-      (doc) => {
-        doc.components.schemas.NewPet.properties.name.maxLength = 20;
-      },
-      /POST \/pets request body \(application\/json\)\.name: maxLength narrowed: 100 -> 20/,
-    ],
-    [
-      'raised minLength',
-      (doc) => {
-        doc.components.schemas.NewPet.properties.name.minLength = 3;
-      },
-      /\.name: minLength narrowed: 1 -> 3/,
-    ],
-    [
-      'new bound where there was none',
-      (doc) => {
-        doc.paths['/pets/{petId}'].get.parameters[0].schema.maximum = 1000;
-      },
-      /petId: maximum narrowed: none -> 1000/,
-    ],
-    [
-      'enum value removed',
-      (doc) => {
-        doc.components.schemas.Status.enum = ['available', 'pending'];
-      },
-      /GET \/pets query parameter status: enum value\(s\) removed: \["sold"\]/,
-    ],
-    [
-      'newly required field',
-      (doc) => {
-        doc.components.schemas.NewPet.required = ['name', 'status'];
-      },
-      /field status is newly required/,
-    ],
-    [
-      'new required parameter',
-      (doc) => {
-        doc.paths['/pets'].get.parameters.push({
-          name: 'owner',
-          in: 'query',
-          required: true,
-          schema: { type: 'string' },
-        });
-      },
-      /query parameter owner: new required parameter/,
-    ],
-    [
-      'parameter became required',
-      (doc) => {
-        doc.paths['/pets'].get.parameters[0].required = true;
-      },
-      /limit: parameter became required/,
-    ],
-    [
-      'type narrowed',
-      (doc) => {
-        doc.components.schemas.NewPet.properties.name.type = 'integer';
-      },
-      /\.name: type narrowed/,
-    ],
-    [
-      'pattern added',
-      (doc) => {
-        doc.components.schemas.NewPet.properties.name.pattern = '^[a-z]+$';
-      },
-      /\.name: pattern changed/,
-    ],
-    [
-      'field removed from a closed object',
-      (doc) => {
-        delete doc.components.schemas.NewPet.properties.status;
-      },
-      /field status removed and unknown fields are rejected/,
-    ],
-    [
-      'media type dropped',
-      (doc) => {
-        doc.paths['/pets'].post.requestBody.content = { 'application/xml': {} };
-      },
-      /media type application\/json no longer accepted/,
-    ],
-  ];
-  for (const [name, edit, expected] of cases) {
-    const changes = changesFor(edit);
-    t.ok(
-      changes.some((change) => expected.test(change)),
-      name,
-      { changes },
-    );
-  }
+t.test('every change carries its rule, level, direction, operation and pointer', async (t) => {
+  const [change] = diff(
+    baseline(),
+    edited((doc) => {
+      doc.paths['/pets'].get.parameters[0].schema.maximum = 50;
+    }),
+  );
+  t.same(change, {
+    rule: 'request-parameter-max-decreased',
+    level: 'breaking',
+    direction: 'request',
+    operation: { operationId: 'listPets', method: 'GET', path: '/pets' },
+    pointer: '/paths/~1pets/get/parameters/0/schema',
+    side: 'head',
+    message: 'query parameter `limit`: maximum `100` → `50`',
+    before: 100,
+    after: 50,
+  });
+  const [removed] = diff(
+    baseline(),
+    edited((doc) => {
+      doc.paths['/pets'].get.parameters.splice(0, 1);
+    }),
+  );
+  t.match(removed, { rule: 'request-parameter-removed', side: 'base', pointer: '/paths/~1pets/get/parameters/0' });
 });
 
-t.test('removed operations and responses are reported', async (t) => {
+t.test('a keyword beside a $ref is kept when dereferencing', async (t) => {
   t.match(
     changesFor((doc) => {
-      delete doc.paths['/pets/{petId}'];
+      doc.components.schemas.NewPet.properties.status = { $ref: '#/components/schemas/Status', maxLength: 4 };
     }),
-    [/GET \/pets\/\{petId\}: operation removed/],
-  );
-  t.match(
-    changesFor((doc) => {
-      delete doc.paths['/pets'].get.responses['400'];
-    }),
-    [/GET \/pets response 400: response removed/],
-  );
-});
-
-t.test('responses are compared the other way round', async (t) => {
-  const reported = (edit: (doc: Doc) => void, expected: RegExp) => {
-    const changes = changesFor(edit);
-    t.ok(
-      changes.some((change) => expected.test(change)),
-      String(expected),
-      { changes },
-    );
-  };
-  reported((doc) => {
-    doc.components.schemas.Status.enum.push('reserved');
-  }, /GET \/pets response 200 .*enum value\(s\) added: \["reserved"\]/);
-  reported((doc) => {
-    doc.components.schemas.Pet.properties.name.maxLength = 200;
-  }, /POST \/pets response 201 .*\.name: maxLength widened: 100 -> 200/);
-  reported((doc) => {
-    doc.components.schemas.Pet.required = ['id', 'name'];
-  }, /field status is no longer always present/);
-});
-
-t.test('compatible changes are not reported', async (t) => {
-  t.same(
-    changesFor((doc) => {
-      doc.paths['/pets'].get.parameters[0].schema.maximum = 500;
-    }),
-    [],
-    'widened maximum',
-  );
-  t.same(
-    changesFor((doc) => {
-      doc.components.schemas.NewPet.properties.name.maxLength = 200;
-      doc.components.schemas.Pet.properties.name.maxLength = 50;
-    }),
-    [],
-    'longer names accepted, shorter ones returned',
-  );
-  t.same(
-    changesFor((doc) => {
-      doc.paths['/pets'].get.parameters.push({
-        name: 'owner',
-        in: 'query',
-        required: false,
-        schema: { type: 'string' },
-      });
-    }),
-    [],
-    'optional parameter added',
-  );
-  t.same(
-    changesFor((doc) => {
-      doc.paths['/pets'].put = { operationId: 'replacePet', responses: { '200': { description: 'ok' } } };
-    }),
-    [],
-    'operation added',
-  );
-  t.same(
-    changesFor((doc) => {
-      doc.paths['/pets'].get.responses['404'] = { description: 'nope' };
-    }),
-    [],
-    'response added',
-  );
-  t.same(
-    changesFor((doc) => {
-      doc.paths['/pets/{petId}'].get.parameters[0].name = 'id';
-      doc.paths['/pets/{id}'] = doc.paths['/pets/{petId}'];
-      delete doc.paths['/pets/{petId}'];
-    }),
-    [],
-    'path parameter renamed',
+    [/^request-property-max-length-set: request body `application\/json`\.status: maxLength `none` → `4`$/],
   );
 });
 
@@ -315,7 +159,10 @@ t.test('npm run contract -- breaking fails on a narrowed maximum unless the majo
     }),
   );
   t.equal(narrowed.status, 1, 'a narrowed maximum in 1.x fails');
-  t.match(narrowed.stdout, /maximum narrowed: 100 -> 50/);
+  t.match(
+    narrowed.stdout,
+    /x request-parameter-max-decreased \[request\] listPets \(GET \/pets\): query parameter `limit`: maximum `100` → `50`/,
+  );
   const major = run(
     edited((doc) => {
       doc.paths['/pets'].get.parameters[0].schema.maximum = 50;
@@ -323,6 +170,59 @@ t.test('npm run contract -- breaking fails on a narrowed maximum unless the majo
     }),
   );
   t.equal(major.status, 0, 'the same change in 2.0.0 passes', { output: major.stdout + major.stderr });
+});
+
+t.test('input that cannot be compared: one line naming the file and the reason, exit 2', async (t) => {
+  const dir = scratchDir('pets-breaking-input-');
+  t.teardown(() => {
+    dir.remove();
+  });
+  const good = join(dir.path, 'good.yaml');
+  writeFileSync(good, stringify(baseline()));
+  const notYaml = join(dir.path, 'broken.yaml');
+  writeFileSync(notYaml, 'openapi: 3.1.0\npaths: {\n  /pets: [\n');
+  const brokenRef = join(dir.path, 'broken-ref.yaml');
+  writeFileSync(
+    brokenRef,
+    stringify(
+      edited((doc) => {
+        doc.paths['/pets'].post.requestBody.content['application/json'].schema.$ref = '#/components/schemas/Nope';
+      }),
+    ),
+  );
+  const run = (args: string[]) =>
+    spawnSync('npm', ['run', '--silent', 'contract', '--', 'breaking', ...args], { cwd: repoRoot, encoding: 'utf8' });
+  const cases: Array<[string, string[], RegExp]> = [
+    [
+      'a base that does not parse',
+      ['--base', notYaml, '--head', good],
+      /^contract breaking: .*broken\.yaml: not YAML: .+\n$/,
+    ],
+    [
+      'a git ref that does not exist',
+      ['--base', 'no-such-ref-54', '--head', good],
+      /^contract breaking: no-such-ref-54: neither a file nor a git revision that has openapi\.yaml\n$/,
+    ],
+    [
+      'a head with a broken $ref',
+      ['--base', good, '--head', brokenRef],
+      /^contract breaking: .*broken-ref\.yaml: unresolved \$ref #\/components\/schemas\/Nope\n$/,
+    ],
+  ];
+  for (const [name, args, expected] of cases) {
+    const result = run(args);
+    t.equal(result.status, 2, `${name}: exit 2`, { stdout: result.stdout, stderr: result.stderr });
+    t.match(result.stderr, expected, `${name}: one line naming the file and the reason`);
+    t.notMatch(result.stderr, /\n\s+at /, `${name}: no stack trace`);
+  }
+});
+
+t.test('a git revision is a base: openapi.yaml at that commit', async (t) => {
+  const result = spawnSync('npm', ['run', '--silent', 'contract', '--', 'breaking', '--base', 'HEAD', '--json'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
+  t.match(JSON.parse(result.stdout), { base: 'openapi.yaml at HEAD' });
 });
 
 t.test('a reviewed pattern change passes, in requests and responses; any other pattern change does not', async (t) => {
@@ -333,14 +233,13 @@ t.test('a reviewed pattern change passes, in requests and responses; any other p
   };
   const before = edited(withName(reviewed!.from));
   const after = edited(withName(reviewed!.to));
-  t.same(findBreakingChanges(before, after), [], 'the reviewed change, exactly as listed');
+  t.same(breakingOf(before, after), [], 'the reviewed change, exactly as listed');
   const other = edited(withName('^[^\\x00-\\x1F]+$'));
-  t.match(
-    findBreakingChanges(before, other).map(({ where, what }) => `${where}: ${what}`),
-    [/\.name: pattern changed/],
+  t.ok(
+    breakingOf(before, other).some((line) => line.startsWith('request-property-pattern-changed: request body')),
     'another change of the same pattern is still reported',
   );
-  t.ok(findBreakingChanges(after, before).length > 0, 'the reverse of a reviewed change is not reviewed');
+  t.ok(breakingOf(after, before).length > 0, 'the reverse of a reviewed change is not reviewed');
 });
 
 t.test('a reviewed pattern change covers the lengths it names, exactly', async (t) => {
@@ -351,21 +250,18 @@ t.test('a reviewed pattern change covers the lengths it names, exactly', async (
   };
   const before = edited(withCursor(reviewed.from, reviewed.lengths!.from));
   const after = edited(withCursor(reviewed.to, reviewed.lengths!.to));
-  t.same(findBreakingChanges(before, after), [], 'the reviewed change with its lengths');
+  t.same(breakingOf(before, after), [], 'the reviewed change with its lengths');
   const longer = edited(withCursor(reviewed.to, { ...reviewed.lengths!.to, maxLength: 20 }));
-  const whats = (after: JsonObject) =>
-    findBreakingChanges(before, after)
-      .map(({ what }) => what)
-      .join('; ');
+  const whats = (after: JsonObject) => breakingOf(before, after).join('; ');
   t.match(
     whats(longer),
-    /maxLength narrowed: 64 -> 20.*pattern changed/,
+    /max-length-decreased: .*maxLength `64` → `20`.*pattern-changed/,
     'other lengths with the same patterns are not the reviewed change',
   );
   const lengthOnly = edited(withCursor(reviewed.from, { minLength: 1, maxLength: 10 }));
   t.match(
     whats(lengthOnly),
-    /^maxLength narrowed: 64 -> 10$/,
+    /^request-parameter-max-length-decreased: query parameter `cursor`: maxLength `64` → `10`$/,
     'a length change without the pattern change is reported',
   );
 });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { changelog } from '../../scripts/contract/changelog.js';
+import { changelog } from '../../lib/contract/changelog.js';
 import type { JsonObject } from '../../lib/openapi/dereference.js';
 
 const error = { type: 'object', properties: { code: { type: 'string', enum: ['a'] } } };
@@ -18,6 +18,8 @@ function spec(version: string, extra: { get?: JsonObject; post?: JsonObject; sch
   };
 }
 
+// The entries are the changelog's view of lib/contract/diff.ts: each line carries the rule id and level the gate
+// judged by (the Error.code enum, shared by no operation here, is no longer listed on its own).
 t.test('names every kind of change between two contracts', async (t) => {
   const before = spec('1.0.0', {
     get: { parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', maximum: 100 } }] },
@@ -43,31 +45,32 @@ t.test('names every kind of change between two contracts', async (t) => {
   });
   (after['paths'] as { '/pets': { get: JsonObject } })['/pets'].get['x-slo'] = { availability: 99.9 };
   const text = changelog(before, after);
-  t.match(text, /- `x-slo`: `null` → `\{"availability":99\.9\}`/);
+  t.match(text, /- `x-slo`: `none` → `\{"availability":99\.9\}` \(none: `api-objectives-changed`\)/);
   t.match(text, /^## 1\.1\.0\n/);
   t.match(text, /Changes to the contract since 1\.0\.0/);
-  t.match(text, /- Added `POST \/pets` \(createPet\)\./);
-  t.match(text, /- Deprecated `GET \/pets` \(listPets\), sunset 2030-12-05T00:00:00Z\./);
-  t.match(text, /- `deprecated`: null → true/);
-  t.match(text, /- header parameter `If-None-Match` added \(optional; type `"string"`\)/);
-  t.match(text, /- query parameter `limit`: schema type `"integer"`, maximum `100` → type `"integer"`, maximum `200`/);
-  t.match(text, /- response `304` added \(no body; headers: none\)/);
-  t.match(text, /- response header `ETag` added to `200`/);
-  t.match(text, /- Error\.code: enum values added \["b"\]/);
-  t.match(text, /- `IdempotencyError` added: Another error\./);
+  t.match(text, /- Added `POST \/pets` \(createPet\)\. \(additive: `endpoint-added`\)/);
+  t.match(
+    text,
+    /- Deprecated `GET \/pets` \(listPets\), sunset `"2030-12-05T00:00:00Z"`\. \(warning: `endpoint-deprecated`\)/,
+  );
+  t.match(text, /- header parameter `If-None-Match`: added, optional \(additive: `new-optional-request-parameter`\)/);
+  t.match(text, /- query parameter `limit`: maximum `100` → `200` \(additive: `request-parameter-max-increased`\)/);
+  t.match(text, /- response `304` added \(additive: `response-success-status-added`\)/);
+  t.match(text, /- response `200` header `ETag`: added \(additive: `response-header-added`\)/);
+  t.match(text, /- `IdempotencyError` added: Another error\. \(none: `component-schema-added`\)/);
 
   const removed = changelog(after, before);
-  t.match(removed, /- Removed `POST \/pets` \(createPet\)\./);
-  t.match(removed, /- header parameter `If-None-Match` removed/);
-  t.match(removed, /- response `304` removed/);
-  t.match(removed, /- `IdempotencyError` removed/);
+  t.match(removed, /- Removed `POST \/pets` \(createPet\)\. \(breaking: `api-removed-without-deprecation`\)/);
+  t.match(removed, /- header parameter `If-None-Match`: removed \(warning: `request-parameter-removed`\)/);
+  t.match(removed, /- response `304` removed \(breaking: `response-success-status-removed`\)/);
+  t.match(removed, /- `IdempotencyError` removed \(none: `component-schema-removed`\)/);
 });
 
 t.test('says so when nothing changed', async (t) => {
   const same = spec('1.0.0', {});
   const text = changelog(same, same);
   t.match(text, /No operation added, removed or deprecated\./);
-  t.match(text, /No schema changed\./);
+  t.match(text, /No component added or removed\./);
 });
 
 t.test('schema values are inline code, so a pattern never reads as a Markdown link', async (t) => {
@@ -75,5 +78,13 @@ t.test('schema values are inline code, so a pattern never reads as a Markdown li
     get: { parameters: [{ name: 'cursor', in: 'query', schema: { type: 'string', pattern } }] },
   });
   const text = changelog(spec('1.0.0', cursor('^[a-z]+$')), spec('1.1.0', cursor('^[ab](?:c|d)`$')));
-  t.match(text, 'pattern `"^[a-z]+$"` → type `"string"`, pattern ``"^[ab](?:c|d)`$"``');
+  t.match(text, 'pattern `"^[a-z]+$"` → ``"^[ab](?:c|d)`$"``');
+});
+
+t.test('the changelog and the gate read one diff: an entry says the level the gate judged', async (t) => {
+  const before = spec('1.0.0', {
+    get: { parameters: [{ name: 'cursor', in: 'query', schema: { type: 'string' } }] },
+  });
+  const after = spec('1.1.0', {});
+  t.match(changelog(before, after), /- query parameter `cursor`: removed \(breaking: `request-parameter-removed`\)/);
 });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { summaryPlaceholder, withUnreleasedSection } from '../../generators/prose/changelogSection.js';
+import { summaryPlaceholder, withUnreleasedSection } from '../../lib/contract/changelogSection.js';
 import { versionProblems } from '../../scripts/contract/version.js';
 import type { JsonObject } from '../../lib/openapi/dereference.js';
 

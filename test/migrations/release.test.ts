@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { previousRelease, readReleases } from '../../lib/releases/record.js';
-import { summaryPlaceholder } from '../../generators/prose/changelogSection.js';
+import { summaryPlaceholder } from '../../lib/contract/changelogSection.js';
 import { copyOfRepo } from '../helpers/repoCopy.js';
 
 /**

@@ -1,4 +1,8 @@
 /**
+ * Changes a person has reviewed as breaking nothing, which the diff cannot
+ * prove by itself; each turns a breaking change into a warning that names the
+ * reason. Anything not listed exactly is still breaking.
+ *
  * Pattern changes a person has reviewed as breaking nothing, which the
  * breaking-change check cannot prove by itself (it does not compare regular
  * expressions). Each entry is exact: the old and the new `pattern` (and, when
@@ -68,5 +72,32 @@ export function reviewedPatternChange(
       (change.lengths
         ? sameLengths(change.lengths.from, lengthsOf(from)) && sameLengths(change.lengths.to, lengthsOf(to))
         : sameLengths(lengthsOf(from), lengthsOf(to))),
+  );
+}
+
+/**
+ * A security requirement's scopes, reviewed: exactly these scopes of this
+ * scheme, from `from` to `to`, on any operation.
+ */
+export interface ReviewedScopeChange {
+  scheme: string;
+  from: string[];
+  to: string[];
+  reason: string;
+}
+
+const scopesReason =
+  'Scopes came with 1.3.0: every key issued before, and every key issued without scopes, holds every ' +
+  'scope (src/auth/scopes.ts), so no key that was accepted is refused; a key restricted to a scope is new.';
+
+export const reviewedScopeChanges: readonly ReviewedScopeChange[] = [
+  { scheme: 'bearerAuth', from: [], to: ['pets:read'], reason: scopesReason },
+  { scheme: 'bearerAuth', from: [], to: ['pets:write'], reason: scopesReason },
+];
+
+export function reviewedScopeChange(scheme: string, from: string[], to: string[]): ReviewedScopeChange | undefined {
+  const key = (scopes: string[]) => JSON.stringify([...scopes].sort());
+  return reviewedScopeChanges.find(
+    (change) => change.scheme === scheme && key(change.from) === key(from) && key(change.to) === key(to),
   );
 }

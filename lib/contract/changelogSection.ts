@@ -1,9 +1,9 @@
 // The CHANGELOG.md section of the version under way. Its entries are what changed against the last release
-// (scripts/contract/changelog.ts), generated between markers; the summary above them is a writer's. A
+// (lib/contract/changelog.ts, a view of lib/contract/diff.ts), generated between markers; the summary above them is a writer's. A
 // released version's section is history and is never rewritten.
-import type { JsonObject } from '../../lib/openapi/dereference.js';
-import { changes } from '../../scripts/contract/changelog.js';
-import { blockContent, withBlock } from '../../lib/generatedBlocks.js';
+import type { JsonObject } from '../openapi/dereference.js';
+import { changes } from './changelog.js';
+import { blockContent, withBlock } from '../generatedBlocks.js';
 
 /** What a new section's summary says until someone writes one; the gate refuses it (scripts/contract/version.ts). */
 export const summaryPlaceholder = 'Summary: (to write: what changed for consumers, and why)';

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../../lib/repoRoot.js';
+import { repoRoot } from '../repoRoot.js';
 
 export const releasedDir = join(repoRoot, 'contract/released');
 
@@ -29,4 +29,11 @@ export function lastReleased(dir = releasedDir): string {
   const latest = releasedVersions(dir).at(-1);
   if (!latest) throw new Error(`no contract/released/openapi-<version>.yaml baseline in ${dir}`);
   return releasedFile(latest, dir);
+}
+
+/** The major number of a semantic version (info.version). */
+export function majorOf(version: unknown): number {
+  const match = /^v?(\d+)\./.exec(String(version));
+  if (!match?.[1]) throw new Error(`info.version ${JSON.stringify(version)} is not a semantic version`);
+  return Number(match[1]);
 }

@@ -1,0 +1,55 @@
+// The changelog's entries: the diff (lib/contract/diff.ts) for people, grouped by operation, each line with its
+// rule id and level, so the changelog says what the gate judged.
+import type { JsonObject } from '../openapi/dereference.js';
+import type { Change } from './change.js';
+import { diff } from './diff.js';
+import { code } from './text.js';
+
+const versionOf = (document: JsonObject) => String((document['info'] as JsonObject | undefined)?.['version']);
+
+const operationKey = (change: Change) =>
+  change.operation ? `${change.operation.method} ${change.operation.path}` : undefined;
+
+/** One entry: the message, then the rule and level (and the review that accepted it). */
+export const entry = (change: Change) =>
+  `- ${change.message} (${change.level}: ${code(change.rule)}${change.reviewed ? ', reviewed' : ''})`;
+
+/** What changed from one contract to the next, as the Markdown entries of a changelog section. */
+export function changes(base: JsonObject, head: JsonObject, list: Change[] = diff(base, head)): string {
+  const out = [`Changes to the contract since ${versionOf(base)}.`, '', '### Operations', ''];
+  const lifecycle = list.filter((change) => /^(endpoint-added|endpoint-deprecated|api-removed-)/.test(change.rule));
+  if (lifecycle.length === 0) out.push('No operation added, removed or deprecated.');
+  for (const change of lifecycle) {
+    const { operation } = change;
+    if (!operation) continue;
+    const name = `${code(`${operation.method} ${operation.path}`)} (${operation.operationId})`;
+    const verb =
+      change.rule === 'endpoint-added' ? 'Added' : change.rule === 'endpoint-deprecated' ? 'Deprecated' : 'Removed';
+    const detail = verb === 'Deprecated' ? `, ${change.message.replace(/^deprecated, /, '')}` : '';
+    out.push(`- ${verb} ${name}${detail}. (${change.level}: ${code(change.rule)})`);
+  }
+  out.push('');
+  const byOperation = new Map<string, Change[]>();
+  for (const change of list) {
+    const key = operationKey(change);
+    if (!key || lifecycle.includes(change)) continue;
+    byOperation.set(key, [...(byOperation.get(key) ?? []), change]);
+  }
+  for (const [key, changes] of byOperation) {
+    const operationId = changes[0]?.operation?.operationId ?? '';
+    out.push(`### ${code(key)} (${operationId})`, '', ...changes.map(entry), '');
+  }
+  const components = list.filter((change) => !change.operation);
+  out.push(
+    '### Components',
+    '',
+    ...(components.length > 0 ? components.map(entry) : ['No component added or removed.']),
+    '',
+  );
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+/** A changelog section: its heading, then changes(). */
+export function changelog(base: JsonObject, head: JsonObject): string {
+  return `## ${versionOf(head)}\n\n${changes(base, head)}`;
+}

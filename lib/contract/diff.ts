@@ -1,0 +1,426 @@
+// The one diff of two contracts: every change a client can tell apart, each with a rule id, a level, a direction,
+// its operation and a JSON pointer. The verdict, the changelog and the reviewer's report are views of its list.
+import { dereference, isObject, same, type Json, type JsonObject } from '../openapi/dereference.js';
+import type { Change, Level } from './change.js';
+import { operationsOf, type Operation } from './operations.js';
+import { Reporter } from './reporter.js';
+import { compareSchemas } from './schemaDiff.js';
+import { compareSecurity, compareSecuritySchemes } from './securityDiff.js';
+import { code, literal, pointerStep } from './text.js';
+
+export type { Change, Level, Direction, OperationRef } from './change.js';
+
+const objectAt = (value: Json | undefined): JsonObject => (isObject(value) ? value : {});
+
+const describeParameter = (parameter: JsonObject) =>
+  `${String(parameter['in'])} parameter ${code(String(parameter['name']))}`;
+const serialization = ['style', 'explode', 'allowReserved', 'allowEmptyValue', 'content'];
+
+function compareParameters(base: Operation, head: Operation, out: Reporter) {
+  for (const [key, { parameter, pointer }] of head.parameters) {
+    const where = describeParameter(parameter);
+    const previous = base.parameters.get(key);
+    if (!previous) {
+      if (parameter['required'] === true)
+        out.add('new-required-request-parameter', 'breaking', 'request', `${where}: added, required`, pointer);
+      else out.add('new-optional-request-parameter', 'additive', 'request', `${where}: added, optional`, pointer);
+      continue;
+    }
+    const was = previous.parameter['required'] === true;
+    const is = parameter['required'] === true;
+    if (was !== is)
+      out.add(
+        `request-parameter-became-${is ? 'required' : 'optional'}`,
+        is ? 'breaking' : 'additive',
+        'request',
+        `${where}: became ${is ? 'required' : 'optional'}`,
+        pointer,
+      );
+    if (previous.parameter['deprecated'] !== parameter['deprecated'])
+      out.add(
+        parameter['deprecated'] === true ? 'request-parameter-deprecated' : 'request-parameter-reactivated',
+        parameter['deprecated'] === true ? 'warning' : 'none',
+        'request',
+        `${where}: deprecated ${literal(previous.parameter['deprecated'])} → ${literal(parameter['deprecated'])}`,
+        pointer,
+      );
+    for (const keyword of serialization) {
+      if (same(previous.parameter[keyword], parameter[keyword])) continue;
+      out.add(
+        'request-parameter-serialization-changed',
+        'breaking',
+        'request',
+        `${where}: ${keyword} ${literal(previous.parameter[keyword])} → ${literal(parameter[keyword])}`,
+        pointer,
+      );
+    }
+    compareSchemas(
+      previous.parameter['schema'],
+      parameter['schema'],
+      {
+        direction: 'request',
+        prefix: 'request-parameter',
+        where,
+        pointer: `${pointer}${pointerStep('schema')}`,
+        basePointer: `${previous.pointer}${pointerStep('schema')}`,
+        ...(out.operation ? { operation: out.operation } : {}),
+      },
+      out.emit,
+    );
+  }
+  for (const [key, { parameter, pointer }] of base.parameters) {
+    if (head.parameters.has(key)) continue;
+    // A header the service stops reading is ignored; a query, path or cookie parameter is refused or changes the answer.
+    const level: Level = parameter['in'] === 'header' ? 'warning' : 'breaking';
+    out.add('request-parameter-removed', level, 'request', `${describeParameter(parameter)}: removed`, pointer, 'base');
+  }
+}
+
+function compareContent(
+  base: Json | undefined,
+  head: Json | undefined,
+  direction: 'request' | 'response',
+  where: string,
+  pointers: { head: string; base: string },
+  out: Reporter,
+) {
+  const baseContent = objectAt(objectAt(base)['content']);
+  const headContent = objectAt(objectAt(head)['content']);
+  const prefix = direction === 'request' ? 'request-body' : 'response';
+  const at = (pointer: string, mediaType: string) => `${pointer}${pointerStep('content')}${pointerStep(mediaType)}`;
+  for (const mediaType of Object.keys(headContent)) {
+    if (mediaType in baseContent) continue;
+    out.add(
+      `${prefix}-media-type-added`,
+      'additive',
+      direction,
+      `${where}: media type ${code(mediaType)} added`,
+      at(pointers.head, mediaType),
+    );
+  }
+  for (const [mediaType, media] of Object.entries(baseContent)) {
+    const counterpart = headContent[mediaType];
+    if (counterpart === undefined) {
+      out.add(
+        `${prefix}-media-type-removed`,
+        'breaking',
+        direction,
+        `${where}: media type ${code(mediaType)} removed`,
+        at(pointers.base, mediaType),
+        'base',
+      );
+      continue;
+    }
+    compareSchemas(
+      objectAt(media)['schema'],
+      objectAt(counterpart)['schema'],
+      {
+        direction,
+        prefix: direction === 'request' ? 'request-body' : 'response-body',
+        where: `${where} ${code(mediaType)}`,
+        pointer: `${at(pointers.head, mediaType)}${pointerStep('schema')}`,
+        basePointer: `${at(pointers.base, mediaType)}${pointerStep('schema')}`,
+        ...(out.operation ? { operation: out.operation } : {}),
+      },
+      out.emit,
+    );
+  }
+}
+
+function compareRequestBody(base: Operation, head: Operation, out: Reporter) {
+  const before = base.value['requestBody'];
+  const after = head.value['requestBody'];
+  const pointer = `${head.pointer}${pointerStep('requestBody')}`;
+  const basePointer = `${base.pointer}${pointerStep('requestBody')}`;
+  const required = (body: Json | undefined) => objectAt(body)['required'] === true;
+  if (!isObject(before) && !isObject(after)) return;
+  if (!isObject(before)) {
+    const kind = required(after) ? 'required' : 'optional';
+    out.add(
+      `added-${kind}-request-body`,
+      required(after) ? 'breaking' : 'additive',
+      'request',
+      `request body added, ${kind}`,
+      pointer,
+    );
+    return;
+  }
+  if (!isObject(after)) {
+    out.add('request-body-removed', 'breaking', 'request', 'request body removed', basePointer, 'base');
+    return;
+  }
+  if (required(before) !== required(after))
+    out.add(
+      `request-body-became-${required(after) ? 'required' : 'optional'}`,
+      required(after) ? 'breaking' : 'additive',
+      'request',
+      `request body became ${required(after) ? 'required' : 'optional'}`,
+      pointer,
+    );
+  compareContent(before, after, 'request', 'request body', { head: pointer, base: basePointer }, out);
+}
+
+const isSuccess = (status: string) => /^[123]/.test(status);
+
+function compareHeaders(
+  base: JsonObject,
+  head: JsonObject,
+  where: string,
+  pointers: { head: string; base: string },
+  out: Reporter,
+) {
+  const byName = (response: JsonObject) =>
+    new Map(
+      Object.entries(objectAt(response['headers'])).map(([name, header]) => [
+        name.toLowerCase(),
+        { name, header: objectAt(header) },
+      ]),
+    );
+  const before = byName(base);
+  const after = byName(head);
+  const at = (pointer: string, name: string) => `${pointer}${pointerStep('headers')}${pointerStep(name)}`;
+  for (const [key, { name, header }] of after) {
+    const previous = before.get(key);
+    const pointer = at(pointers.head, name);
+    const label = `${where} header ${code(name)}`;
+    if (!previous) {
+      out.add('response-header-added', 'additive', 'response', `${label}: added`, pointer);
+      continue;
+    }
+    const was = previous.header['required'] === true;
+    const is = header['required'] === true;
+    if (was && !is)
+      out.add('response-header-became-optional', 'breaking', 'response', `${label}: became optional`, pointer);
+    if (!was && is)
+      out.add('response-header-became-required', 'none', 'response', `${label}: became required`, pointer);
+    compareSchemas(
+      previous.header['schema'],
+      header['schema'],
+      {
+        direction: 'response',
+        prefix: 'response-header',
+        where: label,
+        pointer: `${pointer}${pointerStep('schema')}`,
+        basePointer: `${at(pointers.base, previous.name)}${pointerStep('schema')}`,
+        ...(out.operation ? { operation: out.operation } : {}),
+      },
+      out.emit,
+    );
+  }
+  // Removed, required or not: an optional header is one the service sends in some answers, and a client that
+  // reads it when present (ETag for If-None-Match) loses it.
+  for (const [key, { name, header }] of before)
+    if (!after.has(key))
+      out.add(
+        'response-header-removed',
+        'breaking',
+        'response',
+        `${where} header ${code(name)}: removed (it was ${header['required'] === true ? 'required' : 'optional'})`,
+        at(pointers.base, name),
+        'base',
+      );
+}
+
+function compareResponses(base: Operation, head: Operation, out: Reporter) {
+  const before = objectAt(base.value['responses']);
+  const after = objectAt(head.value['responses']);
+  const at = (operation: Operation, status: string) =>
+    `${operation.pointer}${pointerStep('responses')}${pointerStep(status)}`;
+  for (const [status, response] of Object.entries(after)) {
+    const pointer = at(head, status);
+    const kind = isSuccess(status) ? 'success' : 'non-success';
+    const previous = before[status];
+    if (previous === undefined) {
+      out.add(`response-${kind}-status-added`, 'additive', 'response', `response ${code(status)} added`, pointer);
+      continue;
+    }
+    const pointers = { head: pointer, base: at(base, status) };
+    compareHeaders(objectAt(previous), objectAt(response), `response ${code(status)}`, pointers, out);
+    compareContent(previous, response, 'response', `response ${code(status)}`, pointers, out);
+  }
+  for (const status of Object.keys(before)) {
+    if (status in after) continue;
+    const success = isSuccess(status);
+    out.add(
+      `response-${success ? 'success' : 'non-success'}-status-removed`,
+      success ? 'breaking' : 'warning',
+      'response',
+      `response ${code(status)} removed`,
+      at(base, status),
+      'base',
+    );
+  }
+}
+
+const sunsetOf = (operation: JsonObject) =>
+  typeof operation['x-sunset'] === 'string' ? operation['x-sunset'] : undefined;
+const deprecationDetails = ['x-deprecated-at', 'x-replacement', 'x-deprecation-docs'];
+
+/** Deprecation and sunset policy: a deprecation names its sunset, and a sunset never comes sooner. */
+function compareDeprecation(base: Operation, head: Operation, out: Reporter) {
+  const was = base.value['deprecated'] === true;
+  const is = head.value['deprecated'] === true;
+  const sunset = sunsetOf(head.value);
+  const previousSunset = sunsetOf(base.value);
+  const pointer = `${head.pointer}${pointerStep('deprecated')}`;
+  if (!was && is) {
+    out.add('endpoint-deprecated', 'warning', 'none', `deprecated, sunset ${literal(sunset)}`, pointer);
+    if (!sunset)
+      out.add('api-deprecated-sunset-missing', 'breaking', 'none', 'deprecated without an x-sunset date', pointer);
+  }
+  if (was && !is)
+    out.add(
+      'endpoint-reactivated',
+      'none',
+      'none',
+      'no longer deprecated',
+      `${base.pointer}${pointerStep('deprecated')}`,
+      'base',
+    );
+  const sunsetPointer = `${head.pointer}${pointerStep('x-sunset')}`;
+  if (previousSunset !== sunset) {
+    const message = `x-sunset ${literal(previousSunset)} → ${literal(sunset)}`;
+    if (previousSunset && !sunset) {
+      if (is)
+        out.add('api-sunset-deleted', 'breaking', 'none', message, `${base.pointer}${pointerStep('x-sunset')}`, 'base');
+    } else if (previousSunset && sunset && Date.parse(sunset) < Date.parse(previousSunset))
+      out.add('api-sunset-date-changed-too-small', 'breaking', 'none', message, sunsetPointer);
+    else if (previousSunset) out.add('api-sunset-date-changed', 'none', 'none', message, sunsetPointer);
+    else if (was) out.add('api-sunset-date-changed', 'none', 'none', message, sunsetPointer);
+  }
+  for (const field of deprecationDetails)
+    if (!same(base.value[field], head.value[field]))
+      out.add(
+        'api-deprecation-details-changed',
+        'none',
+        'none',
+        `${code(field)} ${literal(base.value[field])} → ${literal(head.value[field])}`,
+        `${head.pointer}${pointerStep(field)}`,
+      );
+}
+
+/** The operation's other extensions: objectives (x-slo) and the like are part of what consumers are promised. */
+function compareExtensions(base: Operation, head: Operation, out: Reporter) {
+  const names = new Set([...Object.keys(base.value), ...Object.keys(head.value)]);
+  for (const name of [...names].sort()) {
+    if (!name.startsWith('x-') || name === 'x-sunset' || deprecationDetails.includes(name)) continue;
+    if (same(base.value[name], head.value[name])) continue;
+    out.add(
+      name === 'x-slo' ? 'api-objectives-changed' : 'api-extension-changed',
+      'none',
+      'none',
+      `${code(name)}: ${literal(base.value[name])} → ${literal(head.value[name])}`,
+      `${head.pointer}${pointerStep(name)}`,
+    );
+  }
+}
+
+function compareOperation(
+  base: Operation,
+  head: Operation,
+  documents: { base: JsonObject; head: JsonObject },
+): Change[] {
+  const out = new Reporter(head.ref);
+  if (base.ref.operationId !== head.ref.operationId)
+    out.add(
+      'api-operation-id-removed',
+      'breaking',
+      'none',
+      `operationId ${code(base.ref.operationId)} → ${code(head.ref.operationId)} (the client's method is renamed)`,
+      `${head.pointer}${pointerStep('operationId')}`,
+    );
+  compareDeprecation(base, head, out);
+  compareSecurity(base, head, documents, out);
+  compareParameters(base, head, out);
+  compareRequestBody(base, head, out);
+  compareResponses(base, head, out);
+  compareExtensions(base, head, out);
+  return out.changes;
+}
+
+function firstSentence(text: Json | undefined): string {
+  return (
+    /^[^.]*\.?/.exec(
+      String(text ?? '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )?.[0] ?? ''
+  ).trim();
+}
+
+function compareComponentSchemas(base: JsonObject, head: JsonObject, out: Reporter) {
+  const before = objectAt(objectAt(base['components'])['schemas']);
+  const after = objectAt(objectAt(head['components'])['schemas']);
+  const at = (name: string) => `${pointerStep('components')}${pointerStep('schemas')}${pointerStep(name)}`;
+  for (const [name, schema] of Object.entries(after))
+    if (!(name in before))
+      out.add(
+        'component-schema-added',
+        'none',
+        'none',
+        `${code(name)} added: ${firstSentence(objectAt(schema)['description'])}`,
+        at(name),
+      );
+  for (const name of Object.keys(before))
+    if (!(name in after))
+      out.add('component-schema-removed', 'none', 'none', `${code(name)} removed`, at(name), 'base');
+}
+
+/** Every change from base to head, operations in the head's order, then removed ones, then components. */
+export function diff(baseRaw: JsonObject, headRaw: JsonObject): Change[] {
+  const base = dereference(baseRaw);
+  const head = dereference(headRaw);
+  const before = operationsOf(base);
+  const after = operationsOf(head);
+  const changes: Change[] = [];
+  for (const [shape, operation] of after) {
+    const previous = before.get(shape);
+    if (!previous) {
+      const out = new Reporter(operation.ref);
+      out.add('endpoint-added', 'additive', 'none', 'operation added', operation.pointer);
+      changes.push(...out.changes);
+      continue;
+    }
+    changes.push(...compareOperation(previous, operation, { base, head }));
+  }
+  for (const [shape, operation] of before) {
+    if (after.has(shape)) continue;
+    const out = new Reporter(operation.ref);
+    const sunset = sunsetOf(operation.value);
+    const pastSunset =
+      operation.value['deprecated'] === true && sunset !== undefined && Date.parse(sunset) <= Date.now();
+    if (pastSunset)
+      out.add(
+        'api-removed-after-sunset',
+        'warning',
+        'none',
+        `operation removed after its sunset ${sunset}`,
+        operation.pointer,
+        'base',
+      );
+    else if (operation.value['deprecated'] === true)
+      out.add(
+        'api-removed-before-sunset',
+        'breaking',
+        'none',
+        `operation removed before its sunset ${literal(sunset)}`,
+        operation.pointer,
+        'base',
+      );
+    else
+      out.add(
+        'api-removed-without-deprecation',
+        'breaking',
+        'none',
+        'operation removed without deprecation',
+        operation.pointer,
+        'base',
+      );
+    changes.push(...out.changes);
+  }
+  const components = new Reporter();
+  compareSecuritySchemes(base, head, components);
+  compareComponentSchemas(baseRaw, headRaw, components);
+  changes.push(...components.changes);
+  return changes;
+}

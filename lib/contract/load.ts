@@ -1,0 +1,66 @@
+// Reading a contract to compare: a file, or openapi.yaml at a git revision. Whatever is wrong with the input
+// becomes one ContractInputError naming the source and the reason, never a stack trace.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { dereference, isObject, type JsonObject } from '../openapi/dereference.js';
+import { repoRoot } from '../repoRoot.js';
+
+export class ContractInputError extends Error {}
+
+/** Parses a contract's text; int64 bounds do not fit a double, so they stay exact (as text). */
+export function parseContract(text: string, source: string): JsonObject {
+  let document: unknown;
+  try {
+    document = parse(
+      text,
+      (_key: unknown, value: unknown) =>
+        typeof value === 'bigint' ? (Number.isSafeInteger(Number(value)) ? Number(value) : String(value)) : value,
+      { intAsBigInt: true },
+    );
+  } catch (error) {
+    const reason = (error as Error).message.split('\n')[0] ?? 'unreadable';
+    throw new ContractInputError(`${source}: not YAML: ${reason}`);
+  }
+  if (!isObject(document as JsonObject) || !isObject((document as JsonObject)['paths'] as JsonObject))
+    throw new ContractInputError(`${source}: not an OpenAPI document (no paths object)`);
+  try {
+    dereference(document as JsonObject);
+  } catch (error) {
+    throw new ContractInputError(`${source}: ${(error as Error).message}`);
+  }
+  return document as JsonObject;
+}
+
+export const readContractFile = (file: string): JsonObject => parseContract(readFileSync(file, 'utf8'), file);
+
+export interface LoadedContract {
+  document: JsonObject;
+  /** The file, or "openapi.yaml at <ref>". */
+  source: string;
+}
+
+/** A file when one exists at `source`, else openapi.yaml at the git revision `source`. */
+export function loadContract(source: string, root = repoRoot): LoadedContract {
+  if (existsSync(source)) {
+    let text: string;
+    try {
+      text = readFileSync(source, 'utf8');
+    } catch (error) {
+      throw new ContractInputError(`${source}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    }
+    return { document: parseContract(text, source), source };
+  }
+  const label = `openapi.yaml at ${source}`;
+  let text: string;
+  try {
+    text = execFileSync('git', ['show', `${source}:openapi.yaml`], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch {
+    throw new ContractInputError(`${source}: neither a file nor a git revision that has openapi.yaml`);
+  }
+  return { document: parseContract(text, label), source: label };
+}

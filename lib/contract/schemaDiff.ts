@@ -1,0 +1,367 @@
+// How two schemas of the same place differ, for a client. Requests are closed: every value the base
+// accepted must still be accepted. Responses may grow: every value the head can send must have been
+// possible before, except fields a client does not know yet, which it ignores (docs/contract.md).
+import { isObject, same, type Json, type JsonObject } from '../openapi/dereference.js';
+import type { Change, Level, OperationRef } from './change.js';
+import { reviewedPatternChange } from './reviewed.js';
+import { literal, pointerStep } from './text.js';
+
+export interface SchemaPlace {
+  direction: 'request' | 'response';
+  /** The rule prefix of this node: request-parameter, request-body, response-body, response-header, *-property. */
+  prefix: string;
+  /** Where, for people: "query parameter `limit`", "request body `application/json`.name". */
+  where: string;
+  pointer: string;
+  basePointer: string;
+  operation?: OperationRef;
+}
+
+type Emit = (change: Change) => void;
+
+/** The level of a change by whether the head accepts fewer values (tighter) or more (looser). */
+const tighter = (place: SchemaPlace): Level => (place.direction === 'request' ? 'breaking' : 'none');
+const looser = (place: SchemaPlace): Level => (place.direction === 'request' ? 'additive' : 'breaking');
+
+const lowerBounds: Record<string, string> = {
+  minimum: 'min',
+  exclusiveMinimum: 'exclusive-min',
+  minLength: 'min-length',
+  minItems: 'min-items',
+  minProperties: 'min-properties',
+};
+const upperBounds: Record<string, string> = {
+  maximum: 'max',
+  exclusiveMaximum: 'exclusive-max',
+  maxLength: 'max-length',
+  maxItems: 'max-items',
+  maxProperties: 'max-properties',
+};
+/** Keywords that restrict when present and cannot be compared when both are: any change of value is breaking. */
+const restrictions: Record<string, string> = {
+  pattern: 'pattern',
+  format: 'format',
+  multipleOf: 'multiple-of',
+  const: 'const',
+  uniqueItems: 'unique-items',
+};
+const composition = ['allOf', 'oneOf', 'anyOf', 'not', 'if', 'then', 'else', 'discriminator'];
+/** What says nothing a client can be refused for. */
+const ignored = new Set([
+  'description',
+  'title',
+  'example',
+  'examples',
+  '$comment',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'externalDocs',
+  'xml',
+  'contentMediaType',
+]);
+const handled = new Set([
+  ...Object.keys(lowerBounds),
+  ...Object.keys(upperBounds),
+  ...Object.keys(restrictions),
+  ...composition,
+  'type',
+  'enum',
+  'default',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  '$ref',
+]);
+
+function typesOf(schema: JsonObject): string[] | undefined {
+  const type = schema['type'];
+  if (typeof type === 'string') return [type];
+  if (Array.isArray(type)) return type.filter((item): item is string => typeof item === 'string');
+  return undefined;
+}
+
+/** Whether every value of the `inner` types is one of the `outer` types (an integer is a number). */
+const within = (inner: string[], outer: string[]) =>
+  inner.every((type) => outer.includes(type) || (type === 'integer' && outer.includes('number')));
+
+class SchemaComparison {
+  constructor(
+    private readonly emit: Emit,
+    private readonly place: SchemaPlace,
+    private readonly base: JsonObject,
+    private readonly head: JsonObject,
+  ) {}
+
+  private reviewedReason: string | undefined;
+  private reviewedKeywords = new Set<string>();
+
+  private report(
+    suffix: string,
+    level: Level,
+    what: string,
+    before: Json | undefined,
+    after: Json | undefined,
+    keyword?: string,
+  ) {
+    const { place } = this;
+    const reviewed = keyword !== undefined && this.reviewedKeywords.has(keyword) && level === 'breaking';
+    const removed = after === undefined;
+    this.emit({
+      rule: `${place.prefix}-${suffix}`,
+      level: reviewed ? 'warning' : level,
+      direction: place.direction,
+      ...(place.operation ? { operation: place.operation } : {}),
+      pointer: removed ? place.basePointer : place.pointer,
+      side: removed ? 'base' : 'head',
+      message: `${place.where}: ${what} ${literal(before)} → ${literal(after)}`,
+      ...(before !== undefined ? { before } : {}),
+      ...(after !== undefined ? { after } : {}),
+      ...(reviewed && this.reviewedReason ? { reviewed: this.reviewedReason } : {}),
+    });
+  }
+
+  run(): void {
+    const reviewed = reviewedPatternChange(this.base, this.head);
+    if (reviewed) {
+      this.reviewedReason = reviewed.reason;
+      this.reviewedKeywords = new Set(['pattern', 'minLength', 'maxLength']);
+    }
+    this.composition();
+    this.types();
+    this.enums();
+    this.bounds();
+    this.restrictions();
+    this.defaults();
+    this.objects();
+    this.items();
+    this.others();
+  }
+
+  private composition() {
+    for (const keyword of composition) {
+      if (same(this.base[keyword], this.head[keyword])) continue;
+      this.report(
+        'composition-changed',
+        'breaking',
+        `${keyword} changed (not analysed: review by hand)`,
+        this.base[keyword],
+        this.head[keyword],
+      );
+    }
+  }
+
+  private types() {
+    const baseTypes = typesOf(this.base);
+    const headTypes = typesOf(this.head);
+    if (same(baseTypes, headTypes)) return;
+    const nonNull = (types: string[] | undefined) => types?.filter((type) => type !== 'null');
+    if (baseTypes && headTypes && same(nonNull(baseTypes), nonNull(headTypes))) {
+      const nullable = headTypes.includes('null');
+      this.report(
+        nullable ? 'became-nullable' : 'became-not-nullable',
+        nullable ? looser(this.place) : tighter(this.place),
+        'type',
+        baseTypes,
+        headTypes,
+      );
+      return;
+    }
+    let level: Level = 'breaking';
+    if (!headTypes || (baseTypes && within(baseTypes, headTypes))) level = looser(this.place);
+    else if (!baseTypes || within(headTypes, baseTypes)) level = tighter(this.place);
+    this.report('type-changed', level, 'type', baseTypes, headTypes);
+  }
+
+  private enums() {
+    const baseEnum = Array.isArray(this.base['enum']) ? this.base['enum'] : undefined;
+    const headEnum = Array.isArray(this.head['enum']) ? this.head['enum'] : undefined;
+    if (same(baseEnum, headEnum)) return;
+    if (!baseEnum || !headEnum) {
+      const added = headEnum !== undefined;
+      this.report(
+        added ? 'enum-added' : 'enum-removed',
+        added ? tighter(this.place) : looser(this.place),
+        'enum',
+        baseEnum,
+        headEnum,
+      );
+      return;
+    }
+    const missing = (from: Json[], to: Json[]) => from.filter((value) => !to.some((other) => same(value, other)));
+    const added = missing(headEnum, baseEnum);
+    const removed = missing(baseEnum, headEnum);
+    if (added.length > 0) this.report('enum-value-added', looser(this.place), 'enum values added', [], added);
+    if (removed.length > 0) this.report('enum-value-removed', tighter(this.place), 'enum values removed', removed, []);
+  }
+
+  private bounds() {
+    for (const [bounds, higherIsTighter] of [
+      [lowerBounds, true],
+      [upperBounds, false],
+    ] as const) {
+      for (const [keyword, slug] of Object.entries(bounds)) {
+        const before = this.base[keyword];
+        const after = this.head[keyword];
+        if (same(before, after)) continue;
+        if (typeof after !== 'number') {
+          this.report(`${slug}-removed`, looser(this.place), keyword, before, after, keyword);
+        } else if (typeof before !== 'number') {
+          this.report(`${slug}-set`, tighter(this.place), keyword, before, after, keyword);
+        } else {
+          const tightened = after > before === higherIsTighter;
+          this.report(
+            `${slug}-${after > before ? 'increased' : 'decreased'}`,
+            tightened ? tighter(this.place) : looser(this.place),
+            keyword,
+            before,
+            after,
+            keyword,
+          );
+        }
+      }
+    }
+  }
+
+  private restrictions() {
+    for (const [keyword, slug] of Object.entries(restrictions)) {
+      const before = this.base[keyword];
+      const after = this.head[keyword];
+      if (same(before, after) || (keyword === 'uniqueItems' && !before && !after)) continue;
+      if (before === undefined) this.report(`${slug}-added`, tighter(this.place), keyword, before, after, keyword);
+      else if (after === undefined) this.report(`${slug}-removed`, looser(this.place), keyword, before, after, keyword);
+      else this.report(`${slug}-changed`, 'breaking', keyword, before, after, keyword);
+    }
+  }
+
+  /** A default is what the service assumes when a client leaves the value out: changing it changes the answer. */
+  private defaults() {
+    const before = this.base['default'];
+    const after = this.head['default'];
+    if (same(before, after)) return;
+    const level: Level = this.place.direction === 'request' ? 'breaking' : 'none';
+    const suffix = before === undefined ? 'added' : after === undefined ? 'removed' : 'changed';
+    this.report(`default-value-${suffix}`, level, 'default', before, after);
+  }
+
+  private child(step: string, pointerSteps: string): SchemaPlace {
+    const { place } = this;
+    return {
+      ...place,
+      prefix: `${place.direction}-property`,
+      where: `${place.where}${step}`,
+      pointer: `${place.pointer}${pointerSteps}`,
+      basePointer: `${place.basePointer}${pointerSteps}`,
+    };
+  }
+
+  private objects() {
+    const { place } = this;
+    const baseProperties = isObject(this.base['properties']) ? this.base['properties'] : {};
+    const headProperties = isObject(this.head['properties']) ? this.head['properties'] : {};
+    const required = (schema: JsonObject) =>
+      new Set(Array.isArray(schema['required']) ? schema['required'].map(String) : []);
+    const baseRequired = required(this.base);
+    const headRequired = required(this.head);
+    const names = new Set([...Object.keys(baseProperties), ...Object.keys(headProperties)]);
+    for (const name of names) {
+      const child = this.child(`.${name}`, `${pointerStep('properties')}${pointerStep(name)}`);
+      const property = (rule: string, level: Level, what: string, removed = false) => {
+        this.emit({
+          rule,
+          level,
+          direction: place.direction,
+          ...(place.operation ? { operation: place.operation } : {}),
+          pointer: removed ? child.basePointer : child.pointer,
+          side: removed ? 'base' : 'head',
+          message: `${child.where}: ${what}`,
+        });
+      };
+      if (!(name in baseProperties)) {
+        const isRequired = headRequired.has(name);
+        const kind = isRequired ? 'required' : 'optional';
+        if (place.direction === 'request')
+          property(`new-${kind}-request-property`, isRequired ? 'breaking' : 'additive', `${kind} property added`);
+        else property(`response-${kind}-property-added`, 'additive', `${kind} property added`);
+        continue;
+      }
+      if (!(name in headProperties)) {
+        if (place.direction === 'request') {
+          const closed = this.head['additionalProperties'] === false;
+          property(
+            'request-property-removed',
+            closed ? 'breaking' : 'warning',
+            closed ? 'property removed (unknown properties are refused)' : 'property removed',
+            true,
+          );
+        } else {
+          const wasRequired = baseRequired.has(name);
+          const kind = wasRequired ? 'required' : 'optional';
+          property(
+            `response-${kind}-property-removed`,
+            wasRequired ? 'breaking' : 'warning',
+            `${kind} property removed`,
+            true,
+          );
+        }
+        continue;
+      }
+      const wasRequired = baseRequired.has(name);
+      const isRequired = headRequired.has(name);
+      if (wasRequired !== isRequired) {
+        const became = isRequired ? 'required' : 'optional';
+        const level: Level =
+          place.direction === 'request' ? (isRequired ? 'breaking' : 'additive') : isRequired ? 'none' : 'breaking';
+        property(`${place.direction}-property-became-${became}`, level, `became ${became}`);
+      }
+      compareSchemas(baseProperties[name], headProperties[name], child, this.emit);
+    }
+    // Responses may gain fields whatever additionalProperties says: clients ignore the ones they do not know.
+    if (place.direction === 'request') {
+      const closedBefore = this.base['additionalProperties'] === false;
+      const closedAfter = this.head['additionalProperties'] === false;
+      if (closedBefore !== closedAfter)
+        this.report(
+          closedAfter ? 'additional-properties-disallowed' : 'additional-properties-allowed',
+          closedAfter ? 'breaking' : 'additive',
+          'additionalProperties',
+          this.base['additionalProperties'],
+          this.head['additionalProperties'],
+        );
+    }
+    const baseExtra = this.base['additionalProperties'];
+    const headExtra = this.head['additionalProperties'];
+    if ((isObject(baseExtra) || isObject(headExtra)) && !same(baseExtra, headExtra))
+      compareSchemas(
+        isObject(baseExtra) ? baseExtra : {},
+        isObject(headExtra) ? headExtra : {},
+        this.child('.*', pointerStep('additionalProperties')),
+        this.emit,
+      );
+  }
+
+  private items() {
+    const before = this.base['items'];
+    const after = this.head['items'];
+    if (before === undefined && after === undefined) return;
+    compareSchemas(before ?? {}, after ?? {}, this.child('[]', pointerStep('items')), this.emit);
+  }
+
+  private others() {
+    const names = new Set([...Object.keys(this.base), ...Object.keys(this.head)]);
+    for (const name of names) {
+      if (handled.has(name) || ignored.has(name) || name.startsWith('x-')) continue;
+      if (same(this.base[name], this.head[name])) continue;
+      this.report('schema-changed', 'warning', `${name} (not analysed)`, this.base[name], this.head[name]);
+    }
+  }
+}
+
+/** Every change from the base schema to the head schema of one place, as `emit`ted changes. */
+export function compareSchemas(base: Json | undefined, head: Json | undefined, place: SchemaPlace, emit: Emit): void {
+  if (same(base, head)) return;
+  const asObject = (schema: Json | undefined): JsonObject =>
+    isObject(schema) ? schema : schema === false ? { not: {} } : {};
+  new SchemaComparison(emit, place, asObject(base), asObject(head)).run();
+}

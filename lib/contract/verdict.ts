@@ -1,0 +1,39 @@
+// The gate's view of the diff: a breaking change passes only when the major number of info.version moved.
+import type { JsonObject } from '../openapi/dereference.js';
+import type { Change } from './change.js';
+import { compareVersions, majorOf } from './released.js';
+
+export type Bump = 'major' | 'minor' | 'patch' | 'none';
+
+export const versionOf = (document: JsonObject) => String((document['info'] as JsonObject | undefined)?.['version']);
+
+/** The smallest version step the changes need: breaking a major, anything a client can use or should know a minor. */
+export function bumpNeeded(changes: Change[]): Bump {
+  if (changes.some((change) => change.level === 'breaking')) return 'major';
+  if (changes.some((change) => change.level === 'additive' || change.level === 'warning')) return 'minor';
+  return changes.length > 0 ? 'patch' : 'none';
+}
+
+/** The step from one version to the next. */
+export function bumpBetween(from: string, to: string): Bump {
+  if (compareVersions(to, from) <= 0) return 'none';
+  const [fromMajor, fromMinor] = from.split('.').map(Number);
+  const [toMajor, toMinor] = to.split('.').map(Number);
+  if (toMajor !== fromMajor) return 'major';
+  return toMinor !== fromMinor ? 'minor' : 'patch';
+}
+
+const rank: Record<Bump, number> = { none: 0, patch: 1, minor: 2, major: 3 };
+export const covers = (made: Bump, needed: Bump) => rank[made] >= rank[needed];
+
+export interface Verdict {
+  breaking: Change[];
+  majorMoved: boolean;
+  passed: boolean;
+}
+
+export function verdictOf(changes: Change[], base: JsonObject, head: JsonObject): Verdict {
+  const breaking = changes.filter((change) => change.level === 'breaking');
+  const majorMoved = majorOf(versionOf(head)) > majorOf(versionOf(base));
+  return { breaking, majorMoved, passed: breaking.length === 0 || majorMoved };
+}

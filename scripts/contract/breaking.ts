@@ -1,0 +1,80 @@
+/**
+ * npm run contract -- breaking [--base FILE|REV] [--head FILE|REV] [--json]
+ *
+ * The gate's view of the one diff (lib/contract/diff.ts) of openapi.yaml against
+ * the last released contract (the highest version under contract/released/):
+ * every breaking change with its rule id, operation and JSON pointer; warnings
+ * after. Exit 0: no breaking change, or the major number of info.version moved;
+ * 1: a breaking change; 2: an input that cannot be compared (one line on stderr).
+ */
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Change } from '../../lib/contract/change.js';
+import { diff } from '../../lib/contract/diff.js';
+import { ContractInputError, loadContract } from '../../lib/contract/load.js';
+import { lastReleased } from '../../lib/contract/released.js';
+import { verdictOf, versionOf } from '../../lib/contract/verdict.js';
+import { repoRoot } from '../../lib/repoRoot.js';
+
+const line = (change: Change) => {
+  const operation = change.operation
+    ? `${change.operation.operationId} (${change.operation.method} ${change.operation.path})`
+    : 'components';
+  const reviewed = change.reviewed ? `\n      reviewed: ${change.reviewed}` : '';
+  return `  ${change.level === 'breaking' ? 'x' : '!'} ${change.rule} [${change.direction}] ${operation}: ${change.message}\n      at ${change.side} #${change.pointer}${reviewed}`;
+};
+
+export interface Output {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+const console_: Output = {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+};
+
+/** The command: its exit code (0 pass, 1 breaking, 2 bad input), its lines written to `io`. */
+export function runBreaking(args: string[], io: Output = console_): number {
+  try {
+    return compare(args, io);
+  } catch (error) {
+    if (!(error instanceof ContractInputError)) throw error;
+    io.err(`contract breaking: ${error.message}`);
+    return 2;
+  }
+}
+
+function compare(args: string[], io: Output): number {
+  const { values } = parseArgs({
+    args,
+    options: { base: { type: 'string' }, head: { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
+  const base = loadContract(values.base ?? lastReleased());
+  const head = loadContract(values.head ?? join(repoRoot, 'openapi.yaml'));
+  const changes = diff(base.document, head.document);
+  const verdict = verdictOf(changes, base.document, head.document);
+  if (values.json) {
+    io.out(JSON.stringify({ base: base.source, head: head.source, ...verdict, changes }, null, 2));
+    return verdict.passed ? 0 : 1;
+  }
+  const [from, to] = [versionOf(base.document), versionOf(head.document)];
+  io.out(`Comparing ${head.source} (${to}) with ${base.source} (${from}): ${changes.length} changes`);
+  const warnings = changes.filter((change) => change.level === 'warning');
+  for (const change of [...verdict.breaking, ...warnings]) io.out(line(change));
+  const others = changes.length - verdict.breaking.length - warnings.length;
+  if (others > 0) io.out(`  (${others} additive or documentation changes: npm run contract -- review)`);
+  if (verdict.breaking.length === 0) {
+    io.out('\nNo breaking change against the released contract.');
+    return 0;
+  }
+  if (verdict.majorMoved) {
+    io.out(`\nBreaking changes found, allowed: the major version moved (${from} -> ${to}).`);
+    return 0;
+  }
+  io.err(
+    `\n${verdict.breaking.length} breaking change(s) against the released contract ${from}. Undo them, or raise the ` +
+      'major number of info.version in openapi.yaml (see docs/contract.md, "Cutting a release").',
+  );
+  return 1;
+}

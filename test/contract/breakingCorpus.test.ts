@@ -1,0 +1,138 @@
+// The breaking-change corpus: single edits of today's openapi.yaml (breakingCorpus.yaml), each through the gate's
+// entry point: every breaking edit exits 1 naming its rule, every safe edit exits 0. A few go through
+// `npm run contract -- breaking` as a process; the rest call the same command in this process.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { parse, stringify } from 'yaml';
+import { repoRoot } from '../../lib/repoRoot.js';
+import { runBreaking } from '../../scripts/contract/breaking.js';
+import { scratchDir } from '../helpers/scratchSpace.js';
+
+interface Operation {
+  op: 'add' | 'remove' | 'replace';
+  path: string;
+  value?: unknown;
+}
+interface Edit {
+  label: string;
+  note?: string;
+  expect: 'breaking' | 'safe';
+  patch: Operation[];
+}
+
+const corpus = parse(readFileSync(join(repoRoot, 'test/contract/breakingCorpus.yaml'), 'utf8')) as Edit[];
+const specText = readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8');
+
+/** RFC 6902 add, remove and replace; a path that does not exist is an error in the corpus, not a silent no-op. */
+function applyPatch(document: unknown, patch: Operation[]): void {
+  for (const { op, path, value } of patch) {
+    const steps = path
+      .split('/')
+      .slice(1)
+      .map((step) => step.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const last = steps.pop()!;
+    let parent = document as Record<string, unknown>;
+    for (const step of steps) {
+      const next = parent[step];
+      if (typeof next !== 'object' || next === null) throw new Error(`corpus patch: no ${path}`);
+      parent = next as Record<string, unknown>;
+    }
+    if (Array.isArray(parent)) {
+      const index = last === '-' ? parent.length : Number(last);
+      if (op !== 'add' && !(index in parent)) throw new Error(`corpus patch: no ${path}`);
+      if (op === 'add') parent.splice(index, 0, value);
+      else if (op === 'remove') parent.splice(index, 1);
+      else parent[index] = value;
+      continue;
+    }
+    if (op !== 'add' && !(last in parent)) throw new Error(`corpus patch: no ${path}`);
+    if (op === 'remove') delete parent[last];
+    else parent[last] = value;
+  }
+}
+
+const dir = scratchDir('pets-corpus-');
+t.teardown(() => {
+  dir.remove();
+});
+const base = join(dir.path, 'base.yaml');
+writeFileSync(base, specText);
+
+/** The edited copy of openapi.yaml, int64 bounds written as the digits they are. */
+function headFor(edit: Edit, index: number): string {
+  const document = parse(specText, { intAsBigInt: true }) as unknown;
+  applyPatch(document, edit.patch);
+  const file = join(dir.path, `head-${index}.yaml`);
+  writeFileSync(file, stringify(document));
+  return file;
+}
+
+const ruleNamed = (output: string, rule: string) => new RegExp(`^  [x!] ${rule} `, 'm').test(output);
+
+t.test('the corpus holds at least 40 edits, breaking and safe', async (t) => {
+  t.ok(corpus.length >= 40, `${corpus.length} edits`);
+  t.ok(corpus.some((edit) => edit.expect === 'safe'));
+  t.ok(corpus.some((edit) => edit.label === 'response-optional-property-added' && edit.expect === 'safe'));
+});
+
+t.test('an unedited copy passes with no change', async (t) => {
+  const lines: string[] = [];
+  const status = runBreaking(['--base', base, '--head', headFor({ label: 'none', expect: 'safe', patch: [] }, -1)], {
+    out: (text) => lines.push(text),
+    err: (text) => lines.push(text),
+  });
+  t.equal(status, 0);
+  t.match(lines.join('\n'), /: 0 changes/);
+});
+
+corpus.forEach((edit, index) => {
+  const name = `${edit.expect} ${edit.label}${edit.note ? ` (${edit.note})` : ''}`;
+  t.test(name, async (t) => {
+    const lines: string[] = [];
+    const status = runBreaking(['--base', base, '--head', headFor(edit, index), '--json'], {
+      out: (text) => lines.push(text),
+      err: (text) => lines.push(text),
+    });
+    const report = JSON.parse(lines.join('\n')) as { changes: Array<{ rule: string; level: string }> };
+    const named = report.changes.filter((change) => change.rule === edit.label);
+    if (edit.expect === 'breaking') {
+      t.equal(status, 1, 'exit 1', { changes: report.changes });
+      t.ok(
+        named.some((change) => change.level === 'breaking'),
+        `names ${edit.label} as breaking`,
+        { changes: report.changes },
+      );
+    } else {
+      t.equal(status, 0, 'exit 0', { changes: report.changes });
+      if (edit.label !== 'description-and-examples-ignored')
+        t.ok(named.length > 0, `reports ${edit.label}`, { changes: report.changes });
+      else t.same(report.changes, [], 'no change at all');
+    }
+  });
+});
+
+t.test('end to end through npm run contract -- breaking', async (t) => {
+  const picks = [
+    'response-header-removed',
+    'request-parameter-default-value-added',
+    'response-optional-property-added',
+  ];
+  for (const label of picks) {
+    const index = corpus.findIndex((edit) => edit.label === label);
+    const edit = corpus[index]!;
+    const result = spawnSync(
+      'npm',
+      ['run', '--silent', 'contract', '--', 'breaking', '--base', base, '--head', headFor(edit, index)],
+      {
+        cwd: repoRoot,
+        encoding: 'utf8',
+      },
+    );
+    t.equal(result.status, edit.expect === 'breaking' ? 1 : 0, `${label}: exit code`, {
+      output: result.stdout + result.stderr,
+    });
+    t.ok(ruleNamed(result.stdout, label) || edit.expect === 'safe', `${label}: named`, { output: result.stdout });
+  }
+});
