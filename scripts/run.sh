@@ -82,11 +82,14 @@ case $group in
     esac
     ;;
   contract)
-    usage='usage: npm run contract -- gate|lint|breaking|changelog|release|testers [options]   (docs/contract.md)
+    usage='usage: npm run contract -- gate|lint|breaking|review|changelog|release|testers [options]   (docs/contract.md)
   gate       lint, breaking, the version and its CHANGELOG.md section, generate --check, check:migrations (scripts/contract-gate.sh)
   lint       Spectral (.spectral.yaml) and Redocly (redocly.yaml) on openapi.yaml
-  breaking   openapi.yaml against the last released contract [--base FILE] [--head FILE]
-  changelog  Markdown: what changed since the last release [--base FILE] [--head FILE]
+  breaking   openapi.yaml against the last released contract: each change with its rule id; exit 1 on a breaking
+             one, 2 on input it cannot read [--base FILE|REV] [--head FILE|REV] [--json]
+  review     Markdown for a pull request: the version step needed, changes by operation, the client'"'"'s methods,
+             scopes, objectives and deprecations before and after, the changelog entries [--base FILE|REV] [--json]
+  changelog  Markdown: what changed since the last release [--base FILE|REV] [--head FILE|REV]
   release    if the gate passes: copies openapi.yaml to contract/released/ as the new baseline, records the version
              and commit (HEAD, or --commit REV) in contract/releases.json, sets package.json'"'"'s version
   testers    [specmatic|respect] Specmatic (strict) and the Arazzo workflows (Respect) against the service:
@@ -98,6 +101,7 @@ case $group in
         exec redocly lint openapi.yaml
         ;;
       breaking) exec tsx scripts/check-breaking.ts "$@" ;;
+      review) exec tsx scripts/contract/review.ts "$@" ;;
       changelog) exec tsx scripts/contract/changelog.ts "$@" ;;
       release) exec tsx scripts/contract/release.ts "$@" ;;
       testers) exec bash scripts/contract/testers.sh "$@" ;;

@@ -2,6 +2,7 @@
 // becomes one ContractInputError naming the source and the reason, never a stack trace.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { dereference, isObject, type JsonObject } from '../openapi/dereference.js';
 import { repoRoot } from '../repoRoot.js';
@@ -49,7 +50,9 @@ export function loadContract(source: string, root = repoRoot): LoadedContract {
     } catch (error) {
       throw new ContractInputError(`${source}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
     }
-    return { document: parseContract(text, source), source };
+    const inTree = relative(root, resolve(source));
+    const label = inTree.startsWith('..') || isAbsolute(inTree) ? source : inTree;
+    return { document: parseContract(text, label), source: label };
   }
   const label = `openapi.yaml at ${source}`;
   let text: string;

@@ -8,7 +8,11 @@ export const code = (text: string) => `\`${text}\``;
  * the longest run inside (CommonMark's rule), padded when it starts or ends with one.
  */
 export function literal(value: Json | undefined): string {
-  const text = value === undefined ? 'none' : JSON.stringify(value);
+  return inline(value === undefined ? 'none' : JSON.stringify(value));
+}
+
+/** Text as inline code, whatever backticks it holds. */
+export function inline(text: string): string {
   const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(longestRun + 1);
   const padding = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
