@@ -49,13 +49,13 @@ case $group in
     case $choice in
       '')
         eslint .
-        depcruise src --config .dependency-cruiser.json --output-type err
+        depcruise src lib scripts generators test bench clients --config .dependency-cruiser.json --output-type err
         exec prettier --check "${prettier_paths[@]}"
         ;;
       --fix)
         status=0
         eslint --fix . || status=$?
-        depcruise src --config .dependency-cruiser.json --output-type err || status=$?
+        depcruise src lib scripts generators test bench clients --config .dependency-cruiser.json --output-type err || status=$?
         prettier --write "${prettier_paths[@]}"
         exit "$status"
         ;;

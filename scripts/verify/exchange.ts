@@ -5,13 +5,10 @@ import { parseJson, responseProblems, undeclaredHeaders, type Problem } from './
 import { curlLine } from './curl.js';
 import type { Findings } from './findings.js';
 import type { OutgoingRequest, PoliteClient, ReceivedResponse } from './http.js';
-import type { OwnResources } from './steps.js';
+import type { Answer } from './answer.js';
+import type { OwnResources } from './ownResources.js';
 
-export interface Answer extends ReceivedResponse {
-  json?: unknown;
-  /** The request as a curl line, for any failure found in this answer later. */
-  curl: string;
-}
+export type { Answer } from './answer.js';
 
 /**
  * Sends one request of an operation and checks its answer against the
