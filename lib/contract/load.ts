@@ -25,6 +25,9 @@ export function parseContract(text: string, source: string): JsonObject {
   }
   if (!isObject(document as JsonObject) || !isObject((document as JsonObject)['paths'] as JsonObject))
     throw new ContractInputError(`${source}: not an OpenAPI document (no paths object)`);
+  const version = ((document as JsonObject)['info'] as JsonObject | undefined)?.['version'];
+  if (typeof version !== 'string' || !/^\d+\.\d+\.\d+/.test(version))
+    throw new ContractInputError(`${source}: info.version ${JSON.stringify(version ?? null)} is not MAJOR.MINOR.PATCH`);
   try {
     dereference(document as JsonObject);
   } catch (error) {

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../repoRoot.js';
+import { ContractInputError } from './load.js';
 
 export const releasedDir = join(repoRoot, 'contract/released');
 
@@ -34,6 +35,6 @@ export function lastReleased(dir = releasedDir): string {
 /** The major number of a semantic version (info.version). */
 export function majorOf(version: unknown): number {
   const match = /^v?(\d+)\./.exec(String(version));
-  if (!match?.[1]) throw new Error(`info.version ${JSON.stringify(version)} is not a semantic version`);
+  if (!match?.[1]) throw new ContractInputError(`info.version ${JSON.stringify(version)} is not a semantic version`);
   return Number(match[1]);
 }

@@ -190,6 +190,15 @@ t.test('input that cannot be compared: one line naming the file and the reason, 
       }),
     ),
   );
+  const badVersion = join(dir.path, 'bad-version.yaml');
+  writeFileSync(
+    badVersion,
+    stringify(
+      edited((doc) => {
+        doc.info.version = 'banana';
+      }),
+    ),
+  );
   const run = (args: string[]) =>
     spawnSync('npm', ['run', '--silent', 'contract', '--', 'breaking', ...args], { cwd: repoRoot, encoding: 'utf8' });
   const cases: Array<[string, string[], RegExp]> = [
@@ -202,6 +211,11 @@ t.test('input that cannot be compared: one line naming the file and the reason, 
       'a git ref that does not exist',
       ['--base', 'no-such-ref-54', '--head', good],
       /^contract breaking: no-such-ref-54: neither a file nor a git revision that has openapi\.yaml\n$/,
+    ],
+    [
+      'a head whose info.version is not a version',
+      ['--base', good, '--head', badVersion],
+      /^contract breaking: .*bad-version\.yaml: info\.version "banana" is not MAJOR\.MINOR\.PATCH\n$/,
     ],
     [
       'a head with a broken $ref',
