@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import type { Socket } from 'node:net';
 import t, { type Test } from 'tap';
 import { httpLimits } from '../../src/http/limits.js';
 import { assertErrorAnswer, startHostileApp, type HostileApp } from './harness.js';
@@ -12,7 +14,7 @@ import { RawConnection } from './rawConnection.js';
  */
 
 const { bodyLimitBytes } = httpLimits;
-const { discardBytes } = httpLimits.unreadBody;
+const { discardBytes, lingerBytes, lingerMs } = httpLimits.unreadBody;
 /** Over the limit, well within the bound. */
 const moderateBytes = bodyLimitBytes + 100_000;
 /** What a client far past the bound would send; the answer comes long before. */
@@ -51,8 +53,8 @@ async function endsWithoutReset(t: Test, connection: RawConnection): Promise<voi
 t.test('a body over the limit', async (t) => {
   const h = await startHostileApp(t);
   const connections: RawConnection[] = [];
-  const open = async () => {
-    const connection = await RawConnection.open(h.port);
+  const open = async (allowHalfOpen = false) => {
+    const connection = await RawConnection.open(h.port, allowHalfOpen);
     connections.push(connection);
     return connection;
   };
@@ -132,5 +134,42 @@ t.test('a body over the limit', async (t) => {
     await assertErrorAnswer(t, h, answer, 401, 'unauthorized');
     t.equal(answer.headers['connection'], 'close', 'Connection: close');
     await endsWithoutReset(t, connection);
+  });
+
+  await t.test('a client that goes on sending after the closing answer is cut off after lingerBytes', async (t) => {
+    const connection = await open(true);
+    await connection.sendUntilAnswered(
+      createPetHead(h.key, { 'Content-Length': String(hugeBytes) }),
+      () => filler,
+      hugeBytes,
+      false,
+    );
+    t.ok(connection.hasAnswer(), 'the answer did arrive');
+    t.ok(connection.endedByServer, 'the server ended its side after the answer');
+    t.ok(connection.closed, `then closed the connection (${connection.error?.code ?? 'no error'})`);
+    t.ok(
+      connection.bodyBytesSent < hugeBytes,
+      `before the client could send its ${hugeBytes} bytes (${connection.bodyBytesSent} sent; lingerBytes ${lingerBytes})`,
+    );
+  });
+
+  await t.test('a client that neither sends more nor closes is closed after lingerMs', async (t) => {
+    // The client cannot see a close while its own side stays open: the server's socket is watched.
+    const serverSide = once(h.app.server, 'connection') as Promise<[Socket]>;
+    const connection = await open(true);
+    const [socket] = await serverSide;
+    const closed = once(socket, 'close');
+    connection.write(createPetHead(h.key, { 'Content-Length': String(hugeBytes) }));
+    connection.write(filler);
+    const answer = await connection.answer();
+    t.equal(answer.headers['connection'], 'close', '413 with Connection: close');
+    const answeredAt = performance.now();
+    await closed;
+    const waitedMs = performance.now() - answeredAt;
+    // A ceiling, not the expected time: Node's own timeouts would close it too, much later.
+    t.ok(
+      waitedMs < httpLimits.requestTimeoutMs,
+      `the server closed it ${Math.round(waitedMs)} ms after the answer (lingerMs ${lingerMs})`,
+    );
   });
 });

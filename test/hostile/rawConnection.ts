@@ -37,8 +37,9 @@ export class RawConnection {
     });
   }
 
-  static async open(port: number): Promise<RawConnection> {
-    const socket = connect({ host: '127.0.0.1', port });
+  /** allowHalfOpen: the client's side stays open after the server's end (it may go on writing). */
+  static async open(port: number, allowHalfOpen = false): Promise<RawConnection> {
+    const socket = connect({ host: '127.0.0.1', port, allowHalfOpen });
     await once(socket, 'connect');
     return new RawConnection(socket);
   }
@@ -95,11 +96,20 @@ export class RawConnection {
    * Writes the head, then body chunks from nextChunk as fast as the server
    * takes them, until a whole answer has arrived, the connection ends, or
    * maxBodyBytes are sent. The client is still writing when the answer
-   * comes, as a client sending a large upload is.
+   * comes, as a client sending a large upload is. With stopOnAnswer false
+   * it goes on until the connection closes: a client that never reads.
    */
-  async sendUntilAnswered(head: string, nextChunk: () => Buffer, maxBodyBytes: number): Promise<void> {
+  async sendUntilAnswered(
+    head: string,
+    nextChunk: () => Buffer,
+    maxBodyBytes: number,
+    stopOnAnswer = true,
+  ): Promise<void> {
     this.write(head);
-    while (!this.hasAnswer() && !this.closed && !this.endedByServer && this.bodyBytesSent < maxBodyBytes) {
+    const answered = () => stopOnAnswer && (this.hasAnswer() || this.endedByServer);
+    // Errors end the writing: a reset is kept in this.error.
+    this.socket.on('error', () => undefined);
+    while (!answered() && !this.closed && this.bodyBytesSent < maxBodyBytes) {
       const chunk = nextChunk();
       this.bodyBytesSent += chunk.length;
       if (this.socket.write(chunk)) await new Promise(setImmediate);

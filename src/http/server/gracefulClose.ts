@@ -18,28 +18,35 @@ const lingering = new WeakSet<Socket>();
  * socket's destroySoon() once the answer is written (destroy as soon as the
  * write side is done, unread bytes or not); this socket's destroySoon is the
  * staged close instead. Node's parser goes on reading the socket and hands
- * the rest of the body to the request, answered already, which drops it.
+ * the rest of the body to the request, answered already, which drops it
+ * after counting it.
  */
 export function closeGracefully(request: IncomingMessage, limits: UnreadBodyLimits): void {
   const socket = request.socket;
   if (lingering.has(socket)) return;
   lingering.add(socket);
+  let dropped = 0;
+  let deadline: NodeJS.Timeout | undefined;
+  const stop = () => {
+    clearTimeout(deadline);
+    request.off('data', countDropped);
+  };
+  const destroy = () => {
+    stop();
+    socket.destroy();
+  };
+  // Counted from now, as the request's data: Node hands a request it drops
+  // itself (one nobody read when its answer was done) no more bytes at all.
+  const countDropped = (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > limits.lingerBytes) destroy();
+  };
+  request.on('data', countDropped);
+  request.resume();
+  socket.once('close', stop);
   socket.destroySoon = () => {
-    if (socket.destroyed) return;
-    let dropped = 0;
-    const destroy = () => {
-      clearTimeout(deadline);
-      request.off('data', countDropped);
-      socket.destroy();
-    };
-    const countDropped = (chunk: Buffer) => {
-      dropped += chunk.length;
-      if (dropped > limits.lingerBytes) destroy();
-    };
-    const deadline = setTimeout(destroy, limits.lingerMs);
-    socket.once('close', destroy);
-    request.on('data', countDropped);
-    request.resume();
+    if (socket.destroyed || deadline !== undefined) return;
+    deadline = setTimeout(destroy, limits.lingerMs);
     socket.end();
   };
 }
