@@ -55,7 +55,8 @@ function declaredLength(raw: IncomingMessage): number | undefined {
  */
 async function settleBody(request: FastifyRequest, reply: FastifyReply, limits: UnreadBodyLimits) {
   const raw = request.raw;
-  if (raw.complete) return 'read';
+  // complete: Node has the whole message; readableEnded: a stream that is no socket (inject) was read.
+  if (raw.complete || raw.readableEnded) return 'read';
   // A client waiting for 100 Continue sends no body; Node closes the connection after the answer.
   if (bodyWithheld(request, reply)) return 'closing';
   const declared = declaredLength(raw);
