@@ -6,6 +6,7 @@
  */
 export interface HttpLimits {
   bodyLimitBytes: number;
+  unreadBody: UnreadBodyLimits;
   requestTimeoutMs: number;
   headersTimeoutMs: number;
   connectionTimeoutMs: number;
@@ -22,12 +23,45 @@ export interface LoadSheddingLimits {
 }
 
 /**
+ * A body the service answers before reading it all (over the limit, or a
+ * request refused before its body is parsed) and how the connection ends
+ * then (src/http/server/unreadBodies.ts, RFC 9112 9.6).
+ */
+export interface UnreadBodyLimits {
+  /** A body of at most this many bytes still to come is read and thrown away before the answer; the connection stays open. */
+  discardBytes: number;
+  /** Past discardBytes the answer closes the connection: after it is sent, the socket is still read for this long at most... */
+  lingerMs: number;
+  /** ...and this many bytes at most, before it is closed. */
+  lingerBytes: number;
+}
+
+/**
  * The largest valid body (createPet: a name of at most 100 code points,
  * each at most 12 bytes as JSON escapes, a category id and a status) is
  * under 1.5 KB; 64 KiB leaves room for any formatting while a client cannot
  * make the service buffer much before it is refused (413).
  */
 const bodyLimitBytes = 65536;
+
+const unreadBody: UnreadBodyLimits = {
+  // 16 times the body limit. A body somewhat over the limit is a client's
+  // mistake (a long name, a padded document), not an attack: reading it to
+  // its end costs the service no memory (each chunk is dropped as it comes)
+  // and under a second on a 10 Mbit/s link, and keeps a connection the
+  // client, or the balancer in front, goes on using. A larger body costs more
+  // to read than a new connection costs to open, so it is not waited for.
+  // (Go's net/http makes the same choice at 256 KiB.)
+  discardBytes: 16 * bodyLimitBytes,
+  // After a closing answer the client needs one round trip (300 ms across
+  // the world) and a moment to notice the answer and stop sending; 2 s
+  // covers that on a busy machine too, while one that never stops holds a
+  // socket for 2 s at most.
+  lingerMs: 2000,
+  // What a client still sending can put on the wire before it notices the
+  // answer: 2 s at 32 Mbit/s. Beyond that it is not reading answers at all.
+  lingerBytes: 8 * 1024 * 1024,
+};
 
 /**
  * A request is at most 64 KiB of body and Node's 16 KiB of headers: a few
@@ -79,6 +113,7 @@ const loadShedding: LoadSheddingLimits = {
 
 export const httpLimits: Readonly<HttpLimits> = {
   bodyLimitBytes,
+  unreadBody,
   requestTimeoutMs,
   headersTimeoutMs,
   connectionTimeoutMs,
@@ -88,8 +123,9 @@ export const httpLimits: Readonly<HttpLimits> = {
 };
 
 /** Test only: what AppDeps.limits may replace. */
-export type HttpLimitOverrides = Partial<Omit<HttpLimits, 'loadShedding'>> & {
+export type HttpLimitOverrides = Partial<Omit<HttpLimits, 'loadShedding' | 'unreadBody'>> & {
   loadShedding?: Partial<LoadSheddingLimits>;
+  unreadBody?: Partial<UnreadBodyLimits>;
 };
 
 export function limitsWith(overrides: HttpLimitOverrides = {}): HttpLimits {
@@ -97,5 +133,6 @@ export function limitsWith(overrides: HttpLimitOverrides = {}): HttpLimits {
     ...httpLimits,
     ...overrides,
     loadShedding: { ...httpLimits.loadShedding, ...overrides.loadShedding },
+    unreadBody: { ...httpLimits.unreadBody, ...overrides.unreadBody },
   };
 }

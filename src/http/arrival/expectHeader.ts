@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { excerpt } from '../errors/excerpt.js';
 
@@ -20,6 +21,19 @@ export function refuseUnknownExpectation(request: FastifyRequest): void {
       `The expectation '${excerpt(expectation)}' cannot be met; only Expect: 100-continue is supported.`,
     );
   }
+}
+
+/** Responses that sent 100 Continue: their client was told to send the body. */
+const continued = new WeakSet<ServerResponse>();
+
+/**
+ * The client expects 100 Continue (HTTP/1.1, as Node honours it) and was not
+ * sent one: it holds its body back, so none is coming to be read.
+ */
+export function bodyWithheld(request: FastifyRequest, reply: FastifyReply): boolean {
+  const expectation = request.headers.expect;
+  const http11 = request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor === 1;
+  return http11 && expectation !== undefined && continueExpected.test(expectation) && !continued.has(reply.raw);
 }
 
 function bodyFollows(request: FastifyRequest): boolean {
@@ -47,7 +61,10 @@ export function registerContinue(app: FastifyInstance, bodyLimitBytes: number): 
       done(new ApiError(413, 'payload_too_large', `The request body is larger than ${bodyLimitBytes} bytes.`));
       return;
     }
-    if (request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1) reply.raw.writeContinue();
+    if (request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1) {
+      reply.raw.writeContinue();
+      continued.add(reply.raw);
+    }
     done(null, payload);
   });
 }

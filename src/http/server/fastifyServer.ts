@@ -11,6 +11,7 @@ import { decorateRouteFacts } from '../pipeline.js';
 import { guardConnections } from './connections.js';
 import { nodeServerOptions } from './nodeServerOptions.js';
 import { clientErrorHandler } from './parserErrors.js';
+import { answerAfterTheBody } from './unreadBodies.js';
 
 export interface ServerSettings {
   logger: Exclude<FastifyServerOptions['logger'], undefined>;
@@ -24,7 +25,8 @@ export interface ServerSettings {
 /**
  * The fastify instance with Node's server guarded: its limits, the Error
  * object for what Node's parser and fastify's router refuse before any hook
- * runs, request ids, one log line per request, strict JSON bodies.
+ * runs, request ids, one log line per request, strict JSON bodies, and
+ * answers that wait for the body they refuse (unreadBodies.ts).
  */
 export function createServer(settings: ServerSettings): FastifyInstance {
   const { limits } = settings;
@@ -52,6 +54,7 @@ export function createServer(settings: ServerSettings): FastifyInstance {
   // bodies would be parsed and reach routes whose schemas only cover JSON.
   app.removeContentTypeParser(['text/plain']);
   registerStrictJsonParser(app);
+  answerAfterTheBody(app, limits.unreadBody);
   decorateRouteFacts(app);
   guardConnections(app.server, app.log);
   return app;
