@@ -167,13 +167,16 @@ case $group in
     esac
     ;;
   test:system)
-    usage='usage: npm run test:system -- faults|topology|migrations|new-operation|image [tap options]   (not part of npm test; slow)
+    usage='usage: npm run test:system -- faults|topology|migrations|new-operation|consumer-tools|image [tap options]   (not part of npm test; slow)
   faults      builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed
   topology    builds; test/topology/, one file at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
               and the upgrade drill from the previous release (contract/releases.json)
   migrations  test/migrations/: npm run check:migrations on copies of the repository with a migration committed
   new-operation  test/newOperation/: two operations added to a copy of the repository with only the spec, handlers
               and SQL; every tool (generate, gate, lint, conformance, client, verify) green on it
+  consumer-tools  test/consumerTools/: the /docs page in headless Chromium (every "Try it out"); the TypeScript
+              client packed, installed and type-checked as a consumer gets it, and driven from Chromium; its
+              methods generated for operations the contract does not have yet, compiled and run
   image       builds the image (npm run image) unless PET_STORE_IMAGE names one; test/image/ (scripts/image/test.sh)'
     case $choice in
       faults)
@@ -181,6 +184,7 @@ case $group in
         exec tap --jobs=1 test/faults/*.test.ts "$@"
         ;;
       new-operation) exec tap --jobs=1 --timeout=1800 test/newOperation/*.test.ts "$@" ;;
+      consumer-tools) exec tap --jobs=1 --timeout=900 test/consumerTools/*.test.ts "$@" ;;
       topology)
         build
         exec tap --jobs=1 --timeout=300 test/topology/*.test.ts "$@"

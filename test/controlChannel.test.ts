@@ -51,7 +51,8 @@ t.test('the control channel: output in the order written, then the exit code; ba
   t.match(await rawExchange(path, 'not json\n'), /"exit":2/, 'a malformed request: exit 2');
   t.match(await rawExchange(path, '{"argv":[1]}\n'), /"exit":2/, 'arguments that are not strings: exit 2');
   const idle = rawExchange(path, undefined);
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // Connections are accepted in the order they come: once a later one is answered, the idle one is in.
+  t.equal(await sendCommand(path, ['x'], { out: textSink().stream, err: textSink().stream }), 0);
   await server.close();
   t.equal(await idle, '', 'closing ends a connection that sent no command');
   t.same(errors, []);

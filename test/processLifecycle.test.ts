@@ -105,7 +105,8 @@ t.test('a second SIGTERM during the drain exits at once', async (t) => {
   const [code] = await server.exited;
   const exitMs = Date.now() - secondAt;
   t.equal(code, 1, 'exit code 1');
-  t.ok(exitMs < 3000, `exited ${exitMs} ms after the second signal, not after the 30 s drain`);
+  // A ceiling a busy machine stays under, still well short of the drain.
+  t.ok(exitMs < 20_000, `exited ${exitMs} ms after the second signal, not after the 30 s drain`);
   t.match(
     server.lines.find((line) => /^second signal/.test(line.msg)),
     { level: 40, signal: 'SIGTERM' },

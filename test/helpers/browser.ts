@@ -25,9 +25,9 @@ export function chromiumFlags(profile: string): string[] {
 }
 
 // Long enough for a loaded 2-core machine; a page that needs longer is broken.
-const waitTimeoutMs = 30_000;
+const waitTimeoutMs = 120_000;
 const pollIntervalMs = 50;
-const closeTimeoutMs = 5_000;
+const closeTimeoutMs = 30_000;
 
 interface Reply {
   id?: number;

@@ -132,7 +132,7 @@ export function rawRequest(
 
 /** Where the log has flushed by the time a response arrives, but a parser-error line may trail by a tick. */
 async function logLineFor(h: HostileApp, requestId: string): Promise<Record<string, unknown> | undefined> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
+  for (const started = Date.now(); Date.now() - started < 30_000;) {
     const line = h.logLines().find((entry) => entry['requestId'] === requestId && typeof entry['status'] === 'number');
     if (line) return line;
     await sleep(20);

@@ -99,7 +99,8 @@ t.test('pipelining without reading does not freeze the instance', async (t) => {
   // stops (a fixed cost: tens of ms on a quiet machine, more on a loaded
   // one). The probes after it must be answered at once. The count of
   // requests the app ran is the exact check.
-  t.ok(median < 100, `healthz within 100 ms (median ${median.toFixed(0)} ms)`);
+  // A ceiling a busy machine stays under (the queue an unbounded attack leaves takes seconds to drain).
+  t.ok(median < 1000, `healthz within a second (median ${median.toFixed(0)} ms)`);
   const ran = h.logLines().filter((line) => line['msg'] === 'request completed' && line['status'] === 401);
   t.ok(
     ran.length <= connections * maxUnansweredPerConnection,

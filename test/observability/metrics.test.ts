@@ -141,11 +141,11 @@ t.test('a failure while recording a failed lookup is a 500 Error object, never a
   const hung = new Promise<'hung'>((resolve) =>
     setTimeout(() => {
       resolve('hung');
-    }, 5000).unref(),
+    }, 60_000).unref(),
   );
   const response = await Promise.race([answer, hung]);
   if (response === 'hung') {
-    t.fail('no answer within 5 s');
+    t.fail('no answer within 60 s');
     return;
   }
   t.equal(response.statusCode, 500);

@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import t from 'tap';
 import { createBreakerStore, type Count, type CounterStore } from '../../src/http/admission/rateLimitStore.js';
@@ -43,7 +42,17 @@ function count(store: CounterStore, key: string): Promise<Count> {
 t.test('a stalled Redis: each call gives up after the timeout, then the breaker counts in-process', async (t) => {
   const { redis, state } = fakeRedis();
   const { log, lines } = fakeLog();
-  const store = createBreakerStore({ redis, nameSpace: 'test:', timeoutMs: 20, failuresToOpen: 3, openMs: 100, log });
+  // The breaker's clock is the test's: openMs passes when the test says, however slow the machine.
+  const clock = { ms: 0 };
+  const store = createBreakerStore({
+    redis,
+    nameSpace: 'test:',
+    timeoutMs: 20,
+    failuresToOpen: 3,
+    openMs: 100,
+    log,
+    now: () => clock.ms,
+  });
 
   const counted = [];
   for (let request = 0; request < 3; request += 1) counted.push((await count(store, 'ip:a')).current);
@@ -60,7 +69,10 @@ t.test('a stalled Redis: each call gives up after the timeout, then the breaker 
   t.equal((await count(store, 'ip:a')).current, 24, 'and the count goes on in-process');
 
   state.answering = true;
-  await sleep(150);
+  clock.ms += 99;
+  t.equal((await count(store, 'ip:a')).current, 25, 'until openMs has passed');
+  t.equal(state.calls, 3, 'Redis is still not asked');
+  clock.ms += 1;
   t.same(await count(store, 'ip:a'), { current: 7, ttl: 1000 }, 'after openMs one request asks Redis again');
   t.equal(lines.length, 2);
   t.match(lines[1], { level: 'info', msg: /answers again/ }, 'closing is logged once');

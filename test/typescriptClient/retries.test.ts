@@ -1,5 +1,6 @@
 import t from 'tap';
 import { PetStore } from '../../clients/typescript/src/index.js';
+import { waitUntil } from '../../lib/instances/processes.js';
 import { postgresUnavailableReason } from '../helpers/databases.js';
 import { startDroppingProxy } from '../helpers/droppingProxy.js';
 import { startRewritingProxy } from '../helpers/httpProxy.js';
@@ -38,8 +39,11 @@ t.test('a 503 while the service is starting is retried until it is ready', async
   const { fetch, sent } = recordingFetch();
   const client = new PetStore({ baseUrl, apiKey: key, fetch });
   const listed = client.listPets();
-  const readyAfterMs = 300;
-  setTimeout(ready, readyAfterMs);
+  // Ready once the first attempt has met the gate.
+  await waitUntil({ what: 'the first answer', timeoutMs: 30_000, intervalMs: 5 }, () =>
+    Promise.resolve(sent[0]?.status === undefined ? undefined : true),
+  );
+  ready();
   t.same(await listed, []);
   t.equal(sent[0]!.status, 503, 'the first attempt met the start-up gate');
   t.equal(sent.at(-1)!.status, 200, 'a retry got the answer');

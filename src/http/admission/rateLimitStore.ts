@@ -59,6 +59,8 @@ export interface BreakerOptions {
   /** How long the breaker stays open before one request tries Redis again. */
   openMs?: number;
   log: FastifyBaseLogger;
+  /** The clock openMs is measured by (Date.now; a test passes its own). */
+  now?: () => number;
 }
 
 class RedisTimeoutError extends Error {
@@ -75,6 +77,7 @@ class RedisTimeoutError extends Error {
 export function createBreakerStore(options: BreakerOptions): CounterStore {
   const failuresToOpen = options.failuresToOpen ?? 3;
   const openMs = options.openMs ?? 2000;
+  const now = options.now ?? Date.now;
   const local = new ProcessCounters();
   let failures = 0;
   let openedAt: number | undefined;
@@ -103,7 +106,7 @@ export function createBreakerStore(options: BreakerOptions): CounterStore {
     failures = 0;
     if (openedAt !== undefined) {
       options.log.info(
-        { durationMs: Date.now() - openedAt },
+        { durationMs: now() - openedAt },
         'rate-limit store (Redis) answers again: limits are shared again',
       );
       openedAt = undefined;
@@ -113,19 +116,19 @@ export function createBreakerStore(options: BreakerOptions): CounterStore {
   const failed = (error: Error) => {
     failures += 1;
     if (openedAt === undefined && failures >= failuresToOpen) {
-      openedAt = Date.now();
+      openedAt = now();
       options.log.warn(
         { reason: error.message, failures },
         'rate-limit store (Redis) failing: counting in each process until it answers',
       );
     }
-    if (openedAt !== undefined) retryAt = Date.now() + openMs;
+    if (openedAt !== undefined) retryAt = now() + openMs;
   };
 
   const store: CounterStore = {
     incr(key, callback, timeWindow) {
       const open = openedAt !== undefined;
-      if (open && (probing || Date.now() < retryAt)) {
+      if (open && (probing || now() < retryAt)) {
         callback(null, local.increment(key, timeWindow));
         return;
       }

@@ -33,14 +33,16 @@ const never: LoadShedding = { shed: () => undefined, shedOperation: () => undefi
  * container's memory limit. The check is a step of the arrival pipeline (a
  * comparison per request) rather than a hook of its own.
  *
- * The first two samples after the app is ready are ignored: they hold the
- * start-up itself (loading, compiling schemas), which blocks the loop once
- * and says nothing about load.
+ * The first two samples after the start-up are ignored: they hold the
+ * start-up itself (loading, compiling schemas, preparing the database once
+ * databaseReady is given), which blocks the loop once and says nothing about
+ * load.
  */
 export function registerLoadShedding(
   app: FastifyInstance,
   limits: LoadSheddingLimits,
   countShed: (reason: string) => void,
+  databaseReady?: Promise<void>,
 ): LoadShedding {
   if (limits.maxEventLoopDelayMs <= 0) return never;
   const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
@@ -55,13 +57,21 @@ export function registerLoadShedding(
   };
   histogram.enable();
   sampler = setInterval(sample, limits.sampleIntervalMs).unref();
-  app.addHook('onReady', function startWarmUp(done) {
+  let closed = false;
+  const startWarmUp = () => {
+    if (closed) return;
     warmUp = setTimeout(() => {
       warm = true;
     }, 2 * limits.sampleIntervalMs).unref();
+  };
+  app.addHook('onReady', function warmUpOnceStarted(done) {
+    // The server listens before the database is prepared: that preparation is start-up too.
+    if (databaseReady) void databaseReady.then(startWarmUp);
+    else startWarmUp();
     done();
   });
   app.addHook('onClose', (_app, done) => {
+    closed = true;
     clearInterval(sampler);
     clearTimeout(warmUp);
     sampler = undefined;

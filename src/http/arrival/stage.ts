@@ -39,7 +39,7 @@ export function arrivalStage(
   const refuseRepeated = refuseRepeatedHeaders(singleValuedHeaders(spec));
   const checks: Step[] = [requireHostHeader, refuseRepeated, refuseUnknownExpectation, drain.onArrival];
   const isReady = readinessOf(databaseReady);
-  const loadShedding = registerLoadShedding(app, limits.loadShedding, countShed);
+  const loadShedding = registerLoadShedding(app, limits.loadShedding, countShed, databaseReady);
   const steps: Step[] = [echoRequestId, setSecurityHeaders, ...checks];
   if (databaseReady) steps.push(startupGate(isReady));
   steps.push(loadShedding.shed);

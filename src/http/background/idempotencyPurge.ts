@@ -27,6 +27,7 @@ export function registerIdempotencyPurge(
     try {
       const deleted = await purgeExpiredKeys(db);
       if (deleted > 0) app.log.info({ deleted }, 'expired idempotency keys deleted');
+      else app.log.debug('idempotency key purge ran: nothing expired');
     } catch (error) {
       // During a database outage: the reason, no stack (the outage is logged on its own).
       const fields = error instanceof DatabaseUnavailableError ? { reason: unavailabilityOf(error) } : { err: error };
