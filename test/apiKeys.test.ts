@@ -361,7 +361,7 @@ forEachBackend(t, async (t, backend) => {
     t.equal((await keys.get(pets, legacy)).statusCode, 200, 'accepted until revoked');
     const revoked = await onDb(keys.db, ['revoke', '--legacy']);
     t.equal(revoked.code, 0, revoked.stderr);
-    t.match(revoked.stdout, /^Revoked \d+ legacy\n$/);
+    t.match(revoked.stdout, /^Revoked key id \d+ \(name legacy, fingerprint sha256:[0-9a-f]{8}\)\n$/);
     t.equal((await keys.get(pets, legacy)).statusCode, 401, 'the key without a checksum is refused');
     t.equal((await keys.get(pets, checksummed)).statusCode, 200, 'the checksummed key is accepted');
     t.equal((await onDb(keys.db, ['revoke', '--legacy'])).stdout, 'No active legacy key.\n');
