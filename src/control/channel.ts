@@ -16,14 +16,24 @@ const maxRequestBytes = 64 * 1024;
  * sends it as it connects, so a few seconds is plenty; one that says
  * nothing holds a descriptor the API needs.
  */
-export const controlIdleTimeoutMs = 5_000;
+const controlIdleTimeoutMs = 5_000;
 
 /**
  * The most control connections open at once: commands are typed by hand,
  * and each held connection is a descriptor; past this, a new one is closed
  * as it arrives, so a flood of them never takes the API's descriptors.
  */
-export const maxControlConnections = 16;
+const maxControlConnections = 16;
+
+export interface ControlLimits {
+  idleTimeoutMs: number;
+  maxConnections: number;
+}
+
+export const controlLimits: ControlLimits = {
+  idleTimeoutMs: controlIdleTimeoutMs,
+  maxConnections: maxControlConnections,
+};
 
 /** A listener that did not prove it holds DATA_DIR's lock: nothing it said is reported, and the command may not have run. */
 export class UnprovenServerError extends Error {
@@ -73,13 +83,14 @@ function serveConnection(
   socket: Socket,
   run: CommandRunner,
   secret: Buffer,
+  idleTimeoutMs: number,
   onError: (error: unknown) => void,
   started: () => void,
 ): void {
   let received = '';
   socket.setEncoding('utf8');
   socket.on('error', onError);
-  socket.setTimeout(controlIdleTimeoutMs, () => socket.destroy());
+  socket.setTimeout(idleTimeoutMs, () => socket.destroy());
   const onData = (chunk: string) => {
     received += chunk;
     const end = received.indexOf('\n');
@@ -125,15 +136,16 @@ export async function serveCommands(
   run: CommandRunner,
   secret: Buffer,
   onError: (error: unknown) => void,
+  limits: ControlLimits = controlLimits,
 ): Promise<ControlServer> {
   // Connections that have not sent their command yet: closing ends them.
   const waiting = new Set<Socket>();
   const server: Server = createServer((socket) => {
     waiting.add(socket);
     socket.on('close', () => waiting.delete(socket));
-    serveConnection(socket, run, secret, onError, () => waiting.delete(socket));
+    serveConnection(socket, run, secret, limits.idleTimeoutMs, onError, () => waiting.delete(socket));
   });
-  server.maxConnections = maxControlConnections;
+  server.maxConnections = limits.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(path, () => {
