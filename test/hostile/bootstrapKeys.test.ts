@@ -50,6 +50,8 @@ t.test('random keys of every shape pass, the prefix aside', (t) => {
     randomBytes(16).toString('hex'),
     randomBytes(24).toString('base64'),
   ])
-    t.doesNotThrow(() => assertBootstrapKeyUsable(key), key);
+    t.doesNotThrow(() => {
+      assertBootstrapKeyUsable(key);
+    }, key);
   t.end();
 });

@@ -70,7 +70,9 @@ t.test(`${idleConnections} idle control connections do not stop /healthz`, async
             open += 1;
             resolve();
           });
-          connection.on('error', () => resolve());
+          connection.on('error', () => {
+            resolve();
+          });
           connection.on('close', (hadError) => {
             if (!hadError || connection.readyState !== 'opening') open -= 1;
             resolve();
@@ -78,7 +80,9 @@ t.test(`${idleConnections} idle control connections do not stop /healthz`, async
         }),
     ),
   );
-  t.teardown(() => sockets.forEach((connection) => connection.destroy()));
+  t.teardown(() => {
+    sockets.forEach((connection) => connection.destroy());
+  });
   const health = await fetch(`${address}/healthz`, { signal: AbortSignal.timeout(30_000) });
   t.equal(health.status, 200, `/healthz answers with ${open} control connections still open`);
   await until(() => open <= 0, 'every idle control connection closed by the server');

@@ -6,7 +6,7 @@ import { forEachBackend, startTestApp } from '../helpers/app.js';
  * An instance whose clock is off: its own clock (the app's now), not the
  * database's, is skewed, as on a machine whose NTP has stopped.
  */
-await forEachBackend(t, async (t, backend) => {
+void forEachBackend(t, async (t, backend) => {
   for (const { skewSeconds, overlapSeconds, oldKey } of [
     { skewSeconds: -30, overlapSeconds: 0, oldKey: 401 },
     { skewSeconds: 90, overlapSeconds: 60, oldKey: 200 },
