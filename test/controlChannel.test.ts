@@ -72,8 +72,12 @@ async function idleConnections(path: string, count: number) {
         new Promise<void>((resolve) => {
           const socket = createConnection(path);
           sockets.push(socket);
-          socket.on('connect', () => resolve());
-          socket.on('error', () => resolve());
+          socket.on('connect', () => {
+            resolve();
+          });
+          socket.on('error', () => {
+            resolve();
+          });
           socket.on('close', () => {
             closed += 1;
             resolve();
