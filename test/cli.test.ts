@@ -10,7 +10,9 @@ import {
   postgresUnavailableReason,
   testDatabaseUrl,
 } from './helpers/databases.js';
-import { runEntry, runInProcess } from './helpers/processes.js';
+import { spawn } from 'node:child_process';
+import { repoRoot } from '../lib/repoRoot.js';
+import { finished, runEntry, runInProcess } from './helpers/processes.js';
 
 // The commands run in-process (their run functions are what the entry points
 // call); the last tests spawn real processes for what only a process shows:
@@ -46,7 +48,11 @@ t.test('apikey on the embedded database', async (t) => {
 
   const revoked = await apikey(['revoke', 'ci-robot'], env);
   t.equal(revoked.code, 0);
-  t.match(revoked.stdout, /Revoked \d+ ci-robot/);
+  t.equal(
+    revoked.stdout,
+    `Revoked key id 1 (name ci-robot, fingerprint sha256:${hashApiKey(key).slice(0, 8)})\n`,
+    'one line: the id and the fingerprint say which key',
+  );
   t.match((await apikey(['list'], env)).stdout, /ci-robot.*revoked/);
 
   const again = await apikey(['revoke', 'ci-robot'], env);
@@ -74,7 +80,11 @@ t.test('revoke takes a name, or an id with --id: one argument means one thing', 
 
   const byName = await apikey(['revoke', '1'], env);
   t.equal(byName.code, 0, byName.stderr);
-  t.equal(byName.stdout, `Revoked ${ids['1']} 1\n`, 'only the key named 1');
+  t.match(
+    byName.stdout,
+    new RegExp(`^Revoked key id ${ids['1']} \\(name 1, fingerprint sha256:[0-9a-f]{8}\\)\n$`),
+    'only the key named 1',
+  );
   t.match(
     (await apikey(['list'], env)).stdout,
     /\talpha\t\S+\tchecksummed\tcreated \S+\tactive/,
@@ -83,7 +93,7 @@ t.test('revoke takes a name, or an id with --id: one argument means one thing', 
 
   const byId = await apikey(['revoke', '--id', '1'], env);
   t.equal(byId.code, 0, byId.stderr);
-  t.equal(byId.stdout, 'Revoked 1 alpha\n');
+  t.match(byId.stdout, /^Revoked key id 1 \(name alpha, fingerprint sha256:[0-9a-f]{8}\)\n$/);
 
   for (const args of [
     ['revoke'],
@@ -97,6 +107,65 @@ t.test('revoke takes a name, or an id with --id: one argument means one thing', 
   }
   t.match((await apikey(['revoke', '--id', '99'], env)).stderr, /No active key has the id 99/);
   t.match((await apikey(['frobnicate'], env)).stderr, /revoke --id <id>/, 'the usage names both forms');
+});
+
+t.test('revoke <name> during a rotation overlap prints one line per key revoked', async (t) => {
+  const dir = await migratedDataDir();
+  t.teardown(dir.remove);
+  const env = { DATA_DIR: dir.path };
+  const first = lastLine((await apikey(['create', 'twice'], env)).stdout);
+  const rotated = await apikey(['rotate', 'twice', '--overlap', '1h'], env);
+  t.equal(rotated.code, 0, rotated.stderr);
+  const second = lastLine(rotated.stdout);
+  const revoked = await apikey(['revoke', 'twice'], env);
+  t.equal(revoked.code, 0, revoked.stderr);
+  t.equal(
+    revoked.stdout,
+    `Revoked key id 1 (name twice, fingerprint sha256:${hashApiKey(first).slice(0, 8)})\n` +
+      `Revoked key id 2 (name twice, fingerprint sha256:${hashApiKey(second).slice(0, 8)})\n`,
+  );
+});
+
+t.test('a single-valued option given twice is refused, naming it; nothing is stored', async (t) => {
+  const dir = await migratedDataDir();
+  t.teardown(dir.remove);
+  const env = { DATA_DIR: dir.path };
+  for (const args of [
+    ['create', 'twice', '--scopes', 'pets:read', '--scopes', 'pets:write'],
+    ['create', 'twice', '--expires-in=1d', '--expires-in', '2d'],
+    ['list', '--json', '--json'],
+  ]) {
+    const refused = await apikey(args, env);
+    t.equal(refused.code, 2, args.join(' '));
+    t.match(refused.stderr, /^--(scopes|expires-in|json) was given more than once: give it once\.\n$/);
+  }
+  t.equal((await apikey(['create', 'once'], env)).code, 0);
+  const rotated = await apikey(['rotate', 'once', '--overlap', '1h', '--overlap', '0s'], env);
+  t.equal(rotated.code, 2);
+  t.match(rotated.stderr, /--overlap was given more than once/);
+  t.same(
+    JSON.parse((await apikey(['list', '--json'], env)).stdout).map((key: { name: string }) => key.name),
+    ['once'],
+    'only the key created without a repeated option, and it was not rotated',
+  );
+});
+
+t.test('npm run --silent apikey -- list --json prints the JSON alone on stdout', async (t) => {
+  const dir = await migratedDataDir();
+  t.teardown(dir.remove);
+  t.equal((await apikey(['create', 'piped'], { DATA_DIR: dir.path })).code, 0);
+  const child = spawn('npm', ['run', '--silent', 'apikey', '--', 'list', '--json'], {
+    cwd: repoRoot,
+    env: { ...process.env, DATA_DIR: dir.path, DATABASE_URL: '' },
+  });
+  const listed = await finished(child);
+  t.equal(listed.code, 0, listed.stderr);
+  const keys = JSON.parse(listed.stdout) as Array<{ name: string }>;
+  t.same(
+    keys.map((key) => key.name),
+    ['piped'],
+    'stdout parses as JSON, as `| jq` needs',
+  );
 });
 
 t.test('the embedded data directory is locked while open', async (t) => {

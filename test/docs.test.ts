@@ -196,3 +196,32 @@ t.test('no document refers to our tracker or our work sessions', async (t) => {
   ]);
   t.same(trackerReferencesIn('PostgreSQL sessions; session pooling; podman stop; SIGSTOP; `#/pets/getPet`'), []);
 });
+
+t.test("the client README's error cases give each code the status the spec answers it with", async (t) => {
+  const { parse } = await import('yaml');
+  const spec = parse(readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8')) as {
+    components: {
+      responses: Record<string, { content?: Record<string, { example?: { code?: string; status?: number } }> }>;
+    };
+  };
+  const statusOf = new Map<string, number>();
+  for (const response of Object.values(spec.components.responses)) {
+    const example = response.content?.['application/json']?.example;
+    if (example?.code && example.status) statusOf.set(example.code, example.status);
+  }
+  const clientReadme = readFileSync(join(repoRoot, 'clients/typescript/README.md'), 'utf8');
+  const cases = [...clientReadme.matchAll(/case (\d{3}): \/\/ (.*)/g)];
+  t.ok(cases.length > 0, 'the README shows error cases');
+  for (const [, status, comment] of cases)
+    for (const [code] of (comment ?? '').matchAll(/[a-z]+(?:_[a-z]+)+/g))
+      if (statusOf.has(code)) t.equal(statusOf.get(code), Number(status), `${code} under case ${status}`);
+});
+
+t.test(
+  'the README shows the apikey command whose JSON output the CLI test parses, and a curl that creates a pet',
+  (t) => {
+    t.match(readme, /`npm run --silent apikey -- list \[--json\]`/);
+    t.match(readme, /curl [^`]*-d '\{"name":"Rex","categoryId":3\}' http:\/\/127\.0\.0\.1:3000\/v1\/pets/);
+    t.end();
+  },
+);

@@ -195,7 +195,7 @@ t.test('the embedded database: apikey commands reach the running server over its
   await referenceDb.close();
 
   const server = await serverProcess(t, { ...env, XDG_RUNTIME_DIR: runtime.path });
-  const socket = findControlSocket(dataDir);
+  const socket = findControlSocket(dataDir)?.path;
   t.ok(socket?.startsWith(runtime.path), `the socket is under XDG_RUNTIME_DIR: ${socket}`);
   t.ok(Buffer.byteLength(socket ?? '') < 104, 'short enough to bind');
   t.equal(statSync(socket ?? '').mode & 0o777, 0o600, 'the socket: its owner only');

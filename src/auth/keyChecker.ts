@@ -82,8 +82,14 @@ const staleWhileUnavailableMs = 60_000;
 
 const expiredAt = (key: { expiresAt: number | null }, at: number) => key.expiresAt !== null && key.expiresAt <= at;
 
-function toAccepted(found: ActiveKey, keyHash: string): AcceptedKey {
-  return { keyId: found.id, keyHash, scopes: found.scopes, expiresAt: found.expiresAt?.getTime() ?? null };
+/**
+ * The key as this instance remembers it: its expiry moved onto this
+ * instance's clock from the time the database says is left, so the end of
+ * an overlap does not move with the instance's clock error.
+ */
+function toAccepted(found: ActiveKey, keyHash: string, at: number): AcceptedKey {
+  const expiresAt = found.expiresInMs === null ? null : at + found.expiresInMs;
+  return { keyId: found.id, keyHash, scopes: found.scopes, expiresAt };
 }
 
 /**
@@ -116,6 +122,8 @@ export function createKeyChecker({ db, cacheSeconds, now = Date.now, uses, chang
 
   async function findAndRemember(key: string, keyHash: string): Promise<AcceptedKey | KeyRefusal> {
     const heardBefore = changesHeard;
+    // Before the query: the time left is counted from no later than the database measured it.
+    const askedAt = now();
     let found: ActiveKey | undefined;
     try {
       found = await findActiveKey(db, keyHash);
@@ -134,8 +142,8 @@ export function createKeyChecker({ db, cacheSeconds, now = Date.now, uses, chang
       throw error;
     }
     if (found === undefined) return refuse(key, keyHash, 'unknown');
-    const accepted = toAccepted(found, keyHash);
-    if (expiredAt(accepted, now())) return refuse(key, keyHash, 'expired');
+    if (found.expiresInMs !== null && found.expiresInMs <= 0) return refuse(key, keyHash, 'expired');
+    const accepted = toAccepted(found, keyHash, askedAt);
     refusedUntil.delete(keyHash);
     if (heardBefore !== changesHeard) return used(accepted);
     // Kept even with cacheSeconds 0 (expired at once): it still tells a

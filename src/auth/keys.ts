@@ -61,38 +61,58 @@ export function isChecksummed(key: string): boolean {
   return checksumVerdict(key) === 'matches';
 }
 
-/** The shape of keys issued before the checksum: the prefix and 43 base64url characters (256 bits). */
-const legacyShape = new RegExp(`^${keyPrefix}[A-Za-z0-9_-]{43}$`);
-
 /**
- * The fewest characters of a key of another shape (a bootstrap key made by
- * hand): 32 characters are 128 bits even in hex, the least a secret that
- * anyone may try against the API needs, and 192 bits in base64.
+ * The fewest characters of a bootstrap key's secret part (without the
+ * public `pets_`): 32 characters are 128 bits even in hex, the least a
+ * secret that anyone may try against the API needs, and 192 bits in base64.
  */
 export const minForeignKeyLength = 32;
 /**
- * The fewest different characters in such a key: a random one of 32 hex
- * characters has about 14, while placeholders ("changeme" repeated) and
- * runs of one character have fewer.
+ * The fewest different characters in it: a random one of 32 hex characters
+ * has about 14, while placeholders ("changeme" repeated) and runs of one
+ * character have fewer.
  */
 const minForeignKeySymbols = 10;
+/**
+ * The fewest characters that do not follow from the one before (the same,
+ * or the next or previous in character order: "aaaa", "abcd", "4321"). Of a
+ * random hex key's 31 steps about 5 are such, and 18 or more (fewer than 14
+ * left) about once in 3 million keys; "abcdefghijklmnopqrstuvwxyz012345"
+ * has 1 left.
+ */
+const minUnpredictableSteps = 14;
+
+function unpredictableSteps(text: string): number {
+  let count = 0;
+  for (let index = 1; index < text.length; index += 1) {
+    if (Math.abs(text.charCodeAt(index) - text.charCodeAt(index - 1)) > 1) count += 1;
+  }
+  return count;
+}
 
 /**
- * Why a key may not be a bootstrap key, or undefined: one of the checksummed
- * shape must carry its checksum (a mistyped one could never be used); keys
- * of the format before the checksum are 256 random bits; any other must be
- * long and varied enough to be unguessable.
+ * Why a key may not be a bootstrap key, or undefined. One of the checksummed
+ * shape must carry its checksum (a mistyped one could never be used): such a
+ * key's checksum says it was made by `npm run apikey -- new`. Any other,
+ * the shape of keys issued before the checksum included (whose shape says
+ * nothing of how it was made), must be long and varied enough to be
+ * unguessable once the public prefix is set aside.
  */
 export function bootstrapKeyProblem(key: string): string | undefined {
   const make = 'make one with npm run apikey -- new';
   const verdict = checksumVerdict(key);
   if (verdict === 'mismatch')
     return `has the shape of a key of this service but its checksum does not match: copy the whole key, or ${make}`;
-  if (verdict === 'matches' || legacyShape.test(key)) return undefined;
-  if (key.length < minForeignKeyLength || new Set(key).size < minForeignKeySymbols)
+  if (verdict === 'matches') return undefined;
+  const secret = key.startsWith(keyPrefix) ? key.slice(keyPrefix.length) : key;
+  if (
+    secret.length < minForeignKeyLength ||
+    new Set(secret).size < minForeignKeySymbols ||
+    unpredictableSteps(secret) < minUnpredictableSteps
+  )
     return (
-      `is too easy to guess: use at least ${minForeignKeyLength} random characters ` +
-      `(${minForeignKeySymbols} or more different ones), or ${make}`
+      `is too easy to guess: use at least ${minForeignKeyLength} random characters after any ${keyPrefix} ` +
+      `(${minForeignKeySymbols} or more different ones, not runs like aaaa or abcd), or ${make}`
     );
   return undefined;
 }

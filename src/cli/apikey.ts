@@ -12,8 +12,8 @@ import {
   type KeyTerms,
 } from '../db/apiKeys.js';
 import { DataDirLockedError, openDatabase, type Database } from '../db/index.js';
-import { sendCommand } from '../control/channel.js';
-import { findControlSocket } from '../control/socketPath.js';
+import { sendCommand, UnprovenServerError } from '../control/channel.js';
+import { findControlSocket, UntrustedControlSocketError } from '../control/socketPath.js';
 import { assertSchemaCurrent, migrate, SchemaOutdatedError } from '../db/migrations.js';
 import { isMainModule } from '../entryPoint.js';
 import { declaredScopes, loadOpenApiDocument } from '../openapi/document.js';
@@ -81,12 +81,31 @@ function joinDashedValues(args: string[], allowed: NonNullable<ParseArgsConfig['
   return joined;
 }
 
+/** Refuses an option given twice: parseArgs keeps the last value silently, and the first may be what was meant. */
+function refuseRepeats(tokens: ReadonlyArray<{ kind: string; name?: string }>): void {
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || token.name === undefined) continue;
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} was given more than once: give it once.`);
+    seen.add(token.name);
+  }
+}
+
 function options<const T extends NonNullable<ParseArgsConfig['options']>>(args: string[], allowed: T) {
+  let parsed;
   try {
-    return parseArgs({ args: joinDashedValues(args, allowed), options: allowed, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: joinDashedValues(args, allowed),
+      options: allowed,
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    });
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${usage}`);
   }
+  refuseRepeats(parsed.tokens);
+  return parsed;
 }
 
 function durationOption(text: string | undefined, rule: DurationRule): number | undefined {
@@ -187,28 +206,34 @@ async function list(db: Database, args: string[], out: NodeJS.WritableStream): P
   out.write([listHeader, ...keys.map((key) => keyAsLine(key, now))].map((line) => `${line}\n`).join(''));
 }
 
+/** One line per key: its id and fingerprint say which row, whatever the name looks like. */
+function revokedText(keys: readonly ApiKeyRecord[]): string {
+  return keys
+    .map((key) => `Revoked key id ${key.id} (name ${key.name}, fingerprint sha256:${key.keyPrefix})\n`)
+    .join('');
+}
+
 async function revoke(db: Database, args: string[], out: NodeJS.WritableStream): Promise<void> {
   const [first, second, ...rest] = args;
   if (first === '--legacy' && second === undefined) {
     const revoked = await revokeApiKeysWithoutChecksum(db);
-    out.write(
-      revoked.length ? revoked.map((key) => `Revoked ${key.id} ${key.name}\n`).join('') : 'No active legacy key.\n',
-    );
+    out.write(revoked.length ? revokedText(revoked) : 'No active legacy key.\n');
     return;
   }
   if (first === undefined || rest.length > 0 || (first === '--id') !== (second !== undefined))
     throw new UsageError(`Name the key to revoke: revoke <name>, revoke --id <id>, or revoke --legacy.\n${usage}`);
-  let revoked;
+  let revoked: ApiKeyRecord[];
   if (first === '--id') {
     if (!/^[1-9][0-9]{0,15}$/.test(second ?? '')) throw new UsageError('A key id is a positive integer (see list).');
-    revoked = await revokeApiKeyById(db, Number(second));
-    if (!revoked) throw new UsageError(`No active key has the id ${second}.`);
+    const key = await revokeApiKeyById(db, Number(second));
+    if (!key) throw new UsageError(`No active key has the id ${second}.`);
+    revoked = [key];
   } else {
     if (first.startsWith('-')) throw new UsageError(`Unknown option ${first}.\n${usage}`);
     revoked = await revokeApiKeyByName(db, first);
-    if (!revoked) throw new UsageError(`No active key is named ${first}.`);
+    if (revoked.length === 0) throw new UsageError(`No active key is named ${first}.`);
   }
-  out.write(`Revoked ${revoked.id} ${revoked.name}\n`);
+  out.write(revokedText(revoked));
 }
 
 const databaseCommands = ['create', 'rotate', 'list', 'revoke'];
@@ -243,7 +268,9 @@ export async function runApiKeyCommand(db: Database, argv: string[], { out, err 
 }
 
 function failed(error: unknown, err: NodeJS.WritableStream): number {
-  err.write(`${describeFailure(error, [UsageError, SchemaOutdatedError])}\n`);
+  err.write(
+    `${describeFailure(error, [UsageError, SchemaOutdatedError, UntrustedControlSocketError, UnprovenServerError])}\n`,
+  );
   return error instanceof UsageError ? 2 : 1;
 }
 
@@ -256,7 +283,7 @@ async function sendToServer(dataDir: string, argv: string[], streams: CliStreams
   const socket = findControlSocket(dataDir);
   if (socket === undefined) throw locked;
   try {
-    return await sendCommand(socket, argv, streams);
+    return await sendCommand(socket.path, argv, socket.secret, streams);
   } catch (error) {
     // A socket nobody listens on: the holder is still starting, or is no server.
     if (['ECONNREFUSED', 'ENOENT'].includes((error as NodeJS.ErrnoException).code ?? '')) throw locked;

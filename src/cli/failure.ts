@@ -1,5 +1,10 @@
 import { ConfigError } from '../config/load.js';
-import { DatabaseUnavailableError, DataDirLockedError, ReadOnlyDatabaseError } from '../db/index.js';
+import {
+  DatabaseUnavailableError,
+  DataDirAccessError,
+  DataDirLockedError,
+  ReadOnlyDatabaseError,
+} from '../db/index.js';
 
 /** An error PostgreSQL itself reported: its message is for the operator, and a stack adds nothing. */
 interface ServerError extends Error {
@@ -35,7 +40,7 @@ export function describeFailure(error: unknown, known: Array<abstract new (...ar
     return `the database is unavailable (${error.reason})${cause}`;
   }
   if (isServerError(error)) return describeServerError(error);
-  const operatorCanAct = [ConfigError, DataDirLockedError, ReadOnlyDatabaseError, ...known].some(
+  const operatorCanAct = [ConfigError, DataDirAccessError, DataDirLockedError, ReadOnlyDatabaseError, ...known].some(
     (type) => error instanceof type,
   );
   if (error instanceof Error) return operatorCanAct ? error.message : (error.stack ?? error.message);

@@ -41,9 +41,12 @@ const insertKeyIfNew: Statement = {
     ON CONFLICT DO NOTHING RETURNING ${columns}`,
 };
 
+// The time left is measured by the database's clock, the one that set
+// expires_at: an instance whose clock is off still ends an overlap on time.
 const selectActiveByHash: Statement = {
   name: 'api_keys.active_by_hash',
-  text: 'SELECT id, scopes, expires_at FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+  text: `SELECT id, scopes, (extract(epoch FROM expires_at - now()) * 1000)::float8 AS expires_in_ms
+    FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
 };
 
 const selectAll: Statement = {
@@ -163,17 +166,18 @@ export async function insertApiKeyIfNew(db: Queryable, key: StoredKey): Promise<
 export interface ActiveKey {
   id: number;
   scopes: string[] | null;
-  expiresAt: Date | null;
+  /** Milliseconds until it expires, by the database's clock (0 or less: expired); null: never. */
+  expiresInMs: number | null;
 }
 
-/** The key with this hash unless revoked (expired or not: the caller's clock judges that). */
+/** The key with this hash unless revoked, expired or not. */
 export async function findActiveKey(db: Queryable, keyHash: string): Promise<ActiveKey | undefined> {
-  const { rows } = await db.query<{ id: number; scopes: string[] | null; expires_at: Date | string | null }>(
+  const { rows } = await db.query<{ id: number; scopes: string[] | null; expires_in_ms: number | null }>(
     selectActiveByHash,
     [keyHash],
   );
   const row = rows[0];
-  return row && { id: row.id, scopes: row.scopes, expiresAt: toDateOrNull(row.expires_at) };
+  return row && { id: row.id, scopes: row.scopes, expiresInMs: row.expires_in_ms };
 }
 
 export async function listApiKeys(db: Queryable): Promise<ApiKeyRecord[]> {
@@ -211,10 +215,10 @@ export async function countActiveApiKeys(db: Queryable): Promise<number> {
   return rows[0]?.count ?? 0;
 }
 
-/** Revokes the active keys with this name (a rotated one in its overlap too); returns the first when there was one. */
-export async function revokeApiKeyByName(db: Queryable, name: string): Promise<ApiKeyRecord | undefined> {
+/** Revokes every active key with this name (a rotated one in its overlap too); returns them, by id. */
+export async function revokeApiKeyByName(db: Queryable, name: string): Promise<ApiKeyRecord[]> {
   const { rows } = await db.query<ApiKeyRow>(revokeByName, [name]);
-  return rows[0] && toApiKey(rows[0]);
+  return rows.map(toApiKey).sort((a, b) => a.id - b.id);
 }
 
 /** Revokes the active key with this id; returns it when there was one. */

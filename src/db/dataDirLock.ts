@@ -43,7 +43,7 @@ function recordedOwner(lockPath: string): string {
  * inside only names the holder in the message.
  */
 export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lockPath = join(dataDir, 'pets.lock');
   if (heldHere.has(lockPath)) {
     throw new DataDirLockedError(`The embedded database in ${dataDir} is already open in this process.`);
@@ -51,7 +51,7 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
   heldHere.add(lockPath);
   let fd: number | undefined;
   try {
-    fd = openSync(lockPath, constants.O_RDWR | constants.O_CREAT, 0o644);
+    fd = openSync(lockPath, constants.O_RDWR | constants.O_CREAT, 0o600);
     await lock(fd, { exclusive: true, immediate: true });
     ftruncateSync(fd, 0);
     writeSync(fd, `${process.pid}\n`, 0);

@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
+import { secureDataDir } from './dataDirAccess.js';
 import { lockDataDir } from './dataDirLock.js';
 import { int8ToNumber } from './int8.js';
 import { keyChangeListeners, keyChangesChannel, parseKeyChange } from './keyChanges.js';
@@ -46,14 +47,22 @@ const defaultMinFreeMb = 24;
  * The embedded database: PostgreSQL compiled to WebAssembly, in this process,
  * with its files in dataDir. It does not fsync: a power loss can lose the
  * last writes (see the README).
+ *
+ * dataDir is owner-only (secureDataDir), checked before the lock is taken and
+ * tightened again once PGlite has started and when it closes. A umask would
+ * not do: PGlite gives the files of a new cluster mode 0666 and rewrites
+ * pg_internal.init 0644 whatever the process umask (measured with 022 and
+ * 077); only folders follow it. The files it makes while running (0600, as
+ * PostgreSQL asks) sit in folders no one else may enter.
  */
 export async function openEmbedded(options: EmbeddedOptions): Promise<Database> {
   const folder = resolve(options.dataDir);
   const minFreeMb = options.minFreeMb ?? defaultMinFreeMb;
+  secureDataDir(folder);
   const lock = await lockDataDir(folder);
   try {
     const pgdata = join(folder, 'pgdata');
-    mkdirSync(pgdata, { recursive: true });
+    mkdirSync(pgdata, { recursive: true, mode: 0o700 });
     assertFreeSpace(folder, minFreeMb);
     const db = await PGlite.create(pgdata, { parsers }).catch((error: unknown) => {
       // PGlite aborts (RuntimeError: Aborted()) when it cannot write its files.
@@ -62,6 +71,7 @@ export async function openEmbedded(options: EmbeddedOptions): Promise<Database> 
         `The embedded database in ${folder} could not start (${why}); if its disk is full, free space and start again.`,
       );
     });
+    secureDataDir(folder);
     const disk = createDiskGuard(folder, minFreeMb);
     const root = queryableOf(db, disk);
     // One session, in this process: every change committed is heard, by
@@ -87,6 +97,8 @@ export async function openEmbedded(options: EmbeddedOptions): Promise<Database> 
         try {
           await unlisten().catch(() => undefined);
           await db.close();
+          // At rest owner-only too; a folder already removed has nothing to tighten.
+          if (existsSync(folder)) secureDataDir(folder);
         } finally {
           lock.release();
         }

@@ -19,6 +19,7 @@ export { ReadOnlyDatabaseError, readOnlyReason } from './replication.js';
 export { DiskFullError } from './diskSpace.js';
 export { DatabaseUnavailableError } from './unavailability.js';
 export { DataDirLockedError } from './dataDirLock.js';
+export { DataDirAccessError } from './dataDirAccess.js';
 export { noKeyChanges } from './keyChanges.js';
 
 /**

@@ -6,6 +6,7 @@ import {
   controlSocketPlace,
   prepareControlSocket,
   removeControlSocket,
+  withdrawControlSocket,
   type ControlSocketPlace,
 } from '../control/socketPath.js';
 import type { Database } from '../db/index.js';
@@ -31,7 +32,7 @@ export async function openControlSocket(
 ): Promise<ControlSocket | undefined> {
   const place: ControlSocketPlace = controlSocketPlace(dataDir, env['XDG_RUNTIME_DIR'] || tmpdir());
   try {
-    prepareControlSocket(place);
+    const secret = prepareControlSocket(place);
     const server = await serveCommands(
       place.socket,
       async (argv, streams) => {
@@ -39,6 +40,7 @@ export async function openControlSocket(
         log.info({ command: argv[0], exitCode: code }, 'npm run apikey ran over the control socket');
         return code;
       },
+      secret,
       (error) => {
         log.warn({ err: error }, 'control socket error');
       },
@@ -52,6 +54,8 @@ export async function openControlSocket(
       },
     };
   } catch (error) {
+    // No secret left behind: the CLI sends nothing to a socket no server of ours answers.
+    withdrawControlSocket(place);
     log.warn(
       { err: error },
       `cannot open the control socket ${place.socket}: npm run apikey needs this server stopped`,

@@ -4,6 +4,7 @@ import { databaseOptionsOf, type DatabaseHooks } from '../config/databaseOptions
 import { ConfigError, loadConfig, type Config } from '../config/load.js';
 import {
   DatabaseUnavailableError,
+  DataDirAccessError,
   DataDirLockedError,
   DiskFullError,
   openDatabase,
@@ -57,7 +58,8 @@ export async function openOrFail(config: Config, hooks: DatabaseHooks, minFreeMb
     const options = databaseOptionsOf(config, hooks);
     return await openDatabase(minFreeMb === undefined ? options : { ...options, minFreeMb });
   } catch (error) {
-    if (error instanceof DataDirLockedError || error instanceof DiskFullError) throw new StartupError(error.message);
+    if ([DataDirAccessError, DataDirLockedError, DiskFullError].some((type) => error instanceof type))
+      throw new StartupError((error as Error).message);
     throw error;
   }
 }

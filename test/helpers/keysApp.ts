@@ -18,8 +18,10 @@ export interface KeysApp {
   statements: Statement[];
   /** The reasons authentication failures were counted under. */
   failures: AuthFailureReason[];
-  /** The app's clock: Date.now() plus this many ms. */
+  /** The app's clock: Date.now() plus this many ms (a skew, unless the database's time passes too: passTime). */
   clock: { aheadMs: number };
+  /** Time passes by ms for the app and for the keys stored (see passTimeInDatabase). */
+  passTime(ms: number): Promise<void>;
   issue(name: string, terms?: KeyTerms): Promise<string>;
   get(url: string, key: string): Promise<LightMyRequestResponse>;
   post(url: string, key: string, body: object): Promise<LightMyRequestResponse>;
@@ -29,6 +31,21 @@ export interface KeysApp {
    * can then open it through backend.env.
    */
   release(): Promise<void>;
+}
+
+/**
+ * Time passes by ms for the keys stored: each of their times moves back by
+ * ms, as if the database's clock had moved on, which a test cannot move.
+ * Announcing nothing (triggers off for the transaction): time passing
+ * notifies no one, so a cached key must meet its expiry by itself.
+ */
+export async function passTimeInDatabase(db: Database, ms: number): Promise<void> {
+  const shift = `${Math.trunc(ms)} * interval '1 millisecond'`;
+  await db.transaction((tx) =>
+    tx.execScript(`SET LOCAL session_replication_role = replica;
+      UPDATE api_keys SET created_at = created_at - ${shift}, expires_at = expires_at - ${shift},
+        replaced_at = replaced_at - ${shift}, revoked_at = revoked_at - ${shift}, last_used_at = last_used_at - ${shift};`),
+  );
 }
 
 /** Watches every query the app sends to the database, so a test can say none was sent. */
@@ -83,6 +100,10 @@ export async function startKeysApp(t: Test, kind: Backend, config: Partial<AppCo
       released = true;
       await app.close();
       if (kind === 'embedded') await backend.db.close();
+    },
+    passTime: async (ms) => {
+      clock.aheadMs += ms;
+      await passTimeInDatabase(backend.db, ms);
     },
     issue: async (name, terms) => (await issueKey(backend.db, name, terms)).key,
     get: (url, key) => app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } }),
