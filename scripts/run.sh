@@ -65,9 +65,9 @@ case $group in
     usage='usage: npm run generate [-- --check]
   (none)   regenerates src/generated/ and clients/typescript/src/generated/ from openapi.yaml; the
            version, the operations and scopes and the CHANGELOG entries the docs state
-           (generators/docFacts.ts), the Prometheus rules of the objectives
-           (deploy/prometheus/objectives.yml), dashboard panels and docs/alerts.md table from its
-           x-slo, the config validator and docs/configuration.md from src/config/schema.ts
+           (generators/docFacts.ts), the Prometheus rules and their promtool tests
+           (deploy/prometheus/; RUNBOOK_BASE_URL, PROMETHEUS_JOB: docs/alerts.md), dashboard panels
+           and docs/alerts.md table from its x-slo, the config validator and docs/configuration.md from src/config/schema.ts
   --check  fails when any of them is out of step, changing nothing (scripts/generate-check.sh)'
     case $choice in
       '')

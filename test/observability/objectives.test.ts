@@ -1,6 +1,7 @@
 import t from 'tap';
 import { objectivesOf } from '../../lib/objectives/objectives.js';
-import { budgetOf, duration, objectiveRuleGroups } from '../../lib/objectives/rules.js';
+import { bucketMatcher, budgetOf, duration, objectiveRuleGroups } from '../../lib/objectives/rules.js';
+import { ruleSettingsOf } from '../../lib/objectives/settings.js';
 
 const operation = (slo: unknown) => ({
   paths: { '/pets': { get: { operationId: 'listPets', ...(slo === undefined ? {} : { 'x-slo': slo }) } } },
@@ -25,8 +26,32 @@ t.test('a drill scales every window, and nothing else', async (t) => {
   t.equal(duration(5 * 60, 60), '5s');
   t.equal(duration(3600, 60), '1m');
   t.equal(duration(3 * 24 * 3600, 60), '72m');
-  const text = JSON.stringify(objectiveRuleGroups(objectivesOf(operation(slo)), { scale: 60 }));
+  const text = JSON.stringify(
+    objectiveRuleGroups(objectivesOf(operation(slo)), { scale: 60, runbookBase: 'https://example.com/alerts' }),
+  );
   const ranges = new Set(text.match(/\[\w+\]/g));
   t.same([...ranges].sort(), ['[12h]', '[1m]', '[30s]', '[5s]', '[6m]', '[72m]'].sort());
   t.match(text, /> \(14\.4 \* 0\.001\)/, 'the burn rates stay');
+});
+
+t.test('an integer bucket bound matches as Prometheus 2 and 3 store it; any other its one spelling', async (t) => {
+  t.equal(bucketMatcher(1), 'le=~"1|1\\\\.0"');
+  t.equal(bucketMatcher(10), 'le=~"10|10\\\\.0"');
+  t.equal(bucketMatcher(0.25), 'le="0.25"');
+});
+
+t.test('every runbook_url is absolute: RUNBOOK_BASE_URL, else the repository of package.json', async (t) => {
+  const fromPackage = ruleSettingsOf({});
+  t.match(fromPackage.runbookBase, /^https:\/\/[^/]+\/.+\/blob\/main\/docs\/alerts\.md$/);
+  t.equal(fromPackage.job, 'pet-store-service');
+  const set = ruleSettingsOf({ RUNBOOK_BASE_URL: 'https://wiki.example.com/pets/alerts', PROMETHEUS_JOB: 'pets' });
+  t.same(set, { runbookBase: 'https://wiki.example.com/pets/alerts', job: 'pets' });
+  t.throws(() => ruleSettingsOf({ RUNBOOK_BASE_URL: 'docs/alerts.md' }), /absolute http\(s\) URL/);
+  const urls = JSON.stringify(objectiveRuleGroups(objectivesOf(operation(slo)), set)).match(/"runbook_url":"[^"]+"/g);
+  t.same(urls, [
+    '"runbook_url":"https://wiki.example.com/pets/alerts#petsavailabilityfastburn"',
+    '"runbook_url":"https://wiki.example.com/pets/alerts#petsavailabilityslowburn"',
+    '"runbook_url":"https://wiki.example.com/pets/alerts#petslatencyfastburn"',
+    '"runbook_url":"https://wiki.example.com/pets/alerts#petslatencyslowburn"',
+  ]);
 });
