@@ -104,7 +104,7 @@ export function clusterMetrics(timeoutMs = 5000): ClusterMetrics {
   };
 
   cluster.on('message', (worker: Worker, message: Answer) => {
-    if (message?.type !== response || typeof message.requestId !== 'number') return;
+    if (message.type !== response || typeof message.requestId !== 'number') return;
     const scrape = scrapes.get(message.requestId);
     if (message.error !== undefined) {
       scrapes.delete(message.requestId);
@@ -128,7 +128,9 @@ export function clusterMetrics(timeoutMs = 5000): ClusterMetrics {
   const ask = () =>
     new Promise<void>((resolve, reject) => {
       const id = nextId++;
-      const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker?.isConnected());
+      const workers = Object.values(cluster.workers ?? {}).filter(
+        (worker): worker is Worker => worker?.isConnected() === true,
+      );
       if (workers.length === 0) {
         resolve();
         return;
@@ -138,14 +140,14 @@ export function clusterMetrics(timeoutMs = 5000): ClusterMetrics {
         reject(new Error(`workers did not answer within ${timeoutMs} ms`));
       }, timeoutMs);
       scrapes.set(id, {
-        waiting: new Set(workers.map((worker) => worker!.id)),
+        waiting: new Set(workers.map((worker) => worker.id)),
         finish: (error) => {
           clearTimeout(timer);
           if (error) reject(error);
           else resolve();
         },
       });
-      for (const worker of workers) worker!.send({ type: request, requestId: id });
+      for (const worker of workers) worker.send({ type: request, requestId: id });
     });
 
   return {

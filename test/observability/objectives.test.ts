@@ -1,6 +1,13 @@
 import t from 'tap';
 import { objectivesOf } from '../../lib/objectives/objectives.js';
-import { bucketMatcher, budgetOf, duration, objectiveRuleGroups } from '../../lib/objectives/rules.js';
+import { durationDays, retentionFlag } from '../../lib/instances/prometheus.js';
+import {
+  bucketMatcher,
+  budgetOf,
+  duration,
+  minimumRetentionDays,
+  objectiveRuleGroups,
+} from '../../lib/objectives/rules.js';
 import { ruleSettingsOf } from '../../lib/objectives/settings.js';
 
 const operation = (slo: unknown) => ({
@@ -54,4 +61,15 @@ t.test('every runbook_url is absolute: RUNBOOK_BASE_URL, else the repository of 
     '"runbook_url":"https://wiki.example.com/pets/alerts#petslatencyfastburn"',
     '"runbook_url":"https://wiki.example.com/pets/alerts#petslatencyslowburn"',
   ]);
+});
+
+t.test('the drills run Prometheus with the retention the 30-day window needs', async (t) => {
+  t.equal(durationDays('35d'), 35);
+  t.equal(durationDays('5w'), 35);
+  t.equal(durationDays('1d12h'), 1.5);
+  t.equal(durationDays(''), 0);
+  const [, value] = retentionFlag.split('=');
+  t.match(retentionFlag, /^--storage\.tsdb\.retention\.time=/);
+  t.ok(durationDays(value!) >= minimumRetentionDays, `${retentionFlag} keeps at least ${minimumRetentionDays} days`);
+  t.ok(minimumRetentionDays > 30, 'more than the 30-day window');
 });
