@@ -25,7 +25,7 @@ function withRunbook(
 /** The load-shedding limit in words, from the constants the code sheds by. */
 export function sheddingLimitText(): string {
   const { maxEventLoopDelayMs, sampleIntervalMs } = httpLimits.loadShedding;
-  return `mean event-loop delay over ${maxEventLoopDelayMs} ms, sampled every ${sampleIntervalMs} ms`;
+  return `mean event-loop delay is over ${maxEventLoopDelayMs} ms (sampled every ${sampleIntervalMs} ms)`;
 }
 
 /** The load-shedding facts the docs state (docs/alerts.md, docs/operations.md), from the code's constants. */
@@ -86,8 +86,8 @@ export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
       labels: { severity: 'ticket' },
       summary: 'An instance sheds API requests (503 with Retry-After)',
       description:
-        `{{ $labels.instance }} sheds API requests: its ${sheddingLimitText()} (reason ` +
-        `${shedReasons.join(', ')}; a fixed limit in src/http/limits.ts, not a setting).`,
+        `{{ $labels.instance }} sheds API requests because its ${sheddingLimitText()}: reason ` +
+        `${shedReasons.join(', ')}, a fixed limit in src/http/limits.ts, not a setting.`,
     }),
   ];
   return { name: 'pet-store-service', rules: alerts };
