@@ -1,5 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
+import { shedReasons } from '../../src/http/arrival/loadShedding.js';
 import { objectivesOf } from '../../lib/objectives/objectives.js';
+import { loadSheddingFacts, sheddingLimitText } from '../../lib/objectives/operationalAlerts.js';
+import { repoRoot } from '../../lib/repoRoot.js';
 import { durationDays, retentionFlag } from '../../lib/instances/prometheus.js';
 import {
   bucketMatcher,
@@ -72,4 +77,14 @@ t.test('the drills run Prometheus with the retention the 30-day window needs', a
   t.match(retentionFlag, /^--storage\.tsdb\.retention\.time=/);
   t.ok(durationDays(value!) >= minimumRetentionDays, `${retentionFlag} keeps at least ${minimumRetentionDays} days`);
   t.ok(minimumRetentionDays > 30, 'more than the 30-day window');
+});
+
+t.test('the load-shedding facts of the docs and alerts are the code’s own', async (t) => {
+  for (const file of ['docs/alerts.md', 'docs/operations.md', 'deploy/prometheus/alerts.yml']) {
+    const text = readFileSync(join(repoRoot, file), 'utf8');
+    t.ok(text.includes(file.endsWith('.md') ? loadSheddingFacts() : sheddingLimitText()), `${file} states the limit`);
+    const reasons = new Set(text.match(/`(eventLoop\w+|heap\w+)`/g));
+    t.same([...reasons], file.endsWith('.md') ? shedReasons.map((reason) => `\`${reason}\``) : [], `${file}: reasons`);
+    t.notMatch(text, /LOAD_SHEDDING_/, `${file} names no setting that does not exist`);
+  }
 });
