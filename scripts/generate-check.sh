@@ -63,4 +63,4 @@ for file in deploy/prometheus/objectives.yml deploy/prometheus/alerts.yml deploy
     exit 1
   fi
 done
-echo "generated types, spec JSON and route table match openapi.yaml; the READMEs state its version; the objectives' rules, dashboard panels and table match its x-slo; the config validator and docs/configuration.md match its schema"
+echo "generated types, spec JSON and route table match openapi.yaml; the READMEs state its version; the objectives' rules, the alerts, their promtool tests, dashboard panels and table match its x-slo and the code's constants; the config validator and docs/configuration.md match its schema"
