@@ -163,13 +163,14 @@ case $group in
     esac
     ;;
   test:system)
-    usage='usage: npm run test:system -- faults|topology|migrations|new-operation|image [tap options]   (not part of npm test; slow)
+    usage='usage: npm run test:system -- faults|topology|migrations|new-operation|rules|image [tap options]   (not part of npm test; slow)
   faults      builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed
   topology    builds; test/topology/, one file at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
               and the upgrade drill from the previous release (contract/releases.json)
   migrations  test/migrations/: npm run check:migrations on copies of the repository with a migration committed
   new-operation  test/newOperation/: two operations added to a copy of the repository with only the spec, handlers
               and SQL; every tool (generate, gate, lint, conformance, client, verify) green on it
+  rules       test/rules/: each alerting rule broken once must fail its shipped promtool scenario (one promtool run)
   image       builds the image (npm run image) unless PET_STORE_IMAGE names one; test/image/ (scripts/image/test.sh)'
     case $choice in
       faults)
@@ -182,6 +183,7 @@ case $group in
         exec tap --jobs=1 --timeout=300 test/topology/*.test.ts "$@"
         ;;
       migrations) exec tap --jobs=1 --timeout=900 test/migrations/*.test.ts "$@" ;;
+      rules) exec tap --jobs=1 --timeout=1800 test/rules/*.test.ts "$@" ;;
       image) exec bash scripts/image/test.sh "$@" ;;
     esac
     ;;
