@@ -26,7 +26,7 @@ const asRoot = process.getuid?.() === 0;
 
 t.test(
   'the rules pass promtool check and their shipped unit tests',
-  { skip: !asRoot && unavailable ? `promtool is missing: ${unavailable}` : false, timeout: 10 * 60_000 },
+  { skip: !asRoot && unavailable ? `promtool is missing: ${unavailable}` : false },
   async (t) => {
     if (unavailable) {
       t.fail(`promtool could not be installed as root: ${unavailable}`);
