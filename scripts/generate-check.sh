@@ -5,7 +5,8 @@
 # README table of methods are not what openapi.yaml makes (clients/typescript), or a fact the hand-written
 # text states is not what openapi.yaml says (generators/docFacts.ts: the version, the operations and scopes,
 # the changelog's entries), or the objectives' rules, dashboard panels and docs/alerts.md table are not what
-# x-slo in openapi.yaml makes (generators/objectives.ts).
+# x-slo in openapi.yaml makes, or the alerts, their promtool tests and the load-shedding facts of the docs are
+# not what the code says (generators/objectives.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fresh=$(mktemp --suffix=.ts)
@@ -56,10 +57,10 @@ done
 freshObjectives=$(mktemp -d)
 trap 'rm -rf "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig" "$freshReference" "$freshClient" "$freshDocs" "$freshObjectives"' EXIT
 npx --no-install tsx generators/objectives.ts "$freshObjectives"
-for file in deploy/prometheus/objectives.yml deploy/grafana/dashboard.json docs/alerts.md; do
+for file in deploy/prometheus/objectives.yml deploy/prometheus/alerts.yml deploy/prometheus/objectives.test.yml deploy/prometheus/alerts.test.yml deploy/grafana/dashboard.json docs/alerts.md docs/operations.md; do
   if ! diff -u "$file" "$freshObjectives/$file" >&2; then
-    echo "$file is out of step with the objectives (x-slo) in openapi.yaml: run 'npm run generate' and commit the result." >&2
+    echo "$file is out of step with the objectives (x-slo) in openapi.yaml or the load-shedding constants: run 'npm run generate' and commit the result." >&2
     exit 1
   fi
 done
-echo "generated types, spec JSON and route table match openapi.yaml; the READMEs state its version; the objectives' rules, dashboard panels and table match its x-slo; the config validator and docs/configuration.md match its schema"
+echo "generated types, spec JSON and route table match openapi.yaml; the READMEs state its version; the objectives' rules, the alerts, their promtool tests, dashboard panels and table match its x-slo and the code's constants; the config validator and docs/configuration.md match its schema"

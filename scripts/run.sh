@@ -65,9 +65,9 @@ case $group in
     usage='usage: npm run generate [-- --check]
   (none)   regenerates src/generated/ and clients/typescript/src/generated/ from openapi.yaml; the
            version, the operations and scopes and the CHANGELOG entries the docs state
-           (generators/docFacts.ts), the Prometheus rules of the objectives
-           (deploy/prometheus/objectives.yml), dashboard panels and docs/alerts.md table from its
-           x-slo, the config validator and docs/configuration.md from src/config/schema.ts
+           (generators/docFacts.ts), the Prometheus rules and their promtool tests
+           (deploy/prometheus/; RUNBOOK_BASE_URL, PROMETHEUS_JOB: docs/alerts.md), dashboard panels
+           and docs/alerts.md table from its x-slo, the config validator and docs/configuration.md from src/config/schema.ts
   --check  fails when any of them is out of step, changing nothing (scripts/generate-check.sh)'
     case $choice in
       '')
@@ -167,7 +167,7 @@ case $group in
     esac
     ;;
   test:system)
-    usage='usage: npm run test:system -- faults|topology|migrations|new-operation|consumer-tools|image [tap options]   (not part of npm test; slow)
+    usage='usage: npm run test:system -- faults|topology|migrations|new-operation|consumer-tools|rules|image [tap options]   (not part of npm test; slow)
   faults      builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed
   topology    builds; test/topology/, one file at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
               and the upgrade drill from the previous release (contract/releases.json)
@@ -177,6 +177,7 @@ case $group in
   consumer-tools  test/consumerTools/: the /docs page in headless Chromium (every "Try it out"); the TypeScript
               client packed, installed and type-checked as a consumer gets it, and driven from Chromium; its
               methods generated for operations the contract does not have yet, compiled and run
+  rules       test/rules/: each alerting rule broken once must fail its shipped promtool scenario (one promtool run)
   image       builds the image (npm run image) unless PET_STORE_IMAGE names one; test/image/ (scripts/image/test.sh)'
     case $choice in
       faults)
@@ -190,6 +191,7 @@ case $group in
         exec tap --jobs=1 --timeout=300 test/topology/*.test.ts "$@"
         ;;
       migrations) exec tap --jobs=1 --timeout=900 test/migrations/*.test.ts "$@" ;;
+      rules) exec tap --jobs=1 --timeout=1800 test/rules/*.test.ts "$@" ;;
       image) exec bash scripts/image/test.sh "$@" ;;
     esac
     ;;

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, metricsPortOf } from './config/load.js';
 import { serveClusterMetrics } from './observability/exposeMetrics.js';
@@ -32,7 +33,9 @@ try {
   fail(error instanceof ConfigError ? error.message : String(error));
 }
 
-cluster.setupPrimary({ exec: fileURLToPath(new URL('./server.js', import.meta.url)) });
+// The worker entry is this file's sibling in the same form: dist/server.js when built, src/server.ts under tsx.
+const self = fileURLToPath(import.meta.url);
+cluster.setupPrimary({ exec: join(dirname(self), `server${extname(self)}`) });
 
 let stopping = false;
 const startedAt = new Map<number, number>();

@@ -1,6 +1,7 @@
 import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { stringify } from 'yaml';
+import { minimumRetentionDays } from '../objectives/rules.js';
 import { freePort, loopback } from './network.js';
 import { isAlive, ownedFolder, spawnLogged, stopPid, waitUntil } from './processes.js';
 
@@ -56,6 +57,28 @@ async function api<T>(url: string): Promise<T> {
   return body.data;
 }
 
+/**
+ * The retention flag: as long as the objectives' 30-day window needs
+ * (docs/alerts.md), so that a drill's Prometheus runs as production's must.
+ */
+export const retentionFlag = `--storage.tsdb.retention.time=${minimumRetentionDays}d`;
+
+/** Days in a Prometheus duration such as 35d, 840h or 5w (its largest unit first, as it reports them). */
+export function durationDays(text: string): number {
+  const units: Record<string, number> = { y: 365, w: 7, d: 1, h: 1 / 24, m: 1 / 1440, s: 1 / 86400, ms: 1 / 86400000 };
+  let days = 0;
+  for (const [, amount, unit] of text.matchAll(/(\d+)(ms|y|w|d|h|m|s)/g)) days += Number(amount) * units[unit!]!;
+  return days;
+}
+
+/** Throws unless the running Prometheus keeps data as long as the objectives need. */
+async function assertRetention(url: string): Promise<void> {
+  const flags = await api<Record<string, string>>(`${url}/api/v1/status/flags`);
+  const retention = flags['storage.tsdb.retention.time'] ?? '';
+  if (!(durationDays(retention) >= minimumRetentionDays))
+    throw new Error(`Prometheus keeps ${retention || 'its default 15d'}: the objectives need ${minimumRetentionDays}d`);
+}
+
 export async function startPrometheus(options: PrometheusOptions): Promise<PrometheusServer> {
   const folder = ownedFolder('prometheus-', undefined, options.parent);
   const port = options.port ?? (await freePort());
@@ -83,7 +106,7 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
       `--config.file=${configFile}`,
       `--storage.tsdb.path=${join(folder, 'data')}`,
       `--web.listen-address=${loopback}:${port}`,
-      '--storage.tsdb.retention.time=1d',
+      retentionFlag,
       '--log.level=warn',
     ],
     logFile,
@@ -94,6 +117,10 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
     { what: `Prometheus on ${loopback}:${port}`, timeoutMs: options.readyTimeoutMs ?? 30_000, pid, logFile },
     async () => ((await fetch(`${url}/-/ready`)).ok ? true : undefined),
   );
+  await assertRetention(url).catch(async (error: unknown) => {
+    await stopPid(pid, 'SIGTERM', 15_000);
+    throw error;
+  });
   const server: PrometheusServer = {
     port,
     folder,

@@ -1,5 +1,6 @@
 import { withBlock } from '../generatedBlocks.js';
 import type { Objective } from './objectives.js';
+import { loadSheddingFacts } from './operationalAlerts.js';
 
 /** The objectives as a Markdown table, one row per operation. */
 export function objectivesTable(objectives: Objective[]): string {
@@ -14,4 +15,9 @@ export function objectivesTable(objectives: Objective[]): string {
 /** The text with its generated `objectives` block (docs/alerts.md) holding the table; throws when it has none. */
 export function withObjectivesTable(text: string, objectives: Objective[]): string {
   return withBlock(text, 'objectives', objectivesTable(objectives), 'docs/alerts.md');
+}
+
+/** The text with its generated `load-shedding` block holding the facts from the code; throws when it has none. */
+export function withLoadSheddingFacts(text: string, where: string): string {
+  return withBlock(text, 'load-shedding', loadSheddingFacts(), where);
 }

@@ -28,6 +28,13 @@ export const windows = {
   '30d': { name: '30d', seconds: 30 * day },
 } as const satisfies Record<string, Window>;
 
+/**
+ * The retention Prometheus needs: the 30-day ratio reads a month of samples,
+ * and Prometheus deletes whole blocks once past retention (15 days by
+ * default), so 30 days and a margin for the blocks at the edge.
+ */
+export const minimumRetentionDays = 35;
+
 /** The alerts: which windows, how many times the budget rate, at what severity. */
 export const burnRates = [
   { severity: 'page', long: windows['1h'], short: windows['5m'], factor: 14.4 },
@@ -43,9 +50,24 @@ const histogram = 'http_server_request_duration_seconds';
 /** Answers counted: all but 4xx (the client's doing, in neither ratio). */
 const counted = 'status_code!~"4.."';
 
-/** The recorded error ratio of one objective over one window: `operation:pets_slo_availability_errors:ratio_rate5m`. */
+/**
+ * The recorded error ratio of one objective over one window, named by the
+ * `level:metric:operations` convention: the output is by job and operation,
+ * e.g. `job_operation:pets_slo_availability_errors:ratio_rate5m`.
+ */
 export function ratioName(kind: ObjectiveKind, window: Window): string {
-  return `operation:pets_slo_${kind}_errors:ratio_rate${window.name}`;
+  return `job_operation:pets_slo_${kind}_errors:ratio_rate${window.name}`;
+}
+
+/**
+ * The matcher of the histogram bucket at a threshold. Prometheus 2 stores an
+ * integer bound as le="1", Prometheus 3 normalises it to le="1.0": an
+ * integer threshold matches both, any other its one spelling.
+ */
+export function bucketMatcher(thresholdSeconds: number): string {
+  return Number.isInteger(thresholdSeconds)
+    ? `le=~"${thresholdSeconds}|${thresholdSeconds}\\\\.0"`
+    : `le="${thresholdSeconds}"`;
 }
 
 /** The alert's name for one objective and severity: PetsAvailabilityFastBurn (page), PetsLatencySlowBurn (ticket). */
@@ -84,9 +106,14 @@ function errorRatio(objective: Objective, kind: ObjectiveKind, range: string): s
     // 0 rather than nothing when no 5xx was ever answered.
     return `(\n  ${failed}\nor\n  0 * ${all}\n)\n/\n${all}`;
   }
-  const le = `le="${objective.latency.thresholdSeconds}"`;
+  const le = bucketMatcher(objective.latency.thresholdSeconds);
   const fast = `sum by (job, operation) (rate(${histogram}_bucket{${operation},${counted},${le}}[${range}]))`;
   return `1 - ${fast}\n/\n${all}`;
+}
+
+/** An alert's runbook: its section of docs/alerts.md (GitHub's anchor: the heading in lower case). */
+export function runbookUrl(runbookBase: string, alert: string): string {
+  return `${runbookBase}#${alert.toLowerCase()}`;
 }
 
 export interface RecordingRule {
@@ -98,6 +125,7 @@ export interface RecordingRule {
 export interface AlertingRule {
   alert: string;
   expr: string;
+  for?: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
 }
@@ -110,16 +138,14 @@ export interface RuleGroup {
 export interface RuleOptions {
   /** Windows divided by this (1 in production; a drill scales them down). */
   scale?: number;
-  /** Where the runbooks are: runbook_url is this plus the alert's anchor. */
-  runbookBase?: string;
+  /** The absolute URL of docs/alerts.md: runbook_url is this plus the alert's anchor (runbookBaseOf). */
+  runbookBase: string;
 }
 
-export const defaultRunbookBase = 'docs/alerts.md';
-
 /** The rule groups for the objectives: one per objective kind, and the 30-day budget apart (evaluated less often). */
-export function objectiveRuleGroups(objectives: Objective[], options: RuleOptions = {}): RuleGroup[] {
+export function objectiveRuleGroups(objectives: Objective[], options: RuleOptions): RuleGroup[] {
   const scale = options.scale ?? 1;
-  const runbookBase = options.runbookBase ?? defaultRunbookBase;
+  const runbookBase = options.runbookBase;
   const alertWindows = [windows['5m'], windows['30m'], windows['1h'], windows['6h'], windows['3d']];
   const groups: RuleGroup[] = objectiveKinds.map((kind) => ({
     name: `pets-slo-${kind}`,
@@ -172,7 +198,7 @@ function alerts(objective: Objective, kind: ObjectiveKind, runbookBase: string):
           `${objective.operation} (${objective.method} ${objective.path}) misses ${what}: its errors run at more than ` +
           `${rates.map((rate) => `${rate.factor}x`).join(' or ')} the budget of ${Number((budget * 100).toFixed(4))}% ` +
           `over the ${rates.map((rate) => `${rate.long.name} and ${rate.short.name}`).join(', or ')} windows.`,
-        runbook_url: `${runbookBase}#${name.toLowerCase()}`,
+        runbook_url: runbookUrl(runbookBase, name),
       },
     };
   });

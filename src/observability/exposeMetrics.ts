@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
+import { clusterMetrics } from './clusterMetrics.js';
 import { startMetricsServer, type MetricsServer } from './metricsServer.js';
 
 /**
@@ -27,13 +28,10 @@ export async function exposeMetrics(
   );
 }
 
-/** In the cluster primary: one scrape answers the metrics of every worker, summed. */
+/**
+ * In the cluster primary: one scrape answers the metrics of every worker,
+ * summed, departed workers' counters included (clusterMetrics.ts).
+ */
 export function serveClusterMetrics(host: string, port: number, onError: (error: unknown) => void) {
-  const aggregator = new AggregatorRegistry();
-  return startMetricsServer(
-    host,
-    port,
-    { contentType: aggregator.contentType, render: () => aggregator.clusterMetrics() },
-    onError,
-  );
+  return startMetricsServer(host, port, clusterMetrics(), onError);
 }

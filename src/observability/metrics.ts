@@ -105,7 +105,7 @@ export function createMetrics(): ServiceMetrics {
   });
   const shed = new Counter({
     name: 'pets_load_shed_requests_total',
-    help: 'API requests answered 503 by load shedding, by the threshold passed (eventLoopDelay, eventLoopUtilization, heapUsedBytes).',
+    help: 'API requests answered 503 by load shedding, by the limit passed (reason; docs/operations.md, Load shedding).',
     labelNames: ['reason'] as const,
     registers,
   });

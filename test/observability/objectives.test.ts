@@ -1,6 +1,19 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
+import { shedReasons } from '../../src/http/arrival/loadShedding.js';
 import { objectivesOf } from '../../lib/objectives/objectives.js';
-import { budgetOf, duration, objectiveRuleGroups } from '../../lib/objectives/rules.js';
+import { loadSheddingFacts, sheddingLimitText } from '../../lib/objectives/operationalAlerts.js';
+import { repoRoot } from '../../lib/repoRoot.js';
+import { durationDays, retentionFlag } from '../../lib/instances/prometheus.js';
+import {
+  bucketMatcher,
+  budgetOf,
+  duration,
+  minimumRetentionDays,
+  objectiveRuleGroups,
+} from '../../lib/objectives/rules.js';
+import { ruleSettingsOf } from '../../lib/objectives/settings.js';
 
 const operation = (slo: unknown) => ({
   paths: { '/pets': { get: { operationId: 'listPets', ...(slo === undefined ? {} : { 'x-slo': slo }) } } },
@@ -25,8 +38,53 @@ t.test('a drill scales every window, and nothing else', async (t) => {
   t.equal(duration(5 * 60, 60), '5s');
   t.equal(duration(3600, 60), '1m');
   t.equal(duration(3 * 24 * 3600, 60), '72m');
-  const text = JSON.stringify(objectiveRuleGroups(objectivesOf(operation(slo)), { scale: 60 }));
+  const text = JSON.stringify(
+    objectiveRuleGroups(objectivesOf(operation(slo)), { scale: 60, runbookBase: 'https://example.com/alerts' }),
+  );
   const ranges = new Set(text.match(/\[\w+\]/g));
   t.same([...ranges].sort(), ['[12h]', '[1m]', '[30s]', '[5s]', '[6m]', '[72m]'].sort());
   t.match(text, /> \(14\.4 \* 0\.001\)/, 'the burn rates stay');
+});
+
+t.test('an integer bucket bound matches as Prometheus 2 and 3 store it; any other its one spelling', async (t) => {
+  t.equal(bucketMatcher(1), 'le=~"1|1\\\\.0"');
+  t.equal(bucketMatcher(10), 'le=~"10|10\\\\.0"');
+  t.equal(bucketMatcher(0.25), 'le="0.25"');
+});
+
+t.test('every runbook_url is absolute: RUNBOOK_BASE_URL, else the repository of package.json', async (t) => {
+  const fromPackage = ruleSettingsOf({});
+  t.match(fromPackage.runbookBase, /^https:\/\/[^/]+\/.+\/blob\/main\/docs\/alerts\.md$/);
+  t.equal(fromPackage.job, 'pet-store-service');
+  const set = ruleSettingsOf({ RUNBOOK_BASE_URL: 'https://wiki.example.com/pets/alerts', PROMETHEUS_JOB: 'pets' });
+  t.same(set, { runbookBase: 'https://wiki.example.com/pets/alerts', job: 'pets' });
+  t.throws(() => ruleSettingsOf({ RUNBOOK_BASE_URL: 'docs/alerts.md' }), /absolute http\(s\) URL/);
+  const urls = JSON.stringify(objectiveRuleGroups(objectivesOf(operation(slo)), set)).match(/"runbook_url":"[^"]+"/g);
+  t.same(urls, [
+    '"runbook_url":"https://wiki.example.com/pets/alerts#petsavailabilityfastburn"',
+    '"runbook_url":"https://wiki.example.com/pets/alerts#petsavailabilityslowburn"',
+    '"runbook_url":"https://wiki.example.com/pets/alerts#petslatencyfastburn"',
+    '"runbook_url":"https://wiki.example.com/pets/alerts#petslatencyslowburn"',
+  ]);
+});
+
+t.test('the drills run Prometheus with the retention the 30-day window needs', async (t) => {
+  t.equal(durationDays('35d'), 35);
+  t.equal(durationDays('5w'), 35);
+  t.equal(durationDays('1d12h'), 1.5);
+  t.equal(durationDays(''), 0);
+  const [, value] = retentionFlag.split('=');
+  t.match(retentionFlag, /^--storage\.tsdb\.retention\.time=/);
+  t.ok(durationDays(value!) >= minimumRetentionDays, `${retentionFlag} keeps at least ${minimumRetentionDays} days`);
+  t.ok(minimumRetentionDays > 30, 'more than the 30-day window');
+});
+
+t.test('the load-shedding facts of the docs and alerts are the code’s own', async (t) => {
+  for (const file of ['docs/alerts.md', 'docs/operations.md', 'deploy/prometheus/alerts.yml']) {
+    const text = readFileSync(join(repoRoot, file), 'utf8');
+    t.ok(text.includes(file.endsWith('.md') ? loadSheddingFacts() : sheddingLimitText()), `${file} states the limit`);
+    const reasons = new Set(text.match(/`(eventLoop\w+|heap\w+)`/g));
+    t.same([...reasons], file.endsWith('.md') ? shedReasons.map((reason) => `\`${reason}\``) : [], `${file}: reasons`);
+    t.notMatch(text, /LOAD_SHEDDING_/, `${file} names no setting that does not exist`);
+  }
 });

@@ -16,6 +16,7 @@ import {
 } from '../../lib/instances/index.js';
 import { objectivesOf } from '../../lib/objectives/objectives.js';
 import { objectiveRuleGroups } from '../../lib/objectives/rules.js';
+import { ruleSettingsOf } from '../../lib/objectives/settings.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import type { Pet } from '../helpers/pages.js';
 
@@ -210,7 +211,10 @@ export const drillWindowScale = 60;
 export async function startTestPrometheus(t: Test, topology: Topology): Promise<PrometheusServer> {
   const objectives = objectivesOf(parse(readFileSync(specPath, 'utf8')) as Parameters<typeof objectivesOf>[0]);
   const scaled = join(topology.folder, `objectives-scaled-${drillWindowScale}.yml`);
-  writeFileSync(scaled, stringify({ groups: objectiveRuleGroups(objectives, { scale: drillWindowScale }) }));
+  writeFileSync(
+    scaled,
+    stringify({ groups: objectiveRuleGroups(objectives, { ...ruleSettingsOf(process.env), scale: drillWindowScale }) }),
+  );
   const prometheus = await startPrometheus({
     targets: topology.services.map((service) => `127.0.0.1:${service.metricsPort!}`),
     ruleFiles: [scaled, join(repoRoot, 'deploy/prometheus/alerts.yml')],

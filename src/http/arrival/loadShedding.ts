@@ -20,6 +20,14 @@ export interface LoadShedding {
   isOverloaded: () => boolean;
 }
 
+/**
+ * The reasons an API request is shed for, as pets_load_shed_requests_total's
+ * `reason` label says them: only the event-loop delay is watched (see below).
+ * The alerts and docs/operations.md are checked against this list.
+ */
+export const shedReasons = ['eventLoopDelay'] as const;
+export type ShedReason = (typeof shedReasons)[number];
+
 const never: LoadShedding = { shed: () => undefined, shedOperation: () => undefined, isOverloaded: () => false };
 
 /**
@@ -41,7 +49,7 @@ const never: LoadShedding = { shed: () => undefined, shedOperation: () => undefi
 export function registerLoadShedding(
   app: FastifyInstance,
   limits: LoadSheddingLimits,
-  countShed: (reason: string) => void,
+  countShed: (reason: ShedReason) => void,
   databaseReady?: Promise<void>,
 ): LoadShedding {
   if (limits.maxEventLoopDelayMs <= 0) return never;
@@ -86,12 +94,12 @@ export function registerLoadShedding(
     isOverloaded,
     shed(request: FastifyRequest) {
       if (!isOverloaded() || routeOf(request).config.operationId === undefined) return;
-      countShed('eventLoopDelay');
+      countShed(shedReasons[0]);
       throw overloaded;
     },
     shedOperation() {
       if (!isOverloaded()) return;
-      countShed('eventLoopDelay');
+      countShed(shedReasons[0]);
       throw overloaded;
     },
   };

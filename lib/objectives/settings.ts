@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../repoRoot.js';
+
+/**
+ * What the generated rules take from where they are deployed, set when they
+ * are generated (`npm run generate`, environment variables):
+ * - RUNBOOK_BASE_URL: the absolute URL of docs/alerts.md as the on-call
+ *   engineer opens it; every runbook_url is it plus the alert's anchor.
+ *   Default: the `repository` URL of package.json, file docs/alerts.md on main.
+ * - PROMETHEUS_JOB: the job_name Prometheus scrapes the service under; the
+ *   absence page watches that job. Default pet-store-service.
+ */
+export interface RuleSettings {
+  runbookBase: string;
+  job: string;
+}
+
+export const defaultJob = 'pet-store-service';
+
+/** https://host/owner/name from package.json's repository (a string or { url }), git+ and .git dropped. */
+export function repositoryUrl(packageJson: { repository?: string | { url?: string } }): string {
+  const field = packageJson.repository;
+  const url = typeof field === 'string' ? field : field?.url;
+  if (!url) throw new Error('package.json has no repository URL: set one, or RUNBOOK_BASE_URL');
+  return url.replace(/^git\+/, '').replace(/\.git$/, '');
+}
+
+function absolute(url: string, name: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`${name} must be an absolute http(s) URL, not ${JSON.stringify(url)}`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new Error(`${name} must be an absolute http(s) URL, not ${JSON.stringify(url)}`);
+  return url;
+}
+
+/** The settings from the environment, defaults from package.json. */
+export function ruleSettingsOf(env: NodeJS.ProcessEnv): RuleSettings {
+  const packageJson = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as Parameters<
+    typeof repositoryUrl
+  >[0];
+  const base = env['RUNBOOK_BASE_URL'] || `${repositoryUrl(packageJson)}/blob/main/docs/alerts.md`;
+  const job = env['PROMETHEUS_JOB'] || defaultJob;
+  if (!/^[^"\\\n]+$/.test(job))
+    throw new Error(`PROMETHEUS_JOB must be a plain label value, not ${JSON.stringify(job)}`);
+  return { runbookBase: absolute(base, 'RUNBOOK_BASE_URL'), job };
+}

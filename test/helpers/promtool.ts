@@ -1,0 +1,45 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { promtoolBin } from '../../lib/instances/index.js';
+import { repoRoot } from '../../lib/repoRoot.js';
+
+/** Where the shipped rules and their promtool tests are; promtool runs there, as an operator would. */
+export const rulesFolder = join(repoRoot, 'deploy/prometheus');
+
+export interface RuleTestFile {
+  rule_files: string[];
+  evaluation_interval?: string;
+  tests: Array<{ name: string }>;
+}
+
+export const ruleTestFileOf = (path: string) => parse(readFileSync(path, 'utf8')) as RuleTestFile;
+
+/** Runs promtool in the rules' folder; its stdout and stderr together, as it interleaves them. */
+export function promtool(args: string[]): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(promtoolBin, args, { cwd: rulesFolder, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (status) => {
+      resolve({ status, output });
+    });
+  });
+}
+
+/** The report of each file of one `promtool test rules`: "Unit Testing:  <file>" then SUCCESS or FAILED and its details. */
+export function verdicts(output: string): Map<string, string> {
+  const byFile = new Map<string, string>();
+  for (const part of output.split(/^Unit Testing: +/m).slice(1)) {
+    const [file, ...rest] = part.split('\n');
+    byFile.set(file!.trim(), rest.join('\n'));
+  }
+  return byFile;
+}

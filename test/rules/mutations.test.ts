@@ -1,0 +1,192 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { parse, stringify } from 'yaml';
+import { ensurePackages } from '../../lib/instances/index.js';
+import { objectivesOf, type Objective } from '../../lib/objectives/objectives.js';
+import { objectiveEvaluationInterval, objectiveRuleTests, testFile } from '../../lib/objectives/ruleTests.js';
+import { objectiveRuleGroups } from '../../lib/objectives/rules.js';
+import { ruleSettingsOf } from '../../lib/objectives/settings.js';
+import { repoRoot } from '../../lib/repoRoot.js';
+import { promtool, ruleTestFileOf, rulesFolder, verdicts } from '../helpers/promtool.js';
+import { scratchDir } from '../helpers/scratchSpace.js';
+
+/**
+ * The shipped rule tests (deploy/prometheus/*.test.yml) can fail: each rule
+ * broken once (a wrong matcher, window or threshold) must fail the scenario
+ * that guards it, and a latency objective at an integer bound (1 s) must
+ * page whether the bucket is stored as le="1" (Prometheus 2) or le="1.0"
+ * (Prometheus 3). One promtool call for every case: each carries three days
+ * of history. Part of `npm run test:system -- rules`, not of npm test.
+ *
+ * promtool is Debian's prometheus package: installed here as root when
+ * missing (.ci/run installs it first); only a non-root run without it skips.
+ */
+
+const settings = ruleSettingsOf(process.env);
+const objectives = objectivesOf(parse(readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8')) as never);
+const burning = objectives.find((objective) => objective.method !== 'GET')!.operation;
+const other = objectives.find((objective) => objective.operation !== burning)!;
+
+interface Mutation {
+  what: string;
+  rules: 'objectives.yml' | 'alerts.yml';
+  from: string | RegExp;
+  to: string;
+  /** The scenarios (part of their name) of the shipped tests that must fail for it. */
+  caughtBy: string;
+}
+
+const mutations: Mutation[] = [
+  {
+    what: `${burning}'s fast-burn alert reads another operation's short window`,
+    rules: 'objectives.yml',
+    from: `ratio_rate5m{operation="${burning}"} > (14.4`,
+    to: `ratio_rate5m{operation="${burning.toLowerCase()}x"} > (14.4`,
+    caughtBy: 'a 10-minute burst',
+  },
+  {
+    what: `${other.operation}'s fast-burn alert reads ${burning}'s short window`,
+    rules: 'objectives.yml',
+    from: `ratio_rate5m{operation="${other.operation}"} > (14.4`,
+    to: `ratio_rate5m{operation="${burning}"} > (14.4`,
+    caughtBy: 'on each operation in turn',
+  },
+  {
+    what: 'availability counts only 500, not 503',
+    rules: 'objectives.yml',
+    from: /status_code=~"5\.\."/g,
+    to: 'status_code="500"',
+    caughtBy: 'a 10-minute burst',
+  },
+  {
+    what: 'the ticket reads a label the ratio does not have',
+    rules: 'objectives.yml',
+    from: `ratio_rate3d{operation="${burning}"}`,
+    to: `ratio_rate3d{operation="${burning}",slo="availability"}`,
+    caughtBy: 'a slow burn',
+  },
+  {
+    what: 'the ticket compares the 3-day ratio with a tenth of the budget',
+    rules: 'objectives.yml',
+    from: `ratio_rate3d{operation="${burning}"} > (1 *`,
+    to: `ratio_rate3d{operation="${burning}"} > (0.1 *`,
+    caughtBy: 'a slow burn',
+  },
+  {
+    what: '4xx answers are counted',
+    rules: 'objectives.yml',
+    from: /status_code!~"4\.\."/g,
+    to: 'status_code!~"4"',
+    caughtBy: '4xx answers',
+  },
+  {
+    what: `${other.operation}'s latency reads another bucket`,
+    rules: 'objectives.yml',
+    from: new RegExp(
+      `operation="${other.operation}",status_code!~"4\\.\\.",le="${other.latency.thresholdSeconds}"`,
+      'g',
+    ),
+    to: `operation="${other.operation}",status_code!~"4..",le="0.001"`,
+    caughtBy: `every ${other.operation} answer`,
+  },
+  {
+    what: 'the absence page waits 3 hours',
+    rules: 'alerts.yml',
+    from: 'for: 3m',
+    to: 'for: 3h',
+    caughtBy: 'a two-hour outage',
+  },
+  {
+    what: 'the absence page fires when any target is down',
+    rules: 'alerts.yml',
+    from: 'max by (job) (up{',
+    to: 'min by (job) (up{',
+    caughtBy: 'a job gone',
+  },
+  {
+    what: 'PetsNotReady ignores the draining gauge of the instance',
+    rules: 'alerts.yml',
+    from: 'pets_draining > 0',
+    to: 'pets_draining{instance="elsewhere"} > 0',
+    caughtBy: 'an instance not ready',
+  },
+];
+
+interface Case {
+  file: string;
+  passes: boolean;
+  what: string;
+}
+
+/** Writes into dir the rules broken by each mutation and the shipped scenarios that guard them. */
+function mutationCases(dir: string): Case[] {
+  return mutations.map((mutation, index) => {
+    const source = readFileSync(join(rulesFolder, mutation.rules), 'utf8');
+    const broken = source.replace(mutation.from, mutation.to);
+    if (broken === source) throw new Error(`the mutation does not apply: ${mutation.what}`);
+    const rules = `mutation-${index}-${mutation.rules}`;
+    writeFileSync(join(dir, rules), broken);
+    const tests = ruleTestFileOf(join(rulesFolder, mutation.rules.replace('.yml', '.test.yml')));
+    const chosen = tests.tests.filter((test) => test.name.includes(mutation.caughtBy));
+    if (chosen.length === 0) throw new Error(`no scenario named ${mutation.caughtBy}`);
+    const file = join(dir, `mutation-${index}.test.yml`);
+    writeFileSync(file, stringify({ ...tests, rule_files: [rules], tests: chosen }, { lineWidth: 0 }));
+    return { file, passes: false, what: `broken: ${mutation.what}` };
+  });
+}
+
+/** The latency objective of one operation at 1 s, a bound Prometheus 3 stores as le="1.0". */
+function integerBoundCases(dir: string): Case[] {
+  const atOneSecond: Objective[] = objectives.map((objective) =>
+    objective === other ? { ...objective, latency: { ...objective.latency, thresholdSeconds: 1 } } : objective,
+  );
+  const rules = stringify({ groups: objectiveRuleGroups(atOneSecond, settings) }, { lineWidth: 0 });
+  writeFileSync(join(dir, 'integer-bound.yml'), rules);
+  const onlyLe = rules.replaceAll('le=~"1|1\\\\.0"', 'le="1"');
+  if (onlyLe === rules) throw new Error('the rules do not match both spellings of le="1"');
+  writeFileSync(join(dir, 'integer-bound-prometheus2-only.yml'), onlyLe);
+  const cases: Case[] = [];
+  for (const spelling of ['prometheus2', 'prometheus3'] as const) {
+    const tests = objectiveRuleTests(atOneSecond, settings, spelling).filter((test) =>
+      test.name.startsWith(`every ${other.operation} answer`),
+    );
+    // The rules that match le="1" alone must fail the buckets as Prometheus 3 stores them.
+    const ruleFiles =
+      spelling === 'prometheus3' ? ['integer-bound.yml', 'integer-bound-prometheus2-only.yml'] : ['integer-bound.yml'];
+    for (const ruleFile of ruleFiles) {
+      const file = join(dir, `${ruleFile.replace('.yml', '')}-${spelling}.test.yml`);
+      writeFileSync(file, stringify(testFile([ruleFile], tests, objectiveEvaluationInterval), { lineWidth: 0 }));
+      const passes = ruleFile === 'integer-bound.yml';
+      cases.push({ file, passes, what: `a 1 s threshold, ${ruleFile}, buckets as ${spelling} stores them` });
+    }
+  }
+  return cases;
+}
+
+const unavailable = ensurePackages((line) => process.stderr.write(`# ${line}\n`), ['prometheus']);
+const asRoot = process.getuid?.() === 0;
+
+t.test(
+  'each broken rule fails the shipped scenario that guards it; a 1 s bound pages in either spelling',
+  { skip: !asRoot && unavailable ? `promtool is missing: ${unavailable}` : false, timeout: 30 * 60_000 },
+  async (t) => {
+    if (unavailable) {
+      t.fail(`promtool could not be installed as root: ${unavailable}`);
+      return;
+    }
+    const dir = scratchDir('pets-promtool-');
+    t.teardown(dir.remove);
+    const cases = [...mutationCases(dir.path), ...integerBoundCases(dir.path)];
+    const started = Date.now();
+    const run = await promtool(['test', 'rules', ...cases.map((one) => one.file)]);
+    t.comment(`one promtool test rules over ${cases.length} files: ${Date.now() - started} ms`);
+    const byFile = verdicts(run.output);
+    for (const one of cases) {
+      const report = byFile.get(one.file);
+      t.ok(report !== undefined, `promtool reports on ${one.what}`);
+      if (one.passes) t.match(report, /^\s*SUCCESS/, `passes: ${one.what}: ${report?.slice(0, 3000)}`);
+      else t.match(report, /^\s*FAILED/, `fails: ${one.what}`);
+    }
+  },
+);
