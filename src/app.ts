@@ -33,6 +33,7 @@ export type AppConfig = Pick<
   | 'RATE_LIMIT_WINDOW_SECONDS'
   | 'REDIS_URL'
   | 'IDEMPOTENCY_TTL_SECONDS'
+  | 'LOAD_SHED_EVENT_LOOP_DELAY_MS'
 >;
 
 export interface AppDeps {
@@ -74,7 +75,10 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const spec = loadOpenApiDocument();
   assertBearerOnly(spec);
   const deferred = new DeferredCompilation();
-  const limits = limitsWith(deps.limits);
+  const limits = limitsWith({
+    ...deps.limits,
+    loadShedding: { maxEventLoopDelayMs: config.LOAD_SHED_EVENT_LOOP_DELAY_MS, ...deps.limits?.loadShedding },
+  });
   const metrics = deps.metrics ?? noMetrics;
   const app = createServer({
     logger: deps.logger ?? loggerOptions(config, deps.logStream),

@@ -56,7 +56,7 @@ t.test('the control channel: output in the order written, then the exit code; ba
   t.match(await rawExchange(path, '{"argv":[]}\n'), /"exit":2/, 'no nonce to prove itself with: exit 2');
   const idle = rawExchange(path, undefined);
   // Connections are accepted in the order they come: once a later one is answered, the idle one is in.
-  t.equal(await sendCommand(path, ['x'], { out: textSink().stream, err: textSink().stream }), 0);
+  t.equal(await sendCommand(path, ['x'], secret, { out: textSink().stream, err: textSink().stream }), 0);
   await server.close();
   t.equal(await idle, '', 'closing ends a connection that sent no command');
   t.same(errors, []);

@@ -6,6 +6,7 @@ import t from 'tap';
 import { DataDirLockedError, lockDataDir } from '../src/db/dataDirLock.js';
 import { migratedDataDir } from './helpers/databases.js';
 import { scratchDir } from './helpers/scratchSpace.js';
+import { testServerEnv } from './helpers/processes.js';
 import { repoRoot } from '../lib/repoRoot.js';
 
 /** Another process that takes the lock on dir and holds it until killed. */
@@ -75,6 +76,7 @@ function startAsPid1(dataDir: string): ChildProcess {
     cwd: repoRoot,
     env: {
       PATH: process.env['PATH'] ?? '',
+      ...testServerEnv,
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       PORT: '0',

@@ -9,7 +9,7 @@ import { findControlSocket } from '../src/control/socketPath.js';
 import { keyChangesApplicationName } from '../src/db/keyChanges.js';
 import { openDatabase } from '../src/db/index.js';
 import { migrate } from '../src/db/migrations.js';
-import { startServer } from '../src/process/startServer.js';
+import { startServer } from './helpers/server.js';
 import { createScratchPostgres, postgresUnavailableReason } from './helpers/databases.js';
 import { copyEmbeddedTemplate } from './helpers/embeddedTemplate.js';
 import { finished, runInProcess, spawnEntry, textSink, waitForOutput, type Finished } from './helpers/processes.js';

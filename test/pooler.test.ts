@@ -4,7 +4,7 @@ import { generateApiKey } from '../src/auth/keys.js';
 import { missingPackages, startPgBouncer, type PgBouncerServer } from '../lib/instances/index.js';
 import { openDatabase, type Database, type PostgresOptions } from '../src/db/index.js';
 import { migrate } from '../src/db/migrations.js';
-import { startServer } from '../src/process/startServer.js';
+import { startServer } from './helpers/server.js';
 import { createScratchPostgres, postgresUnavailableReason, type ScratchDatabase } from './helpers/databases.js';
 import { startLoggedApp, type LoggedApp } from './helpers/loggedApp.js';
 

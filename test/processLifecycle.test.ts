@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import t, { type Test } from 'tap';
 import { openBackend, postgresUnavailableReason } from './helpers/databases.js';
 import { repoRoot } from '../lib/repoRoot.js';
-import { testNodeFlags } from './helpers/processes.js';
+import { testNodeFlags, testServerEnv } from './helpers/processes.js';
 
 interface LogLine {
   level: number;
@@ -26,6 +26,7 @@ async function startProcess(t: Test, env: Record<string, string> = {}) {
       cwd: repoRoot,
       env: {
         PATH: process.env['PATH'] ?? '',
+        ...testServerEnv,
         ...opened.env,
         HOST: '127.0.0.1',
         PORT: '0',

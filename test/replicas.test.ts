@@ -11,7 +11,7 @@ import { openDatabase, type Database, type ReadStatus } from '../src/db/index.js
 import { migrate } from '../src/db/migrations.js';
 import { lagSeconds } from '../src/db/replicas.js';
 import { parseLsn } from '../src/db/replication.js';
-import { startServer } from '../src/process/startServer.js';
+import { startServer } from './helpers/server.js';
 import { startLoggedApp, type LoggedApp } from './helpers/loggedApp.js';
 
 /**

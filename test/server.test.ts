@@ -1,6 +1,6 @@
 import t from 'tap';
 import { lockDataDir } from '../src/db/dataDirLock.js';
-import { startServer } from '../src/process/startServer.js';
+import { startServer } from './helpers/server.js';
 import { migratedDataDir } from './helpers/databases.js';
 import { finished, spawnEntry, textSink, waitForOutput } from './helpers/processes.js';
 

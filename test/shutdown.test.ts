@@ -7,7 +7,7 @@ import { generateApiKey } from '../src/auth/keys.js';
 import { lockDataDir } from '../src/db/dataDirLock.js';
 import { forEachBackend } from './helpers/app.js';
 import { openBackend, postgresUnavailableReason } from './helpers/databases.js';
-import { testNodeFlags } from './helpers/processes.js';
+import { testNodeFlags, testServerEnv } from './helpers/processes.js';
 
 interface LogLine {
   msg?: string;
@@ -19,6 +19,7 @@ function startServer(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', ...testNodeFlags, 'src/server.ts'], {
     env: {
       PATH: process.env['PATH'] ?? '',
+      ...testServerEnv,
       HOST: '127.0.0.1',
       PORT: '0',
       LOG_LEVEL: 'info',

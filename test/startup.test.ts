@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { waitUntil } from '../lib/instances/processes.js';
 import t from 'tap';
 import { generateApiKey } from '../src/auth/keys.js';
-import { startServer } from '../src/process/startServer.js';
+import { startServer } from './helpers/server.js';
 import { postgresUnavailableReason, testDatabaseUrl } from './helpers/databases.js';
 import { scratchDir } from './helpers/scratchSpace.js';
 

@@ -1,3 +1,4 @@
+import { configSchema } from '../../src/config/schema.js';
 import { shedReasons } from '../../src/http/arrival/loadShedding.js';
 import { httpLimits } from '../../src/http/limits.js';
 import { runbookUrl, type AlertingRule, type RuleGroup } from './rules.js';
@@ -22,18 +23,24 @@ function withRunbook(
   return { ...rest, annotations: { summary, description, runbook_url: runbookUrl(settings.runbookBase, rule.alert) } };
 }
 
-/** The load-shedding limit in words, from the constants the code sheds by. */
+/** The setting the code sheds by, and its default (src/config/schema.ts). */
+const sheddingSetting = 'LOAD_SHED_EVENT_LOOP_DELAY_MS';
+const sheddingDefaultMs: number = configSchema.properties[sheddingSetting].default;
+
+/** The load-shedding limit in words, from the setting and the constants the code sheds by. */
 export function sheddingLimitText(): string {
-  const { maxEventLoopDelayMs, sampleIntervalMs } = httpLimits.loadShedding;
-  return `mean event-loop delay is over ${maxEventLoopDelayMs} ms (sampled every ${sampleIntervalMs} ms)`;
+  const { sampleIntervalMs } = httpLimits.loadShedding;
+  return (
+    `mean event-loop delay is over ${sheddingSetting} (default ${sheddingDefaultMs} ms; 0 turns shedding off), ` +
+    `sampled every ${sampleIntervalMs} ms`
+  );
 }
 
 /** The load-shedding facts the docs state (docs/alerts.md, docs/operations.md), from the code's constants. */
 export function loadSheddingFacts(): string {
   const { retryAfterSeconds } = httpLimits.loadShedding;
   return (
-    `Shedding starts when the ${sheddingLimitText()} (fixed limits in \`src/http/limits.ts\`, not settings; ` +
-    `the first two samples after start are ignored). Shed requests get 503 \`service_unavailable\` with ` +
+    `Shedding starts when the ${sheddingLimitText()}; the first two samples after start are ignored. Shed requests get 503 \`service_unavailable\` with ` +
     `\`Retry-After: ${retryAfterSeconds}\` and are counted in \`pets_load_shed_requests_total\` by \`reason\`: ` +
     `${shedReasons.map((reason) => `\`${reason}\``).join(', ')}.`
   );
@@ -87,7 +94,7 @@ export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
       summary: 'An instance sheds API requests (503 with Retry-After)',
       description:
         `{{ $labels.instance }} sheds API requests because its ${sheddingLimitText()}: reason ` +
-        `${shedReasons.join(', ')}, a fixed limit in src/http/limits.ts, not a setting.`,
+        `${shedReasons.join(', ')}.`,
     }),
   ];
   return { name: 'pet-store-service', rules: alerts };

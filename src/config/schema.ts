@@ -121,6 +121,16 @@ export const configSchema = Type.Object({
       'the longest a revoked key keeps working where it is not heard (through a transaction pooler ' +
       'without DATABASE_DIRECT_URL, or while the listening connection is down). 0: every request asks.',
   }),
+  LOAD_SHED_EVENT_LOOP_DELAY_MS: Type.Integer({
+    minimum: 0,
+    maximum: 600000,
+    default: 1000,
+    description:
+      'Mean event-loop delay past which API requests get 503 with Retry-After and /readyz 503 (at 1 s ' +
+      'every request already waits a second before any work starts). Raise it where clients wait longer ' +
+      'rather than retry elsewhere (one instance, no balancer), or on a machine whose delays come from its ' +
+      'neighbours; 0 turns load shedding off.',
+  }),
   DRAIN_DELAY_MS: Type.Integer({
     minimum: 0,
     maximum: 600000,

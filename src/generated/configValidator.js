@@ -4,7 +4,7 @@ const require = createRequire(import.meta.url);
 
 export const validate = validate10;
 export default validate10;
-const schema11 = {"type":"object","required":["PORT","HOST","DATABASE_STATEMENTS","REPLICA_MAX_LAG_SECONDS","DATA_DIR","LOG_LEVEL","DATABASE_POOL_SIZE","DATABASE_STARTUP_TIMEOUT_MS","MIGRATE_ON_START","API_KEY_CACHE_SECONDS","DRAIN_DELAY_MS","SHUTDOWN_TIMEOUT_MS","KEEP_ALIVE_TIMEOUT_MS","CORS_ORIGINS","TRUST_PROXY","RATE_LIMIT_MAX","RATE_LIMIT_WINDOW_SECONDS","IDEMPOTENCY_TTL_SECONDS","METRICS_PORT","METRICS_HOST"],"properties":{"PORT":{"minimum":0,"maximum":65535,"default":3000,"description":"TCP port to listen on, the one the container or load balancer sends to (0 picks a free one).","type":"integer"},"HOST":{"minLength":1,"default":"127.0.0.1","description":"Address to listen on: 0.0.0.0 in a container, so that clients outside it reach the service.","type":"string"},"DATABASE_URL":{"pattern":"^postgres(ql)?://","description":"PostgreSQL connection string; unset means the embedded database, which serves one process only, so set it for any deployment of more than one instance.","type":"string"},"DATABASE_STATEMENTS":{"type":"string","enum":["named","unnamed"],"default":"named","description":"named: PostgreSQL prepares each statement once per connection. unnamed: no named prepared statement is sent, as a transaction pooler (PgBouncer pool_mode=transaction before 1.21, and others) needs."},"DATABASE_DIRECT_URL":{"pattern":"^postgres(ql)?://","description":"A direct (session) connection to the primary, not through a transaction pooler, for migrations (npm run migrate, MIGRATE_ON_START), npm run apikey and hearing API key changes (LISTEN); unset means DATABASE_URL. Set it when DATABASE_URL goes through a transaction pooler.","type":"string"},"DATABASE_READ_URL":{"pattern":"^postgres(ql)?://[^,\\s]+(, *postgres(ql)?://[^,\\s]+)*$","description":"Read replicas of the primary, comma-separated, to take reads off it: listPets and getPet read there while they are reachable and at most REPLICA_MAX_LAG_SECONDS behind; everything else uses DATABASE_URL.","type":"string"},"REPLICA_MAX_LAG_SECONDS":{"minimum":0.1,"maximum":86400,"default":5,"description":"A replica further behind the primary than this is not read from (reads go to the primary); also the longest a listing can miss new pets: set it to the staleness your clients accept.","type":"number"},"DATA_DIR":{"minLength":1,"default":"./data","description":"Folder of the embedded database (created if missing): set it to a persistent volume.","type":"string"},"BOOTSTRAP_API_KEY":{"minLength":32,"maxLength":512,"pattern":"^[A-Za-z0-9._~+/-]+=*$","description":"An API key to accept, stored hashed at start: for a deployment or test that needs a known key before anyone runs npm run apikey. Make one with npm run apikey -- new; any other value must be 32 or more random RFC 6750 token characters, 10 or more of them different, and a value starting pets_ a whole key whose checksum matches, or the start stops.","type":"string"},"LOG_LEVEL":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info","description":"Least severe log level written: debug or trace while diagnosing, warn to cut the volume."},"DATABASE_POOL_SIZE":{"minimum":1,"maximum":200,"default":10,"description":"Connections in the PostgreSQL pool: instances x this must fit the server's max_connections (sizing rule: docs/operations.md, Pool sizing).","type":"integer"},"DATABASE_STARTUP_TIMEOUT_MS":{"minimum":0,"maximum":3600000,"default":30000,"description":"At start, how long to keep retrying (with backoff) a PostgreSQL database that cannot be reached or does not exist yet; /healthz answers meanwhile, /readyz 503. Set it to the longest your database may take to come up (started alongside, failing over).","type":"integer"},"MIGRATE_ON_START":{"default":false,"description":"Migrate a PostgreSQL database at start instead of refusing an outdated one: for a deployment without a migration step of its own (npm run migrate) before the new version starts.","type":"boolean"},"API_KEY_CACHE_SECONDS":{"minimum":0,"maximum":300,"default":5,"description":"How long a checked API key is trusted without asking the database again. A revocation acts at once where the database announces it (LISTEN on DATABASE_DIRECT_URL, else DATABASE_URL); this is the longest a revoked key keeps working where it is not heard (through a transaction pooler without DATABASE_DIRECT_URL, or while the listening connection is down). 0: every request asks.","type":"number"},"DRAIN_DELAY_MS":{"minimum":0,"maximum":600000,"default":10000,"description":"On SIGTERM, how long /readyz answers 503 while every other request is still served (with Connection: close) before the listener closes; longer than the load balancer needs to take the instance out (check interval x fall count + check timeout). SIGINT skips it.","type":"integer"},"SHUTDOWN_TIMEOUT_MS":{"minimum":0,"maximum":600000,"default":10000,"description":"On SIGTERM or SIGINT, how long in-flight requests may take to finish before their connections are cut.","type":"integer"},"KEEP_ALIVE_TIMEOUT_MS":{"minimum":1,"maximum":600000,"default":72000,"description":"How long an idle keep-alive connection is kept open; keep it above the idle timeout of the load balancer in front (often 60 s).","type":"integer"},"CORS_ORIGINS":{"default":"","pattern":"^(https?://[^,\\s/]+(, *https?://[^,\\s/]+)*)?$","description":"Browser origins allowed to call the API, comma-separated (e.g. https://app.example.com): set it when a web page on another origin calls the API; empty allows none.","type":"string"},"TRUST_PROXY":{"default":"false","pattern":"^(true|false|[0-9a-fA-F.:/, ]+)$","description":"Whom to trust for X-Forwarded-For when finding the client address (per-address rate limits): false, or the proxies' addresses/CIDRs comma-separated (e.g. 10.0.0.0/8); true and a hop count are refused (any client that connects directly could pick its address).","type":"string"},"RATE_LIMIT_MAX":{"minimum":1,"maximum":1000000,"default":300,"description":"Requests allowed per API key (or per client address without a valid key) in each window: the quota your clients are promised.","type":"integer"},"RATE_LIMIT_WINDOW_SECONDS":{"minimum":1,"maximum":86400,"default":60,"description":"Length of the rate-limit window in seconds (with RATE_LIMIT_MAX, the quota).","type":"integer"},"IDEMPOTENCY_TTL_SECONDS":{"minimum":60,"maximum":2592000,"default":86400,"description":"How long the answer to a createPet request with an Idempotency-Key is kept and replayed; older keys are forgotten (and deleted by a purge that runs every IDEMPOTENCY_TTL_SECONDS / 24, at most hourly).","type":"integer"},"REDIS_URL":{"pattern":"^rediss?://","description":"Redis holding the rate-limit counters, shared by all instances; unset keeps them in each process, so set it when more than one instance serves and the quota must hold per client, not per instance.","type":"string"},"METRICS_PORT":{"default":"9464","pattern":"^(off|[0-9]{1,5})$","description":"Port of the separate Prometheus listener serving /metrics (never the API port; 0 picks a free one), the one your scraper is told; off when nothing scrapes.","type":"string"},"METRICS_HOST":{"minLength":1,"default":"127.0.0.1","description":"Address of the metrics listener: 0.0.0.0 in a container so that the scraper reaches it; keep it private (clients must not).","type":"string"}}};
+const schema11 = {"type":"object","required":["PORT","HOST","DATABASE_STATEMENTS","REPLICA_MAX_LAG_SECONDS","DATA_DIR","LOG_LEVEL","DATABASE_POOL_SIZE","DATABASE_STARTUP_TIMEOUT_MS","MIGRATE_ON_START","API_KEY_CACHE_SECONDS","LOAD_SHED_EVENT_LOOP_DELAY_MS","DRAIN_DELAY_MS","SHUTDOWN_TIMEOUT_MS","KEEP_ALIVE_TIMEOUT_MS","CORS_ORIGINS","TRUST_PROXY","RATE_LIMIT_MAX","RATE_LIMIT_WINDOW_SECONDS","IDEMPOTENCY_TTL_SECONDS","METRICS_PORT","METRICS_HOST"],"properties":{"PORT":{"minimum":0,"maximum":65535,"default":3000,"description":"TCP port to listen on, the one the container or load balancer sends to (0 picks a free one).","type":"integer"},"HOST":{"minLength":1,"default":"127.0.0.1","description":"Address to listen on: 0.0.0.0 in a container, so that clients outside it reach the service.","type":"string"},"DATABASE_URL":{"pattern":"^postgres(ql)?://","description":"PostgreSQL connection string; unset means the embedded database, which serves one process only, so set it for any deployment of more than one instance.","type":"string"},"DATABASE_STATEMENTS":{"type":"string","enum":["named","unnamed"],"default":"named","description":"named: PostgreSQL prepares each statement once per connection. unnamed: no named prepared statement is sent, as a transaction pooler (PgBouncer pool_mode=transaction before 1.21, and others) needs."},"DATABASE_DIRECT_URL":{"pattern":"^postgres(ql)?://","description":"A direct (session) connection to the primary, not through a transaction pooler, for migrations (npm run migrate, MIGRATE_ON_START), npm run apikey and hearing API key changes (LISTEN); unset means DATABASE_URL. Set it when DATABASE_URL goes through a transaction pooler.","type":"string"},"DATABASE_READ_URL":{"pattern":"^postgres(ql)?://[^,\\s]+(, *postgres(ql)?://[^,\\s]+)*$","description":"Read replicas of the primary, comma-separated, to take reads off it: listPets and getPet read there while they are reachable and at most REPLICA_MAX_LAG_SECONDS behind; everything else uses DATABASE_URL.","type":"string"},"REPLICA_MAX_LAG_SECONDS":{"minimum":0.1,"maximum":86400,"default":5,"description":"A replica further behind the primary than this is not read from (reads go to the primary); also the longest a listing can miss new pets: set it to the staleness your clients accept.","type":"number"},"DATA_DIR":{"minLength":1,"default":"./data","description":"Folder of the embedded database (created if missing): set it to a persistent volume.","type":"string"},"BOOTSTRAP_API_KEY":{"minLength":32,"maxLength":512,"pattern":"^[A-Za-z0-9._~+/-]+=*$","description":"An API key to accept, stored hashed at start: for a deployment or test that needs a known key before anyone runs npm run apikey. Make one with npm run apikey -- new; any other value must be 32 or more random RFC 6750 token characters, 10 or more of them different, and a value starting pets_ a whole key whose checksum matches, or the start stops.","type":"string"},"LOG_LEVEL":{"type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info","description":"Least severe log level written: debug or trace while diagnosing, warn to cut the volume."},"DATABASE_POOL_SIZE":{"minimum":1,"maximum":200,"default":10,"description":"Connections in the PostgreSQL pool: instances x this must fit the server's max_connections (sizing rule: docs/operations.md, Pool sizing).","type":"integer"},"DATABASE_STARTUP_TIMEOUT_MS":{"minimum":0,"maximum":3600000,"default":30000,"description":"At start, how long to keep retrying (with backoff) a PostgreSQL database that cannot be reached or does not exist yet; /healthz answers meanwhile, /readyz 503. Set it to the longest your database may take to come up (started alongside, failing over).","type":"integer"},"MIGRATE_ON_START":{"default":false,"description":"Migrate a PostgreSQL database at start instead of refusing an outdated one: for a deployment without a migration step of its own (npm run migrate) before the new version starts.","type":"boolean"},"API_KEY_CACHE_SECONDS":{"minimum":0,"maximum":300,"default":5,"description":"How long a checked API key is trusted without asking the database again. A revocation acts at once where the database announces it (LISTEN on DATABASE_DIRECT_URL, else DATABASE_URL); this is the longest a revoked key keeps working where it is not heard (through a transaction pooler without DATABASE_DIRECT_URL, or while the listening connection is down). 0: every request asks.","type":"number"},"LOAD_SHED_EVENT_LOOP_DELAY_MS":{"minimum":0,"maximum":600000,"default":1000,"description":"Mean event-loop delay past which API requests get 503 with Retry-After and /readyz 503 (at 1 s every request already waits a second before any work starts). Raise it where clients wait longer rather than retry elsewhere (one instance, no balancer), or on a machine whose delays come from its neighbours; 0 turns load shedding off.","type":"integer"},"DRAIN_DELAY_MS":{"minimum":0,"maximum":600000,"default":10000,"description":"On SIGTERM, how long /readyz answers 503 while every other request is still served (with Connection: close) before the listener closes; longer than the load balancer needs to take the instance out (check interval x fall count + check timeout). SIGINT skips it.","type":"integer"},"SHUTDOWN_TIMEOUT_MS":{"minimum":0,"maximum":600000,"default":10000,"description":"On SIGTERM or SIGINT, how long in-flight requests may take to finish before their connections are cut.","type":"integer"},"KEEP_ALIVE_TIMEOUT_MS":{"minimum":1,"maximum":600000,"default":72000,"description":"How long an idle keep-alive connection is kept open; keep it above the idle timeout of the load balancer in front (often 60 s).","type":"integer"},"CORS_ORIGINS":{"default":"","pattern":"^(https?://[^,\\s/]+(, *https?://[^,\\s/]+)*)?$","description":"Browser origins allowed to call the API, comma-separated (e.g. https://app.example.com): set it when a web page on another origin calls the API; empty allows none.","type":"string"},"TRUST_PROXY":{"default":"false","pattern":"^(true|false|[0-9a-fA-F.:/, ]+)$","description":"Whom to trust for X-Forwarded-For when finding the client address (per-address rate limits): false, or the proxies' addresses/CIDRs comma-separated (e.g. 10.0.0.0/8); true and a hop count are refused (any client that connects directly could pick its address).","type":"string"},"RATE_LIMIT_MAX":{"minimum":1,"maximum":1000000,"default":300,"description":"Requests allowed per API key (or per client address without a valid key) in each window: the quota your clients are promised.","type":"integer"},"RATE_LIMIT_WINDOW_SECONDS":{"minimum":1,"maximum":86400,"default":60,"description":"Length of the rate-limit window in seconds (with RATE_LIMIT_MAX, the quota).","type":"integer"},"IDEMPOTENCY_TTL_SECONDS":{"minimum":60,"maximum":2592000,"default":86400,"description":"How long the answer to a createPet request with an Idempotency-Key is kept and replayed; older keys are forgotten (and deleted by a purge that runs every IDEMPOTENCY_TTL_SECONDS / 24, at most hourly).","type":"integer"},"REDIS_URL":{"pattern":"^rediss?://","description":"Redis holding the rate-limit counters, shared by all instances; unset keeps them in each process, so set it when more than one instance serves and the quota must hold per client, not per instance.","type":"string"},"METRICS_PORT":{"default":"9464","pattern":"^(off|[0-9]{1,5})$","description":"Port of the separate Prometheus listener serving /metrics (never the API port; 0 picks a free one), the one your scraper is told; off when nothing scrapes.","type":"string"},"METRICS_HOST":{"minLength":1,"default":"127.0.0.1","description":"Address of the metrics listener: 0.0.0.0 in a container so that the scraper reaches it; keep it private (clients must not).","type":"string"}}};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const pattern0 = new RegExp("^postgres(ql)?://", "u");
 const pattern2 = new RegExp("^postgres(ql)?://[^,\\s]+(, *postgres(ql)?://[^,\\s]+)*$", "u");
@@ -47,6 +47,9 @@ data.MIGRATE_ON_START = false;
 }
 if(data.API_KEY_CACHE_SECONDS === undefined){
 data.API_KEY_CACHE_SECONDS = 5;
+}
+if(data.LOAD_SHED_EVENT_LOOP_DELAY_MS === undefined){
+data.LOAD_SHED_EVENT_LOOP_DELAY_MS = 1000;
 }
 if(data.DRAIN_DELAY_MS === undefined){
 data.DRAIN_DELAY_MS = 10000;
@@ -178,8 +181,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data.DRAIN_DELAY_MS === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "DRAIN_DELAY_MS"},message:"must have required property '"+"DRAIN_DELAY_MS"+"'"};
+if(data.LOAD_SHED_EVENT_LOOP_DELAY_MS === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "LOAD_SHED_EVENT_LOOP_DELAY_MS"},message:"must have required property '"+"LOAD_SHED_EVENT_LOOP_DELAY_MS"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -188,8 +191,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data.SHUTDOWN_TIMEOUT_MS === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "SHUTDOWN_TIMEOUT_MS"},message:"must have required property '"+"SHUTDOWN_TIMEOUT_MS"+"'"};
+if(data.DRAIN_DELAY_MS === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "DRAIN_DELAY_MS"},message:"must have required property '"+"DRAIN_DELAY_MS"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -198,8 +201,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data.KEEP_ALIVE_TIMEOUT_MS === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "KEEP_ALIVE_TIMEOUT_MS"},message:"must have required property '"+"KEEP_ALIVE_TIMEOUT_MS"+"'"};
+if(data.SHUTDOWN_TIMEOUT_MS === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "SHUTDOWN_TIMEOUT_MS"},message:"must have required property '"+"SHUTDOWN_TIMEOUT_MS"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -208,8 +211,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data.CORS_ORIGINS === undefined){
-const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "CORS_ORIGINS"},message:"must have required property '"+"CORS_ORIGINS"+"'"};
+if(data.KEEP_ALIVE_TIMEOUT_MS === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "KEEP_ALIVE_TIMEOUT_MS"},message:"must have required property '"+"KEEP_ALIVE_TIMEOUT_MS"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -218,8 +221,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data.TRUST_PROXY === undefined){
-const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "TRUST_PROXY"},message:"must have required property '"+"TRUST_PROXY"+"'"};
+if(data.CORS_ORIGINS === undefined){
+const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "CORS_ORIGINS"},message:"must have required property '"+"CORS_ORIGINS"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -228,8 +231,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data.RATE_LIMIT_MAX === undefined){
-const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "RATE_LIMIT_MAX"},message:"must have required property '"+"RATE_LIMIT_MAX"+"'"};
+if(data.TRUST_PROXY === undefined){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "TRUST_PROXY"},message:"must have required property '"+"TRUST_PROXY"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -238,8 +241,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data.RATE_LIMIT_WINDOW_SECONDS === undefined){
-const err16 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "RATE_LIMIT_WINDOW_SECONDS"},message:"must have required property '"+"RATE_LIMIT_WINDOW_SECONDS"+"'"};
+if(data.RATE_LIMIT_MAX === undefined){
+const err16 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "RATE_LIMIT_MAX"},message:"must have required property '"+"RATE_LIMIT_MAX"+"'"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -248,8 +251,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data.IDEMPOTENCY_TTL_SECONDS === undefined){
-const err17 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IDEMPOTENCY_TTL_SECONDS"},message:"must have required property '"+"IDEMPOTENCY_TTL_SECONDS"+"'"};
+if(data.RATE_LIMIT_WINDOW_SECONDS === undefined){
+const err17 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "RATE_LIMIT_WINDOW_SECONDS"},message:"must have required property '"+"RATE_LIMIT_WINDOW_SECONDS"+"'"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -258,8 +261,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data.METRICS_PORT === undefined){
-const err18 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "METRICS_PORT"},message:"must have required property '"+"METRICS_PORT"+"'"};
+if(data.IDEMPOTENCY_TTL_SECONDS === undefined){
+const err18 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "IDEMPOTENCY_TTL_SECONDS"},message:"must have required property '"+"IDEMPOTENCY_TTL_SECONDS"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -268,13 +271,23 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data.METRICS_HOST === undefined){
-const err19 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "METRICS_HOST"},message:"must have required property '"+"METRICS_HOST"+"'"};
+if(data.METRICS_PORT === undefined){
+const err19 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "METRICS_PORT"},message:"must have required property '"+"METRICS_PORT"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
+}
+errors++;
+}
+if(data.METRICS_HOST === undefined){
+const err20 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "METRICS_HOST"},message:"must have required property '"+"METRICS_HOST"+"'"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
 }
 errors++;
 }
@@ -288,12 +301,12 @@ if(dataType0 === "boolean" || data0 === null
 coerced0 = +data0;
 }
 else {
-const err20 = {instancePath:instancePath+"/PORT",schemaPath:"#/properties/PORT/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err21 = {instancePath:instancePath+"/PORT",schemaPath:"#/properties/PORT/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err21];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err21);
 }
 errors++;
 }
@@ -307,22 +320,22 @@ data["PORT"] = coerced0;
 }
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 65535 || isNaN(data0)){
-const err21 = {instancePath:instancePath+"/PORT",schemaPath:"#/properties/PORT/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(data0 < 0 || isNaN(data0)){
-const err22 = {instancePath:instancePath+"/PORT",schemaPath:"#/properties/PORT/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err22 = {instancePath:instancePath+"/PORT",schemaPath:"#/properties/PORT/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+if(data0 < 0 || isNaN(data0)){
+const err23 = {instancePath:instancePath+"/PORT",schemaPath:"#/properties/PORT/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
 }
 errors++;
 }
@@ -339,12 +352,12 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err23 = {instancePath:instancePath+"/HOST",schemaPath:"#/properties/HOST/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err24 = {instancePath:instancePath+"/HOST",schemaPath:"#/properties/HOST/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err24];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err24);
 }
 errors++;
 }
@@ -358,12 +371,12 @@ data["HOST"] = coerced1;
 }
 if(typeof data1 === "string"){
 if(func2(data1) < 1){
-const err24 = {instancePath:instancePath+"/HOST",schemaPath:"#/properties/HOST/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err25 = {instancePath:instancePath+"/HOST",schemaPath:"#/properties/HOST/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err25];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err25);
 }
 errors++;
 }
@@ -381,12 +394,12 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err25 = {instancePath:instancePath+"/DATABASE_URL",schemaPath:"#/properties/DATABASE_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err26 = {instancePath:instancePath+"/DATABASE_URL",schemaPath:"#/properties/DATABASE_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err26];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err26);
 }
 errors++;
 }
@@ -400,12 +413,12 @@ data["DATABASE_URL"] = coerced2;
 }
 if(typeof data2 === "string"){
 if(!pattern0.test(data2)){
-const err26 = {instancePath:instancePath+"/DATABASE_URL",schemaPath:"#/properties/DATABASE_URL/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\""};
+const err27 = {instancePath:instancePath+"/DATABASE_URL",schemaPath:"#/properties/DATABASE_URL/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\""};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err27];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err27);
 }
 errors++;
 }
@@ -423,12 +436,12 @@ else if(data3 === null){
 coerced3 = "";
 }
 else {
-const err27 = {instancePath:instancePath+"/DATABASE_STATEMENTS",schemaPath:"#/properties/DATABASE_STATEMENTS/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err28 = {instancePath:instancePath+"/DATABASE_STATEMENTS",schemaPath:"#/properties/DATABASE_STATEMENTS/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err27];
+vErrors = [err28];
 }
 else {
-vErrors.push(err27);
+vErrors.push(err28);
 }
 errors++;
 }
@@ -441,12 +454,12 @@ data["DATABASE_STATEMENTS"] = coerced3;
 }
 }
 if(!((data3 === "named") || (data3 === "unnamed"))){
-const err28 = {instancePath:instancePath+"/DATABASE_STATEMENTS",schemaPath:"#/properties/DATABASE_STATEMENTS/enum",keyword:"enum",params:{allowedValues: schema11.properties.DATABASE_STATEMENTS.enum},message:"must be equal to one of the allowed values"};
+const err29 = {instancePath:instancePath+"/DATABASE_STATEMENTS",schemaPath:"#/properties/DATABASE_STATEMENTS/enum",keyword:"enum",params:{allowedValues: schema11.properties.DATABASE_STATEMENTS.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err29];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err29);
 }
 errors++;
 }
@@ -463,12 +476,12 @@ else if(data4 === null){
 coerced4 = "";
 }
 else {
-const err29 = {instancePath:instancePath+"/DATABASE_DIRECT_URL",schemaPath:"#/properties/DATABASE_DIRECT_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err30 = {instancePath:instancePath+"/DATABASE_DIRECT_URL",schemaPath:"#/properties/DATABASE_DIRECT_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err29];
+vErrors = [err30];
 }
 else {
-vErrors.push(err29);
+vErrors.push(err30);
 }
 errors++;
 }
@@ -482,12 +495,12 @@ data["DATABASE_DIRECT_URL"] = coerced4;
 }
 if(typeof data4 === "string"){
 if(!pattern0.test(data4)){
-const err30 = {instancePath:instancePath+"/DATABASE_DIRECT_URL",schemaPath:"#/properties/DATABASE_DIRECT_URL/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\""};
+const err31 = {instancePath:instancePath+"/DATABASE_DIRECT_URL",schemaPath:"#/properties/DATABASE_DIRECT_URL/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\""};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err31];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err31);
 }
 errors++;
 }
@@ -506,12 +519,12 @@ else if(data5 === null){
 coerced5 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/DATABASE_READ_URL",schemaPath:"#/properties/DATABASE_READ_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err32 = {instancePath:instancePath+"/DATABASE_READ_URL",schemaPath:"#/properties/DATABASE_READ_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err32];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err32);
 }
 errors++;
 }
@@ -525,12 +538,12 @@ data["DATABASE_READ_URL"] = coerced5;
 }
 if(typeof data5 === "string"){
 if(!pattern2.test(data5)){
-const err32 = {instancePath:instancePath+"/DATABASE_READ_URL",schemaPath:"#/properties/DATABASE_READ_URL/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://[^,\\s]+(, *postgres(ql)?://[^,\\s]+)*$"},message:"must match pattern \""+"^postgres(ql)?://[^,\\s]+(, *postgres(ql)?://[^,\\s]+)*$"+"\""};
+const err33 = {instancePath:instancePath+"/DATABASE_READ_URL",schemaPath:"#/properties/DATABASE_READ_URL/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://[^,\\s]+(, *postgres(ql)?://[^,\\s]+)*$"},message:"must match pattern \""+"^postgres(ql)?://[^,\\s]+(, *postgres(ql)?://[^,\\s]+)*$"+"\""};
 if(vErrors === null){
-vErrors = [err32];
+vErrors = [err33];
 }
 else {
-vErrors.push(err32);
+vErrors.push(err33);
 }
 errors++;
 }
@@ -546,12 +559,12 @@ if(dataType6 == "boolean" || data6 === null
 coerced6 = +data6;
 }
 else {
-const err33 = {instancePath:instancePath+"/REPLICA_MAX_LAG_SECONDS",schemaPath:"#/properties/REPLICA_MAX_LAG_SECONDS/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err34 = {instancePath:instancePath+"/REPLICA_MAX_LAG_SECONDS",schemaPath:"#/properties/REPLICA_MAX_LAG_SECONDS/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
-vErrors = [err33];
+vErrors = [err34];
 }
 else {
-vErrors.push(err33);
+vErrors.push(err34);
 }
 errors++;
 }
@@ -565,22 +578,22 @@ data["REPLICA_MAX_LAG_SECONDS"] = coerced6;
 }
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 86400 || isNaN(data6)){
-const err34 = {instancePath:instancePath+"/REPLICA_MAX_LAG_SECONDS",schemaPath:"#/properties/REPLICA_MAX_LAG_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-if(data6 < 0.1 || isNaN(data6)){
-const err35 = {instancePath:instancePath+"/REPLICA_MAX_LAG_SECONDS",schemaPath:"#/properties/REPLICA_MAX_LAG_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.1},message:"must be >= 0.1"};
+const err35 = {instancePath:instancePath+"/REPLICA_MAX_LAG_SECONDS",schemaPath:"#/properties/REPLICA_MAX_LAG_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
 if(vErrors === null){
 vErrors = [err35];
 }
 else {
 vErrors.push(err35);
+}
+errors++;
+}
+if(data6 < 0.1 || isNaN(data6)){
+const err36 = {instancePath:instancePath+"/REPLICA_MAX_LAG_SECONDS",schemaPath:"#/properties/REPLICA_MAX_LAG_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.1},message:"must be >= 0.1"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
 }
 errors++;
 }
@@ -597,12 +610,12 @@ else if(data7 === null){
 coerced7 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/DATA_DIR",schemaPath:"#/properties/DATA_DIR/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err37 = {instancePath:instancePath+"/DATA_DIR",schemaPath:"#/properties/DATA_DIR/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err36];
+vErrors = [err37];
 }
 else {
-vErrors.push(err36);
+vErrors.push(err37);
 }
 errors++;
 }
@@ -616,12 +629,12 @@ data["DATA_DIR"] = coerced7;
 }
 if(typeof data7 === "string"){
 if(func2(data7) < 1){
-const err37 = {instancePath:instancePath+"/DATA_DIR",schemaPath:"#/properties/DATA_DIR/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err38 = {instancePath:instancePath+"/DATA_DIR",schemaPath:"#/properties/DATA_DIR/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
-vErrors = [err37];
+vErrors = [err38];
 }
 else {
-vErrors.push(err37);
+vErrors.push(err38);
 }
 errors++;
 }
@@ -639,12 +652,12 @@ else if(data8 === null){
 coerced8 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err39 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err38];
+vErrors = [err39];
 }
 else {
-vErrors.push(err38);
+vErrors.push(err39);
 }
 errors++;
 }
@@ -658,17 +671,7 @@ data["BOOTSTRAP_API_KEY"] = coerced8;
 }
 if(typeof data8 === "string"){
 if(func2(data8) > 512){
-const err39 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-if(func2(data8) < 32){
-const err40 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/minLength",keyword:"minLength",params:{limit: 32},message:"must NOT have fewer than 32 characters"};
+const err40 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/maxLength",keyword:"maxLength",params:{limit: 512},message:"must NOT have more than 512 characters"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -677,13 +680,23 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(!pattern3.test(data8)){
-const err41 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._~+/-]+=*$"},message:"must match pattern \""+"^[A-Za-z0-9._~+/-]+=*$"+"\""};
+if(func2(data8) < 32){
+const err41 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/minLength",keyword:"minLength",params:{limit: 32},message:"must NOT have fewer than 32 characters"};
 if(vErrors === null){
 vErrors = [err41];
 }
 else {
 vErrors.push(err41);
+}
+errors++;
+}
+if(!pattern3.test(data8)){
+const err42 = {instancePath:instancePath+"/BOOTSTRAP_API_KEY",schemaPath:"#/properties/BOOTSTRAP_API_KEY/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._~+/-]+=*$"},message:"must match pattern \""+"^[A-Za-z0-9._~+/-]+=*$"+"\""};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
 }
 errors++;
 }
@@ -701,12 +714,12 @@ else if(data9 === null){
 coerced9 = "";
 }
 else {
-const err42 = {instancePath:instancePath+"/LOG_LEVEL",schemaPath:"#/properties/LOG_LEVEL/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err43 = {instancePath:instancePath+"/LOG_LEVEL",schemaPath:"#/properties/LOG_LEVEL/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err42];
+vErrors = [err43];
 }
 else {
-vErrors.push(err42);
+vErrors.push(err43);
 }
 errors++;
 }
@@ -719,12 +732,12 @@ data["LOG_LEVEL"] = coerced9;
 }
 }
 if(!(((((((data9 === "fatal") || (data9 === "error")) || (data9 === "warn")) || (data9 === "info")) || (data9 === "debug")) || (data9 === "trace")) || (data9 === "silent"))){
-const err43 = {instancePath:instancePath+"/LOG_LEVEL",schemaPath:"#/properties/LOG_LEVEL/enum",keyword:"enum",params:{allowedValues: schema11.properties.LOG_LEVEL.enum},message:"must be equal to one of the allowed values"};
+const err44 = {instancePath:instancePath+"/LOG_LEVEL",schemaPath:"#/properties/LOG_LEVEL/enum",keyword:"enum",params:{allowedValues: schema11.properties.LOG_LEVEL.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
-vErrors = [err43];
+vErrors = [err44];
 }
 else {
-vErrors.push(err43);
+vErrors.push(err44);
 }
 errors++;
 }
@@ -738,12 +751,12 @@ if(dataType10 === "boolean" || data10 === null
 coerced10 = +data10;
 }
 else {
-const err44 = {instancePath:instancePath+"/DATABASE_POOL_SIZE",schemaPath:"#/properties/DATABASE_POOL_SIZE/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err45 = {instancePath:instancePath+"/DATABASE_POOL_SIZE",schemaPath:"#/properties/DATABASE_POOL_SIZE/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err44];
+vErrors = [err45];
 }
 else {
-vErrors.push(err44);
+vErrors.push(err45);
 }
 errors++;
 }
@@ -757,22 +770,22 @@ data["DATABASE_POOL_SIZE"] = coerced10;
 }
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 200 || isNaN(data10)){
-const err45 = {instancePath:instancePath+"/DATABASE_POOL_SIZE",schemaPath:"#/properties/DATABASE_POOL_SIZE/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-if(data10 < 1 || isNaN(data10)){
-const err46 = {instancePath:instancePath+"/DATABASE_POOL_SIZE",schemaPath:"#/properties/DATABASE_POOL_SIZE/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+const err46 = {instancePath:instancePath+"/DATABASE_POOL_SIZE",schemaPath:"#/properties/DATABASE_POOL_SIZE/maximum",keyword:"maximum",params:{comparison: "<=", limit: 200},message:"must be <= 200"};
 if(vErrors === null){
 vErrors = [err46];
 }
 else {
 vErrors.push(err46);
+}
+errors++;
+}
+if(data10 < 1 || isNaN(data10)){
+const err47 = {instancePath:instancePath+"/DATABASE_POOL_SIZE",schemaPath:"#/properties/DATABASE_POOL_SIZE/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
 }
 errors++;
 }
@@ -787,12 +800,12 @@ if(dataType11 === "boolean" || data11 === null
 coerced11 = +data11;
 }
 else {
-const err47 = {instancePath:instancePath+"/DATABASE_STARTUP_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_STARTUP_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err48 = {instancePath:instancePath+"/DATABASE_STARTUP_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_STARTUP_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err47];
+vErrors = [err48];
 }
 else {
-vErrors.push(err47);
+vErrors.push(err48);
 }
 errors++;
 }
@@ -806,22 +819,22 @@ data["DATABASE_STARTUP_TIMEOUT_MS"] = coerced11;
 }
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 3600000 || isNaN(data11)){
-const err48 = {instancePath:instancePath+"/DATABASE_STARTUP_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_STARTUP_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-if(data11 < 0 || isNaN(data11)){
-const err49 = {instancePath:instancePath+"/DATABASE_STARTUP_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_STARTUP_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err49 = {instancePath:instancePath+"/DATABASE_STARTUP_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_STARTUP_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"};
 if(vErrors === null){
 vErrors = [err49];
 }
 else {
 vErrors.push(err49);
+}
+errors++;
+}
+if(data11 < 0 || isNaN(data11)){
+const err50 = {instancePath:instancePath+"/DATABASE_STARTUP_TIMEOUT_MS",schemaPath:"#/properties/DATABASE_STARTUP_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
 }
 errors++;
 }
@@ -837,12 +850,12 @@ else if(data12 === "true" || data12 === 1){
 coerced12 = true;
 }
 else {
-const err50 = {instancePath:instancePath+"/MIGRATE_ON_START",schemaPath:"#/properties/MIGRATE_ON_START/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err51 = {instancePath:instancePath+"/MIGRATE_ON_START",schemaPath:"#/properties/MIGRATE_ON_START/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err50];
+vErrors = [err51];
 }
 else {
-vErrors.push(err50);
+vErrors.push(err51);
 }
 errors++;
 }
@@ -864,12 +877,12 @@ if(dataType13 == "boolean" || data13 === null
 coerced13 = +data13;
 }
 else {
-const err51 = {instancePath:instancePath+"/API_KEY_CACHE_SECONDS",schemaPath:"#/properties/API_KEY_CACHE_SECONDS/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err52 = {instancePath:instancePath+"/API_KEY_CACHE_SECONDS",schemaPath:"#/properties/API_KEY_CACHE_SECONDS/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
-vErrors = [err51];
+vErrors = [err52];
 }
 else {
-vErrors.push(err51);
+vErrors.push(err52);
 }
 errors++;
 }
@@ -883,17 +896,7 @@ data["API_KEY_CACHE_SECONDS"] = coerced13;
 }
 if((typeof data13 == "number") && (isFinite(data13))){
 if(data13 > 300 || isNaN(data13)){
-const err52 = {instancePath:instancePath+"/API_KEY_CACHE_SECONDS",schemaPath:"#/properties/API_KEY_CACHE_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 300},message:"must be <= 300"};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-if(data13 < 0 || isNaN(data13)){
-const err53 = {instancePath:instancePath+"/API_KEY_CACHE_SECONDS",schemaPath:"#/properties/API_KEY_CACHE_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err53 = {instancePath:instancePath+"/API_KEY_CACHE_SECONDS",schemaPath:"#/properties/API_KEY_CACHE_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 300},message:"must be <= 300"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -902,18 +905,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-let data14 = data.DRAIN_DELAY_MS;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-let dataType14 = typeof data14;
-let coerced14 = undefined;
-if(!(coerced14 !== undefined)){
-if(dataType14 === "boolean" || data14 === null
-              || (dataType14 === "string" && data14 && data14 == +data14 && !(data14 % 1))){
-coerced14 = +data14;
-}
-else {
-const err54 = {instancePath:instancePath+"/DRAIN_DELAY_MS",schemaPath:"#/properties/DRAIN_DELAY_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data13 < 0 || isNaN(data13)){
+const err54 = {instancePath:instancePath+"/API_KEY_CACHE_SECONDS",schemaPath:"#/properties/API_KEY_CACHE_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -923,16 +916,17 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(coerced14 !== undefined){
-data14 = coerced14;
-if(data !== undefined){
-data["DRAIN_DELAY_MS"] = coerced14;
+let data14 = data.LOAD_SHED_EVENT_LOOP_DELAY_MS;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+let dataType14 = typeof data14;
+let coerced14 = undefined;
+if(!(coerced14 !== undefined)){
+if(dataType14 === "boolean" || data14 === null
+              || (dataType14 === "string" && data14 && data14 == +data14 && !(data14 % 1))){
+coerced14 = +data14;
 }
-}
-}
-if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 > 600000 || isNaN(data14)){
-const err55 = {instancePath:instancePath+"/DRAIN_DELAY_MS",schemaPath:"#/properties/DRAIN_DELAY_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+else {
+const err55 = {instancePath:instancePath+"/LOAD_SHED_EVENT_LOOP_DELAY_MS",schemaPath:"#/properties/LOAD_SHED_EVENT_LOOP_DELAY_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -941,8 +935,17 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(data14 < 0 || isNaN(data14)){
-const err56 = {instancePath:instancePath+"/DRAIN_DELAY_MS",schemaPath:"#/properties/DRAIN_DELAY_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(coerced14 !== undefined){
+data14 = coerced14;
+if(data !== undefined){
+data["LOAD_SHED_EVENT_LOOP_DELAY_MS"] = coerced14;
+}
+}
+}
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 > 600000 || isNaN(data14)){
+const err56 = {instancePath:instancePath+"/LOAD_SHED_EVENT_LOOP_DELAY_MS",schemaPath:"#/properties/LOAD_SHED_EVENT_LOOP_DELAY_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -951,18 +954,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-let data15 = data.SHUTDOWN_TIMEOUT_MS;
-if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-let dataType15 = typeof data15;
-let coerced15 = undefined;
-if(!(coerced15 !== undefined)){
-if(dataType15 === "boolean" || data15 === null
-              || (dataType15 === "string" && data15 && data15 == +data15 && !(data15 % 1))){
-coerced15 = +data15;
-}
-else {
-const err57 = {instancePath:instancePath+"/SHUTDOWN_TIMEOUT_MS",schemaPath:"#/properties/SHUTDOWN_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data14 < 0 || isNaN(data14)){
+const err57 = {instancePath:instancePath+"/LOAD_SHED_EVENT_LOOP_DELAY_MS",schemaPath:"#/properties/LOAD_SHED_EVENT_LOOP_DELAY_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -972,16 +965,17 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(coerced15 !== undefined){
-data15 = coerced15;
-if(data !== undefined){
-data["SHUTDOWN_TIMEOUT_MS"] = coerced15;
+let data15 = data.DRAIN_DELAY_MS;
+if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+let dataType15 = typeof data15;
+let coerced15 = undefined;
+if(!(coerced15 !== undefined)){
+if(dataType15 === "boolean" || data15 === null
+              || (dataType15 === "string" && data15 && data15 == +data15 && !(data15 % 1))){
+coerced15 = +data15;
 }
-}
-}
-if((typeof data15 == "number") && (isFinite(data15))){
-if(data15 > 600000 || isNaN(data15)){
-const err58 = {instancePath:instancePath+"/SHUTDOWN_TIMEOUT_MS",schemaPath:"#/properties/SHUTDOWN_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+else {
+const err58 = {instancePath:instancePath+"/DRAIN_DELAY_MS",schemaPath:"#/properties/DRAIN_DELAY_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -990,8 +984,17 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(data15 < 0 || isNaN(data15)){
-const err59 = {instancePath:instancePath+"/SHUTDOWN_TIMEOUT_MS",schemaPath:"#/properties/SHUTDOWN_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(coerced15 !== undefined){
+data15 = coerced15;
+if(data !== undefined){
+data["DRAIN_DELAY_MS"] = coerced15;
+}
+}
+}
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 > 600000 || isNaN(data15)){
+const err59 = {instancePath:instancePath+"/DRAIN_DELAY_MS",schemaPath:"#/properties/DRAIN_DELAY_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1000,18 +1003,8 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-let data16 = data.KEEP_ALIVE_TIMEOUT_MS;
-if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-let dataType16 = typeof data16;
-let coerced16 = undefined;
-if(!(coerced16 !== undefined)){
-if(dataType16 === "boolean" || data16 === null
-              || (dataType16 === "string" && data16 && data16 == +data16 && !(data16 % 1))){
-coerced16 = +data16;
-}
-else {
-const err60 = {instancePath:instancePath+"/KEEP_ALIVE_TIMEOUT_MS",schemaPath:"#/properties/KEEP_ALIVE_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data15 < 0 || isNaN(data15)){
+const err60 = {instancePath:instancePath+"/DRAIN_DELAY_MS",schemaPath:"#/properties/DRAIN_DELAY_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1021,16 +1014,17 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced16 !== undefined){
-data16 = coerced16;
-if(data !== undefined){
-data["KEEP_ALIVE_TIMEOUT_MS"] = coerced16;
+let data16 = data.SHUTDOWN_TIMEOUT_MS;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+let dataType16 = typeof data16;
+let coerced16 = undefined;
+if(!(coerced16 !== undefined)){
+if(dataType16 === "boolean" || data16 === null
+              || (dataType16 === "string" && data16 && data16 == +data16 && !(data16 % 1))){
+coerced16 = +data16;
 }
-}
-}
-if((typeof data16 == "number") && (isFinite(data16))){
-if(data16 > 600000 || isNaN(data16)){
-const err61 = {instancePath:instancePath+"/KEEP_ALIVE_TIMEOUT_MS",schemaPath:"#/properties/KEEP_ALIVE_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+else {
+const err61 = {instancePath:instancePath+"/SHUTDOWN_TIMEOUT_MS",schemaPath:"#/properties/SHUTDOWN_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1039,8 +1033,17 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(data16 < 1 || isNaN(data16)){
-const err62 = {instancePath:instancePath+"/KEEP_ALIVE_TIMEOUT_MS",schemaPath:"#/properties/KEEP_ALIVE_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(coerced16 !== undefined){
+data16 = coerced16;
+if(data !== undefined){
+data["SHUTDOWN_TIMEOUT_MS"] = coerced16;
+}
+}
+}
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 > 600000 || isNaN(data16)){
+const err62 = {instancePath:instancePath+"/SHUTDOWN_TIMEOUT_MS",schemaPath:"#/properties/SHUTDOWN_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1049,20 +1052,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-let data17 = data.CORS_ORIGINS;
-if(typeof data17 !== "string"){
-let dataType17 = typeof data17;
-let coerced17 = undefined;
-if(!(coerced17 !== undefined)){
-if(dataType17 == "number" || dataType17 == "boolean"){
-coerced17 = "" + data17;
-}
-else if(data17 === null){
-coerced17 = "";
-}
-else {
-const err63 = {instancePath:instancePath+"/CORS_ORIGINS",schemaPath:"#/properties/CORS_ORIGINS/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data16 < 0 || isNaN(data16)){
+const err63 = {instancePath:instancePath+"/SHUTDOWN_TIMEOUT_MS",schemaPath:"#/properties/SHUTDOWN_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1072,16 +1063,17 @@ vErrors.push(err63);
 errors++;
 }
 }
-if(coerced17 !== undefined){
-data17 = coerced17;
-if(data !== undefined){
-data["CORS_ORIGINS"] = coerced17;
+let data17 = data.KEEP_ALIVE_TIMEOUT_MS;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+let dataType17 = typeof data17;
+let coerced17 = undefined;
+if(!(coerced17 !== undefined)){
+if(dataType17 === "boolean" || data17 === null
+              || (dataType17 === "string" && data17 && data17 == +data17 && !(data17 % 1))){
+coerced17 = +data17;
 }
-}
-}
-if(typeof data17 === "string"){
-if(!pattern4.test(data17)){
-const err64 = {instancePath:instancePath+"/CORS_ORIGINS",schemaPath:"#/properties/CORS_ORIGINS/pattern",keyword:"pattern",params:{pattern: "^(https?://[^,\\s/]+(, *https?://[^,\\s/]+)*)?$"},message:"must match pattern \""+"^(https?://[^,\\s/]+(, *https?://[^,\\s/]+)*)?$"+"\""};
+else {
+const err64 = {instancePath:instancePath+"/KEEP_ALIVE_TIMEOUT_MS",schemaPath:"#/properties/KEEP_ALIVE_TIMEOUT_MS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1091,7 +1083,36 @@ vErrors.push(err64);
 errors++;
 }
 }
-let data18 = data.TRUST_PROXY;
+if(coerced17 !== undefined){
+data17 = coerced17;
+if(data !== undefined){
+data["KEEP_ALIVE_TIMEOUT_MS"] = coerced17;
+}
+}
+}
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 600000 || isNaN(data17)){
+const err65 = {instancePath:instancePath+"/KEEP_ALIVE_TIMEOUT_MS",schemaPath:"#/properties/KEEP_ALIVE_TIMEOUT_MS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+if(data17 < 1 || isNaN(data17)){
+const err66 = {instancePath:instancePath+"/KEEP_ALIVE_TIMEOUT_MS",schemaPath:"#/properties/KEEP_ALIVE_TIMEOUT_MS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+}
+let data18 = data.CORS_ORIGINS;
 if(typeof data18 !== "string"){
 let dataType18 = typeof data18;
 let coerced18 = undefined;
@@ -1103,46 +1124,7 @@ else if(data18 === null){
 coerced18 = "";
 }
 else {
-const err65 = {instancePath:instancePath+"/TRUST_PROXY",schemaPath:"#/properties/TRUST_PROXY/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-}
-if(coerced18 !== undefined){
-data18 = coerced18;
-if(data !== undefined){
-data["TRUST_PROXY"] = coerced18;
-}
-}
-}
-if(typeof data18 === "string"){
-if(!pattern5.test(data18)){
-const err66 = {instancePath:instancePath+"/TRUST_PROXY",schemaPath:"#/properties/TRUST_PROXY/pattern",keyword:"pattern",params:{pattern: "^(true|false|[0-9a-fA-F.:/, ]+)$"},message:"must match pattern \""+"^(true|false|[0-9a-fA-F.:/, ]+)$"+"\""};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-}
-}
-let data19 = data.RATE_LIMIT_MAX;
-if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-let dataType19 = typeof data19;
-let coerced19 = undefined;
-if(!(coerced19 !== undefined)){
-if(dataType19 === "boolean" || data19 === null
-              || (dataType19 === "string" && data19 && data19 == +data19 && !(data19 % 1))){
-coerced19 = +data19;
-}
-else {
-const err67 = {instancePath:instancePath+"/RATE_LIMIT_MAX",schemaPath:"#/properties/RATE_LIMIT_MAX/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err67 = {instancePath:instancePath+"/CORS_ORIGINS",schemaPath:"#/properties/CORS_ORIGINS/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -1152,16 +1134,16 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced19 !== undefined){
-data19 = coerced19;
+if(coerced18 !== undefined){
+data18 = coerced18;
 if(data !== undefined){
-data["RATE_LIMIT_MAX"] = coerced19;
+data["CORS_ORIGINS"] = coerced18;
 }
 }
 }
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 > 1000000 || isNaN(data19)){
-const err68 = {instancePath:instancePath+"/RATE_LIMIT_MAX",schemaPath:"#/properties/RATE_LIMIT_MAX/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+if(typeof data18 === "string"){
+if(!pattern4.test(data18)){
+const err68 = {instancePath:instancePath+"/CORS_ORIGINS",schemaPath:"#/properties/CORS_ORIGINS/pattern",keyword:"pattern",params:{pattern: "^(https?://[^,\\s/]+(, *https?://[^,\\s/]+)*)?$"},message:"must match pattern \""+"^(https?://[^,\\s/]+(, *https?://[^,\\s/]+)*)?$"+"\""};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -1170,8 +1152,20 @@ vErrors.push(err68);
 }
 errors++;
 }
-if(data19 < 1 || isNaN(data19)){
-const err69 = {instancePath:instancePath+"/RATE_LIMIT_MAX",schemaPath:"#/properties/RATE_LIMIT_MAX/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+let data19 = data.TRUST_PROXY;
+if(typeof data19 !== "string"){
+let dataType19 = typeof data19;
+let coerced19 = undefined;
+if(!(coerced19 !== undefined)){
+if(dataType19 == "number" || dataType19 == "boolean"){
+coerced19 = "" + data19;
+}
+else if(data19 === null){
+coerced19 = "";
+}
+else {
+const err69 = {instancePath:instancePath+"/TRUST_PROXY",schemaPath:"#/properties/TRUST_PROXY/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -1181,17 +1175,16 @@ vErrors.push(err69);
 errors++;
 }
 }
-let data20 = data.RATE_LIMIT_WINDOW_SECONDS;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-let dataType20 = typeof data20;
-let coerced20 = undefined;
-if(!(coerced20 !== undefined)){
-if(dataType20 === "boolean" || data20 === null
-              || (dataType20 === "string" && data20 && data20 == +data20 && !(data20 % 1))){
-coerced20 = +data20;
+if(coerced19 !== undefined){
+data19 = coerced19;
+if(data !== undefined){
+data["TRUST_PROXY"] = coerced19;
 }
-else {
-const err70 = {instancePath:instancePath+"/RATE_LIMIT_WINDOW_SECONDS",schemaPath:"#/properties/RATE_LIMIT_WINDOW_SECONDS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+if(typeof data19 === "string"){
+if(!pattern5.test(data19)){
+const err70 = {instancePath:instancePath+"/TRUST_PROXY",schemaPath:"#/properties/TRUST_PROXY/pattern",keyword:"pattern",params:{pattern: "^(true|false|[0-9a-fA-F.:/, ]+)$"},message:"must match pattern \""+"^(true|false|[0-9a-fA-F.:/, ]+)$"+"\""};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -1201,16 +1194,17 @@ vErrors.push(err70);
 errors++;
 }
 }
-if(coerced20 !== undefined){
-data20 = coerced20;
-if(data !== undefined){
-data["RATE_LIMIT_WINDOW_SECONDS"] = coerced20;
+let data20 = data.RATE_LIMIT_MAX;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+let dataType20 = typeof data20;
+let coerced20 = undefined;
+if(!(coerced20 !== undefined)){
+if(dataType20 === "boolean" || data20 === null
+              || (dataType20 === "string" && data20 && data20 == +data20 && !(data20 % 1))){
+coerced20 = +data20;
 }
-}
-}
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 > 86400 || isNaN(data20)){
-const err71 = {instancePath:instancePath+"/RATE_LIMIT_WINDOW_SECONDS",schemaPath:"#/properties/RATE_LIMIT_WINDOW_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
+else {
+const err71 = {instancePath:instancePath+"/RATE_LIMIT_MAX",schemaPath:"#/properties/RATE_LIMIT_MAX/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1219,8 +1213,17 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(data20 < 1 || isNaN(data20)){
-const err72 = {instancePath:instancePath+"/RATE_LIMIT_WINDOW_SECONDS",schemaPath:"#/properties/RATE_LIMIT_WINDOW_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(coerced20 !== undefined){
+data20 = coerced20;
+if(data !== undefined){
+data["RATE_LIMIT_MAX"] = coerced20;
+}
+}
+}
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 1000000 || isNaN(data20)){
+const err72 = {instancePath:instancePath+"/RATE_LIMIT_MAX",schemaPath:"#/properties/RATE_LIMIT_MAX/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1229,18 +1232,8 @@ vErrors.push(err72);
 }
 errors++;
 }
-}
-let data21 = data.IDEMPOTENCY_TTL_SECONDS;
-if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-let dataType21 = typeof data21;
-let coerced21 = undefined;
-if(!(coerced21 !== undefined)){
-if(dataType21 === "boolean" || data21 === null
-              || (dataType21 === "string" && data21 && data21 == +data21 && !(data21 % 1))){
-coerced21 = +data21;
-}
-else {
-const err73 = {instancePath:instancePath+"/IDEMPOTENCY_TTL_SECONDS",schemaPath:"#/properties/IDEMPOTENCY_TTL_SECONDS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data20 < 1 || isNaN(data20)){
+const err73 = {instancePath:instancePath+"/RATE_LIMIT_MAX",schemaPath:"#/properties/RATE_LIMIT_MAX/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1250,16 +1243,17 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced21 !== undefined){
-data21 = coerced21;
-if(data !== undefined){
-data["IDEMPOTENCY_TTL_SECONDS"] = coerced21;
+let data21 = data.RATE_LIMIT_WINDOW_SECONDS;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+let dataType21 = typeof data21;
+let coerced21 = undefined;
+if(!(coerced21 !== undefined)){
+if(dataType21 === "boolean" || data21 === null
+              || (dataType21 === "string" && data21 && data21 == +data21 && !(data21 % 1))){
+coerced21 = +data21;
 }
-}
-}
-if((typeof data21 == "number") && (isFinite(data21))){
-if(data21 > 2592000 || isNaN(data21)){
-const err74 = {instancePath:instancePath+"/IDEMPOTENCY_TTL_SECONDS",schemaPath:"#/properties/IDEMPOTENCY_TTL_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2592000},message:"must be <= 2592000"};
+else {
+const err74 = {instancePath:instancePath+"/RATE_LIMIT_WINDOW_SECONDS",schemaPath:"#/properties/RATE_LIMIT_WINDOW_SECONDS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1268,8 +1262,17 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(data21 < 60 || isNaN(data21)){
-const err75 = {instancePath:instancePath+"/IDEMPOTENCY_TTL_SECONDS",schemaPath:"#/properties/IDEMPOTENCY_TTL_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"};
+}
+if(coerced21 !== undefined){
+data21 = coerced21;
+if(data !== undefined){
+data["RATE_LIMIT_WINDOW_SECONDS"] = coerced21;
+}
+}
+}
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 > 86400 || isNaN(data21)){
+const err75 = {instancePath:instancePath+"/RATE_LIMIT_WINDOW_SECONDS",schemaPath:"#/properties/RATE_LIMIT_WINDOW_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1278,21 +1281,8 @@ vErrors.push(err75);
 }
 errors++;
 }
-}
-if(data.REDIS_URL !== undefined){
-let data22 = data.REDIS_URL;
-if(typeof data22 !== "string"){
-let dataType22 = typeof data22;
-let coerced22 = undefined;
-if(!(coerced22 !== undefined)){
-if(dataType22 == "number" || dataType22 == "boolean"){
-coerced22 = "" + data22;
-}
-else if(data22 === null){
-coerced22 = "";
-}
-else {
-const err76 = {instancePath:instancePath+"/REDIS_URL",schemaPath:"#/properties/REDIS_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data21 < 1 || isNaN(data21)){
+const err76 = {instancePath:instancePath+"/RATE_LIMIT_WINDOW_SECONDS",schemaPath:"#/properties/RATE_LIMIT_WINDOW_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1302,16 +1292,17 @@ vErrors.push(err76);
 errors++;
 }
 }
-if(coerced22 !== undefined){
-data22 = coerced22;
-if(data !== undefined){
-data["REDIS_URL"] = coerced22;
+let data22 = data.IDEMPOTENCY_TTL_SECONDS;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+let dataType22 = typeof data22;
+let coerced22 = undefined;
+if(!(coerced22 !== undefined)){
+if(dataType22 === "boolean" || data22 === null
+              || (dataType22 === "string" && data22 && data22 == +data22 && !(data22 % 1))){
+coerced22 = +data22;
 }
-}
-}
-if(typeof data22 === "string"){
-if(!pattern6.test(data22)){
-const err77 = {instancePath:instancePath+"/REDIS_URL",schemaPath:"#/properties/REDIS_URL/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\""};
+else {
+const err77 = {instancePath:instancePath+"/IDEMPOTENCY_TTL_SECONDS",schemaPath:"#/properties/IDEMPOTENCY_TTL_SECONDS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1321,8 +1312,37 @@ vErrors.push(err77);
 errors++;
 }
 }
+if(coerced22 !== undefined){
+data22 = coerced22;
+if(data !== undefined){
+data["IDEMPOTENCY_TTL_SECONDS"] = coerced22;
 }
-let data23 = data.METRICS_PORT;
+}
+}
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 > 2592000 || isNaN(data22)){
+const err78 = {instancePath:instancePath+"/IDEMPOTENCY_TTL_SECONDS",schemaPath:"#/properties/IDEMPOTENCY_TTL_SECONDS/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2592000},message:"must be <= 2592000"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+if(data22 < 60 || isNaN(data22)){
+const err79 = {instancePath:instancePath+"/IDEMPOTENCY_TTL_SECONDS",schemaPath:"#/properties/IDEMPOTENCY_TTL_SECONDS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+}
+if(data.REDIS_URL !== undefined){
+let data23 = data.REDIS_URL;
 if(typeof data23 !== "string"){
 let dataType23 = typeof data23;
 let coerced23 = undefined;
@@ -1334,12 +1354,12 @@ else if(data23 === null){
 coerced23 = "";
 }
 else {
-const err78 = {instancePath:instancePath+"/METRICS_PORT",schemaPath:"#/properties/METRICS_PORT/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err80 = {instancePath:instancePath+"/REDIS_URL",schemaPath:"#/properties/REDIS_URL/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err78];
+vErrors = [err80];
 }
 else {
-vErrors.push(err78);
+vErrors.push(err80);
 }
 errors++;
 }
@@ -1347,23 +1367,24 @@ errors++;
 if(coerced23 !== undefined){
 data23 = coerced23;
 if(data !== undefined){
-data["METRICS_PORT"] = coerced23;
+data["REDIS_URL"] = coerced23;
 }
 }
 }
 if(typeof data23 === "string"){
-if(!pattern7.test(data23)){
-const err79 = {instancePath:instancePath+"/METRICS_PORT",schemaPath:"#/properties/METRICS_PORT/pattern",keyword:"pattern",params:{pattern: "^(off|[0-9]{1,5})$"},message:"must match pattern \""+"^(off|[0-9]{1,5})$"+"\""};
+if(!pattern6.test(data23)){
+const err81 = {instancePath:instancePath+"/REDIS_URL",schemaPath:"#/properties/REDIS_URL/pattern",keyword:"pattern",params:{pattern: "^rediss?://"},message:"must match pattern \""+"^rediss?://"+"\""};
 if(vErrors === null){
-vErrors = [err79];
+vErrors = [err81];
 }
 else {
-vErrors.push(err79);
+vErrors.push(err81);
 }
 errors++;
 }
 }
-let data24 = data.METRICS_HOST;
+}
+let data24 = data.METRICS_PORT;
 if(typeof data24 !== "string"){
 let dataType24 = typeof data24;
 let coerced24 = undefined;
@@ -1375,38 +1396,7 @@ else if(data24 === null){
 coerced24 = "";
 }
 else {
-const err80 = {instancePath:instancePath+"/METRICS_HOST",schemaPath:"#/properties/METRICS_HOST/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err80];
-}
-else {
-vErrors.push(err80);
-}
-errors++;
-}
-}
-if(coerced24 !== undefined){
-data24 = coerced24;
-if(data !== undefined){
-data["METRICS_HOST"] = coerced24;
-}
-}
-}
-if(typeof data24 === "string"){
-if(func2(data24) < 1){
-const err81 = {instancePath:instancePath+"/METRICS_HOST",schemaPath:"#/properties/METRICS_HOST/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err81];
-}
-else {
-vErrors.push(err81);
-}
-errors++;
-}
-}
-}
-else {
-const err82 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err82 = {instancePath:instancePath+"/METRICS_PORT",schemaPath:"#/properties/METRICS_PORT/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1415,8 +1405,80 @@ vErrors.push(err82);
 }
 errors++;
 }
+}
+if(coerced24 !== undefined){
+data24 = coerced24;
+if(data !== undefined){
+data["METRICS_PORT"] = coerced24;
+}
+}
+}
+if(typeof data24 === "string"){
+if(!pattern7.test(data24)){
+const err83 = {instancePath:instancePath+"/METRICS_PORT",schemaPath:"#/properties/METRICS_PORT/pattern",keyword:"pattern",params:{pattern: "^(off|[0-9]{1,5})$"},message:"must match pattern \""+"^(off|[0-9]{1,5})$"+"\""};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+let data25 = data.METRICS_HOST;
+if(typeof data25 !== "string"){
+let dataType25 = typeof data25;
+let coerced25 = undefined;
+if(!(coerced25 !== undefined)){
+if(dataType25 == "number" || dataType25 == "boolean"){
+coerced25 = "" + data25;
+}
+else if(data25 === null){
+coerced25 = "";
+}
+else {
+const err84 = {instancePath:instancePath+"/METRICS_HOST",schemaPath:"#/properties/METRICS_HOST/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+}
+if(coerced25 !== undefined){
+data25 = coerced25;
+if(data !== undefined){
+data["METRICS_HOST"] = coerced25;
+}
+}
+}
+if(typeof data25 === "string"){
+if(func2(data25) < 1){
+const err85 = {instancePath:instancePath+"/METRICS_HOST",schemaPath:"#/properties/METRICS_HOST/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+}
+}
+else {
+const err86 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
 validate10.errors = vErrors;
 return errors === 0;
 }
 
-export const configNames = ["PORT","HOST","DATABASE_URL","DATABASE_STATEMENTS","DATABASE_DIRECT_URL","DATABASE_READ_URL","REPLICA_MAX_LAG_SECONDS","DATA_DIR","BOOTSTRAP_API_KEY","LOG_LEVEL","DATABASE_POOL_SIZE","DATABASE_STARTUP_TIMEOUT_MS","MIGRATE_ON_START","API_KEY_CACHE_SECONDS","DRAIN_DELAY_MS","SHUTDOWN_TIMEOUT_MS","KEEP_ALIVE_TIMEOUT_MS","CORS_ORIGINS","TRUST_PROXY","RATE_LIMIT_MAX","RATE_LIMIT_WINDOW_SECONDS","IDEMPOTENCY_TTL_SECONDS","REDIS_URL","METRICS_PORT","METRICS_HOST"];
+export const configNames = ["PORT","HOST","DATABASE_URL","DATABASE_STATEMENTS","DATABASE_DIRECT_URL","DATABASE_READ_URL","REPLICA_MAX_LAG_SECONDS","DATA_DIR","BOOTSTRAP_API_KEY","LOG_LEVEL","DATABASE_POOL_SIZE","DATABASE_STARTUP_TIMEOUT_MS","MIGRATE_ON_START","API_KEY_CACHE_SECONDS","LOAD_SHED_EVENT_LOOP_DELAY_MS","DRAIN_DELAY_MS","SHUTDOWN_TIMEOUT_MS","KEEP_ALIVE_TIMEOUT_MS","CORS_ORIGINS","TRUST_PROXY","RATE_LIMIT_MAX","RATE_LIMIT_WINDOW_SECONDS","IDEMPOTENCY_TTL_SECONDS","REDIS_URL","METRICS_PORT","METRICS_HOST"];

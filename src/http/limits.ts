@@ -1,7 +1,9 @@
 /**
- * The HTTP layer's fixed limits. None is a setting: each value follows from
- * the contract or from the service's own costs, not from where it runs (the
- * comments say why), so an operator has no reason to change it. Tests pass
+ * The HTTP layer's fixed limits. None but the load-shedding threshold is a
+ * setting: each value follows from the contract or from the service's own
+ * costs, not from where it runs (the comments say why), so an operator has
+ * no reason to change it. The threshold depends on what clients will wait
+ * and on the machine (LOAD_SHED_EVENT_LOOP_DELAY_MS). Tests pass
  * other values to buildApp (AppDeps.limits) to reach a limit quickly.
  */
 export interface HttpLimits {
@@ -16,7 +18,10 @@ export interface HttpLimits {
 }
 
 export interface LoadSheddingLimits {
-  /** Mean event-loop delay past which API requests are shed; 0 turns shedding off. */
+  /**
+   * Mean event-loop delay past which API requests are shed; 0 turns shedding
+   * off. The setting LOAD_SHED_EVENT_LOOP_DELAY_MS (src/config/schema.ts).
+   */
   maxEventLoopDelayMs: number;
   sampleIntervalMs: number;
   retryAfterSeconds: number;
@@ -95,12 +100,7 @@ const readinessMaxAgeMs = 1000;
  */
 const redisTimeoutMs = 50;
 
-const loadShedding: LoadSheddingLimits = {
-  // At 1 s of mean delay every request already waits a second before any
-  // work starts: a queue clients would time out in. Shedding there turns it
-  // into quick 503s a client retries elsewhere, and /readyz 503 takes the
-  // instance out; below it the right lever is more instances, not a lower bar.
-  maxEventLoopDelayMs: 1000,
+const loadShedding: Omit<LoadSheddingLimits, 'maxEventLoopDelayMs'> = {
   // One sample a second: a shed decision is at most a second late, and the
   // sampling costs nothing measurable (@fastify/under-pressure's default).
   sampleIntervalMs: 1000,
@@ -111,7 +111,9 @@ const loadShedding: LoadSheddingLimits = {
   retryAfterSeconds: 5,
 };
 
-export const httpLimits: Readonly<HttpLimits> = {
+export const httpLimits: Readonly<Omit<HttpLimits, 'loadShedding'>> & {
+  loadShedding: Readonly<Omit<LoadSheddingLimits, 'maxEventLoopDelayMs'>>;
+} = {
   bodyLimitBytes,
   unreadBody,
   requestTimeoutMs,
@@ -122,13 +124,15 @@ export const httpLimits: Readonly<HttpLimits> = {
   loadShedding,
 };
 
-/** Test only: what AppDeps.limits may replace. */
+/** Test only: what AppDeps.limits may replace; maxEventLoopDelayMs is the setting's value unless a test replaces it. */
 export type HttpLimitOverrides = Partial<Omit<HttpLimits, 'loadShedding' | 'unreadBody'>> & {
   loadShedding?: Partial<LoadSheddingLimits>;
   unreadBody?: Partial<UnreadBodyLimits>;
 };
 
-export function limitsWith(overrides: HttpLimitOverrides = {}): HttpLimits {
+export function limitsWith(
+  overrides: HttpLimitOverrides & { loadShedding: Pick<LoadSheddingLimits, 'maxEventLoopDelayMs'> },
+): HttpLimits {
   return {
     ...httpLimits,
     ...overrides,

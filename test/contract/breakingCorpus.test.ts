@@ -1,6 +1,6 @@
 // The breaking-change corpus: single edits of today's openapi.yaml (breakingCorpus.yaml), each through the gate's
-// entry point: every breaking edit exits 1 naming its rule, every safe edit exits 0. A few go through
-// `npm run contract -- breaking` as a process; the rest call the same command in this process.
+// entry point: every breaking edit exits 1 naming its rule, every safe edit exits 0. One goes through
+// `npm run contract -- breaking` as a process (its exit code and output); all call the same command in this process.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -114,25 +114,15 @@ corpus.forEach((edit, index) => {
 });
 
 t.test('end to end through npm run contract -- breaking', async (t) => {
-  const picks = [
-    'response-header-removed',
-    'request-parameter-default-value-added',
-    'response-optional-property-added',
-  ];
-  for (const label of picks) {
-    const index = corpus.findIndex((edit) => edit.label === label);
-    const edit = corpus[index]!;
-    const result = spawnSync(
-      'npm',
-      ['run', '--silent', 'contract', '--', 'breaking', '--base', base, '--head', headFor(edit, index)],
-      {
-        cwd: repoRoot,
-        encoding: 'utf8',
-      },
-    );
-    t.equal(result.status, edit.expect === 'breaking' ? 1 : 0, `${label}: exit code`, {
-      output: result.stdout + result.stderr,
-    });
-    t.ok(ruleNamed(result.stdout, label) || edit.expect === 'safe', `${label}: named`, { output: result.stdout });
-  }
+  // A process costs seconds of CPU: one breaking edit shows the process's exit code and output.
+  const label = 'response-header-removed';
+  const index = corpus.findIndex((edit) => edit.label === label);
+  const result = spawnSync(
+    'npm',
+    ['run', '--silent', 'contract', '--', 'breaking', '--base', base, '--head', headFor(corpus[index]!, index)],
+    { cwd: repoRoot, encoding: 'utf8' },
+  );
+  t.equal(corpus[index]!.expect, 'breaking');
+  t.equal(result.status, 1, 'exit 1', { output: result.stdout + result.stderr });
+  t.ok(ruleNamed(result.stdout, label), 'names its rule', { output: result.stdout });
 });

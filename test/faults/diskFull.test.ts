@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { startServer } from '../../src/process/startServer.js';
+import { startServer } from '../helpers/server.js';
 import { call, createPet, listAll, serve, waitFor, type Answer } from './harness.js';
 
 const megabyte = 1024 * 1024;

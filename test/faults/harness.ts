@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
 import { startPostgres, type PostgresServer } from '../../lib/instances/index.js';
-import { startServer, type RunningServer } from '../../src/process/startServer.js';
+import { startServer, type RunningServer } from '../helpers/server.js';
 import { walkPets, type Pet } from '../helpers/pages.js';
 
 export const apiKey = 'faults-suite-key-0123456789abcdef';

@@ -15,10 +15,12 @@ export const testConfig: AppConfig = {
   API_KEY_CACHE_SECONDS: 0,
   LOG_LEVEL: 'silent',
   RATE_LIMIT_MAX: 1_000_000,
+  // A loaded test machine can stall the event loop; only the load-shedding tests shed.
+  LOAD_SHED_EVENT_LOOP_DELAY_MS: 0,
 };
 
-// A loaded test machine can stall the event loop; only the load-shedding test sheds.
-export const testLimits: HttpLimitOverrides = { loadShedding: { maxEventLoopDelayMs: 0 } };
+/** Test only: what every test app's limits replace (none today; AppDeps.limits for one test's own). */
+export const testLimits: HttpLimitOverrides = {};
 
 export interface TestApp {
   app: FastifyInstance;

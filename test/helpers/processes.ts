@@ -17,6 +17,13 @@ export interface Finished {
  */
 export const testNodeFlags = ['--liftoff-only'];
 
+/**
+ * What every server a test starts (a process or startServer, test/helpers/server.ts) runs with: no load
+ * shedding, which a busy test machine's late event loop would trigger. Only
+ * test/observability/loadShedding.test.ts sheds, at its own threshold.
+ */
+export const testServerEnv = { LOAD_SHED_EVENT_LOOP_DELAY_MS: '0' };
+
 /** Runs a TypeScript entry point of src/ the way the npm scripts do, with tsx. */
 export function spawnEntry(entry: string, args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
   const cleanEnv = { ...process.env };
@@ -25,7 +32,7 @@ export function spawnEntry(entry: string, args: string[], env: Record<string, st
   return spawn(process.execPath, ['--import', 'tsx', ...testNodeFlags, entry, ...args], {
     cwd: repoRoot,
     // A free metrics port each (several servers run at once); no drain delay unless a test asks for one.
-    env: { ...cleanEnv, LOG_LEVEL: 'info', METRICS_PORT: '0', DRAIN_DELAY_MS: '0', ...env },
+    env: { ...cleanEnv, ...testServerEnv, LOG_LEVEL: 'info', METRICS_PORT: '0', DRAIN_DELAY_MS: '0', ...env },
   });
 }
 

@@ -9,6 +9,7 @@ import { freePort } from '../../lib/instances/index.js';
 import { firstPanelId } from '../../lib/objectives/dashboard.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { copyOfRepo, type RepoCopy } from '../helpers/repoCopy.js';
+import { testServerEnv } from '../helpers/processes.js';
 import { dbFunctions, deletePetHandler, linksYaml, operationsYaml, schemaYaml, updatePetHandler } from './additions.js';
 
 /**
@@ -106,7 +107,7 @@ async function startServer(copy: RepoCopy, t: Test) {
   for (const name of ['DATABASE_URL', 'HOST']) delete env[name];
   const server = spawn(process.execPath, ['dist/server.js'], {
     cwd: copy.root,
-    env: { ...env, LOG_LEVEL: 'warn', METRICS_PORT: 'off', RATE_LIMIT_MAX: '100000' },
+    env: { ...env, ...testServerEnv, LOG_LEVEL: 'warn', METRICS_PORT: 'off', RATE_LIMIT_MAX: '100000' },
     stdio: 'ignore',
   });
   t.teardown(() => {

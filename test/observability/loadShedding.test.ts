@@ -103,3 +103,26 @@ t.test('the start-up counts until the database is ready: no 503 for the delay pr
   });
   t.equal(shedStatus, 503, 'and then a blocked loop is shed');
 });
+
+t.test('LOAD_SHED_EVENT_LOOP_DELAY_MS is the threshold: 1 sheds a blocked loop, 0 never sheds', async (t) => {
+  // Both apps watch this process's one event loop, so each round blocks them alike.
+  const limits = { loadShedding: { sampleIntervalMs: 200 } };
+  const off = await startTestApp(t, 'embedded', { LOAD_SHED_EVENT_LOOP_DELAY_MS: 0 }, { limits });
+  await off.app.ready(); // first: its warm-up ends no later than the other's
+  const low = await startTestApp(t, 'embedded', { LOAD_SHED_EVENT_LOOP_DELAY_MS: 1 }, { limits });
+  await low.app.ready();
+  const offStatuses = new Set<number>();
+  const lowShed = await waitUntil({ what: 'a 503 at a 1 ms threshold', timeoutMs: 60_000, intervalMs: 1 }, async () => {
+    blockEventLoop(300);
+    await sleep(1); // the overdue sampling timers run first
+    const [lowAnswer, offAnswer, offReady] = await Promise.all([
+      low.app.inject({ url: '/v1/pets', headers: low.auth }),
+      off.app.inject({ url: '/v1/pets', headers: off.auth }),
+      off.app.inject({ url: '/readyz' }),
+    ]);
+    offStatuses.add(offAnswer.statusCode).add(offReady.statusCode);
+    return lowAnswer.statusCode === 503 ? lowAnswer.statusCode : undefined;
+  });
+  t.equal(lowShed, 503, 'the setting sets the threshold');
+  t.same([...offStatuses], [200], 'with it 0, the same blocked loop never sheds an API request nor fails /readyz');
+});

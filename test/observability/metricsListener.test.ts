@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import t from 'tap';
 import { parse } from 'yaml';
-import { startServer } from '../../src/process/startServer.js';
+import { startServer } from '../helpers/server.js';
 import { migratedDataDir } from '../helpers/databases.js';
 
 const silent = { write: () => true } as unknown as NodeJS.WritableStream;

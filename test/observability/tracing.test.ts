@@ -11,7 +11,7 @@ import {
   traceExportSettings,
   tracingRequested,
 } from '../../src/observability/tracingSwitch.js';
-import { startServer } from '../../src/process/startServer.js';
+import { startServer } from '../helpers/server.js';
 import { StartupError } from '../../src/process/startupErrors.js';
 import { testConfig, testLimits } from '../helpers/app.js';
 import { openBackend, postgresUnavailableReason, type Backend } from '../helpers/databases.js';
