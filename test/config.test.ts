@@ -136,9 +136,11 @@ t.test('migrations never go through a transaction pooler', async (t) => {
   t.match(directDatabaseOptionsOf(loadConfig({ DATABASE_URL: direct }), 'migrations'), { url: direct });
 });
 
-t.test('at most 25 settings, each saying what it is for', async (t) => {
+// A budget that makes each new setting argue for its place; the 26th is the
+// load-shedding threshold, which depends on the machine and on what clients wait.
+t.test('at most 26 settings, each saying what it is for', async (t) => {
   const settings = Object.entries(configSchema.properties);
-  t.ok(settings.length <= 25, `${settings.length} settings`);
+  t.ok(settings.length <= 26, `${settings.length} settings`);
   for (const [name, schema] of settings) {
     t.ok((schema.description ?? '').length >= 40, `${name} has a description`);
   }

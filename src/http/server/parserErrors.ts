@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
@@ -21,6 +21,17 @@ function parserErrorAnswer(error: ParserError): ApiError {
     default:
       return new ApiError(400, 'invalid_request', 'The request is not valid HTTP/1.1.');
   }
+}
+
+/**
+ * The answer Node is still making for an earlier request on this socket
+ * whose message was whole, if any: the bytes that failed to parse came after
+ * it. (An error inside a request's own body is that request's answer.)
+ */
+function responseInFlight(socket: Socket): ServerResponse | undefined {
+  // null once a response is done, undefined before the first.
+  const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  return current && !current.writableFinished && current.req.complete ? current : undefined;
 }
 
 /** Node keeps the response being written on the socket; a second status line must not follow its headers. */
@@ -51,6 +62,14 @@ export function clientErrorHandler(this: FastifyInstance, error: ParserError, so
     { requestId, status: answer.status, errorCode: error.code, reason: error.reason, bytesParsed: error.bytesParsed },
     'client error: request not parsed',
   );
+  const inFlight = responseInFlight(socket);
+  if (inFlight !== undefined) {
+    // Bytes after a request whose answer is still being made (an onSend hook
+    // reading the rest of its body): HTTP/1.1 answers in order, so that answer
+    // goes first and is the connection's last; the bytes after it get none.
+    inFlight.once('close', () => socket.destroySoon());
+    return;
+  }
   if (!responseStarted(socket)) answerOnSocket(socket, answer, requestId);
   socket.destroySoon();
 }
