@@ -67,7 +67,9 @@ export function clientErrorHandler(this: FastifyInstance, error: ParserError, so
     // Bytes after a request whose answer is still being made (an onSend hook
     // reading the rest of its body): HTTP/1.1 answers in order, so that answer
     // goes first and is the connection's last; the bytes after it get none.
-    inFlight.once('close', () => socket.destroySoon());
+    inFlight.once('close', () => {
+      socket.destroySoon();
+    });
     return;
   }
   if (!responseStarted(socket)) answerOnSocket(socket, answer, requestId);
