@@ -241,10 +241,17 @@ t.test('input that cannot be compared: one line naming the file and the reason, 
   }
 });
 
-t.test('a git revision is a base: openapi.yaml at that commit', async (t) => {
-  const result = breaking(['--base', 'HEAD', '--json']);
-  t.match(JSON.parse(result.stdout), { base: 'openapi.yaml at HEAD' });
-});
+// A copy of the tree without its history (CI's fresh copies on other Node.js lines) has no revision to name.
+const inGitCheckout = spawnSync('git', ['rev-parse', '--verify', 'HEAD'], { cwd: repoRoot }).status === 0;
+
+t.test(
+  'a git revision is a base: openapi.yaml at that commit',
+  { skip: !inGitCheckout && 'not a git checkout' },
+  async (t) => {
+    const result = breaking(['--base', 'HEAD', '--json']);
+    t.match(JSON.parse(result.stdout), { base: 'openapi.yaml at HEAD' });
+  },
+);
 
 t.test('a reviewed pattern change passes, in requests and responses; any other pattern change does not', async (t) => {
   const [reviewed] = reviewedPatternChanges;
