@@ -5,6 +5,7 @@ import { secureDataDir } from './dataDirAccess.js';
 import { lockDataDir } from './dataDirLock.js';
 import { int8ToNumber } from './int8.js';
 import { keyChangeListeners, keyChangesChannel, parseKeyChange } from './keyChanges.js';
+import { unstorableValue } from './dataException.js';
 import { assertFreeSpace, createDiskGuard, DiskFullError, isDiskFull, type DiskGuard } from './diskSpace.js';
 import type { Database, EmbeddedOptions, Queryable, QueryResult, Statement } from './types.js';
 import { DatabaseUnavailableError } from './unavailability.js';
@@ -13,13 +14,16 @@ import { DatabaseUnavailableError } from './unavailability.js';
 // from its text by int8ToNumber, as pg's are (pool.ts): a number, or refused.
 const parsers = { [types.INT8]: int8ToNumber };
 
-/** Runs work unless the disk is (nearly) full; a full disk is a DatabaseUnavailableError. */
+/**
+ * Runs work unless the disk is (nearly) full; a full disk is a
+ * DatabaseUnavailableError, a value PostgreSQL refused an UnstorableValueError.
+ */
 async function guarded<T>(disk: DiskGuard, work: () => Promise<T>): Promise<T> {
   disk.check();
   try {
     return await work();
   } catch (error) {
-    throw isDiskFull(error) ? new DatabaseUnavailableError(error) : error;
+    throw isDiskFull(error) ? new DatabaseUnavailableError(error) : (unstorableValue(error) ?? error);
   }
 }
 

@@ -18,6 +18,7 @@ export type {
 export { ReadOnlyDatabaseError, readOnlyReason } from './replication.js';
 export { DiskFullError } from './diskSpace.js';
 export { DatabaseUnavailableError } from './unavailability.js';
+export { UnstorableValueError } from './dataException.js';
 export { DataDirLockedError } from './dataDirLock.js';
 export { DataDirAccessError } from './dataDirAccess.js';
 export { noKeyChanges } from './keyChanges.js';

@@ -1,3 +1,5 @@
+import { unstorableValue } from './dataException.js';
+
 /** The database could not be reached or refused work; the caller may retry later. */
 export class DatabaseUnavailableError extends Error {
   override name = 'DatabaseUnavailableError';
@@ -99,10 +101,12 @@ export function passesSoon(error: unknown): boolean {
   return /Connection terminated|Client has encountered a connection error/i.test(failure.message);
 }
 
-/** Rethrows error as a DatabaseUnavailableError when it is one, else as it is. */
+/**
+ * Rethrows error as a DatabaseUnavailableError when it is one, as an
+ * UnstorableValueError when PostgreSQL refused a value (class 22), else as it is.
+ */
 export function translate(error: unknown): never {
   const reason = unavailabilityReason(error);
-  throw reason === undefined || error instanceof DatabaseUnavailableError
-    ? error
-    : new DatabaseUnavailableError(error, reason);
+  if (reason === undefined) throw unstorableValue(error) ?? error;
+  throw error instanceof DatabaseUnavailableError ? error : new DatabaseUnavailableError(error, reason);
 }

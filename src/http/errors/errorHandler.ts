@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { DatabaseUnavailableError, unavailabilityOf } from '../../db/index.js';
+import { DatabaseUnavailableError, UnstorableValueError, unavailabilityOf } from '../../db/index.js';
 import { ApiError, type ErrorCode } from '../../errors.js';
 import { boundedMessage } from './excerpt.js';
 import { validationMessage } from './validationMessage.js';
@@ -85,6 +85,16 @@ export function errorHandler(
       apiError = new ApiError(503, 'service_unavailable', 'The service is temporarily unavailable; retry later.', {
         'retry-after': String(databaseRetryAfterSeconds),
       });
+    }
+    if (error instanceof UnstorableValueError) {
+      // The schema let the value through and the storage refused it: the
+      // client's value (a 400), and a gap between openapi.yaml and the
+      // columns an operator may want to close (warn, with PostgreSQL's words).
+      request.log.warn(
+        { sqlState: error.sqlState, detail: (error.cause as Error).message },
+        'value refused by the database',
+      );
+      apiError = new ApiError(400, 'invalid_request', `The request holds ${error.kind}.`);
     }
     if (!apiError) {
       request.log.error({ err: error }, 'request failed');
