@@ -1,12 +1,20 @@
 import fc from 'fast-check';
+import { createAjv } from '../../src/http/operations/ajv.js';
 import type { Schema } from './spec.js';
 
 /**
  * Values from the subset of JSON Schema that openapi.yaml uses: type, enum,
- * minimum/maximum, minLength/maxLength, pattern, required, properties,
- * additionalProperties: false, minProperties, items/maxItems ($refs are resolved before).
- * A keyword outside that subset throws, so the suite cannot silently
- * generate values the schema does not describe.
+ * minimum/maximum, minLength/maxLength, pattern, format (those of
+ * `formats` below), required, properties, additionalProperties: false,
+ * minProperties, items/maxItems ($refs are resolved before). A keyword
+ * outside that subset throws, so the suite cannot silently generate values
+ * the schema does not describe.
+ *
+ * Valid values are also values PostgreSQL can store: dates from year 0001
+ * to 9999 and offsets within ±15:59 (the service's formats refuse the
+ * rest, src/http/operations/ajv.ts), integers within int8
+ * (and within 2^53 - 1, where JavaScript numbers are exact), no U+0000 in
+ * a string (PostgreSQL's text refuses it).
  */
 
 const supported = new Set([
@@ -84,10 +92,125 @@ export const anyCodePoint: fc.Arbitrary<string> = fc.nat({ max: lastCodePoint - 
 /** Cuts to max code points, never through a surrogate pair. */
 const cut = (text: string, max: number) => [...text].slice(0, max).join('');
 
+const pad = (value: number, width: number) => String(value).padStart(width, '0');
+
+/** A calendar day of years 0001 to 9999 (every year PostgreSQL's date and timestamp read as written). */
+const storableDay = fc
+  .record({ year: fc.integer({ min: 1, max: 9999 }), month: fc.integer({ min: 1, max: 12 }), day: fc.nat() })
+  .map(({ year, month, day }) => {
+    const days = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeapYear(year) ? 1 : 0);
+    return `${pad(year, 4)}-${pad(month, 2)}-${pad((day % days) + 1, 2)}`;
+  });
+
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+const timeOfDay = fc
+  .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }))
+  .map(([hour, minute, second]) => `${pad(hour, 2)}:${pad(minute, 2)}:${pad(second, 2)}`);
+const fraction = fc.option(
+  fc.integer({ min: 0, max: 999_999 }).map((micros) => `.${pad(micros, 6)}`),
+  {
+    nil: '',
+  },
+);
+const offset = fc.oneof(
+  fc.constantFrom('Z', 'z', '+00:00'),
+  fc
+    .tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 15 }), fc.integer({ min: 0, max: 59 }))
+    .map(([sign, hours, minutes]) => `${sign}${pad(hours, 2)}:${pad(minutes, 2)}`),
+);
+
+const label = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,10}[a-z0-9])?$/);
+
+/**
+ * Valid values of each format the generator knows: what the service's ajv
+ * (ajv-formats, full mode; src/http/operations/ajv.ts) accepts and
+ * PostgreSQL stores. test/contract/formats.test.ts holds the two to agreeing.
+ */
+export const formats: Record<string, fc.Arbitrary<string>> = {
+  date: storableDay,
+  'date-time': fc
+    .tuple(storableDay, fc.constantFrom('T', 't'), timeOfDay, fraction, offset)
+    .map((parts) => parts.join('')),
+  email: fc
+    .tuple(
+      fc.stringMatching(/^[a-z0-9_+-]{1,12}(?:\.[a-z0-9_+-]{1,8})?$/),
+      fc.array(label, { minLength: 1, maxLength: 3 }),
+    )
+    .map(([local, labels]) => `${local}@${[...labels, 'example'].join('.')}`),
+  uuid: fc.uuid(),
+  uri: fc.webUrl({ withQueryParameters: true, withFragments: true }),
+};
+
+/** Strings that break a format (and that PostgreSQL would refuse, where it can tell): year 0000 first. */
+const formatBreakers: Record<string, readonly string[]> = {
+  date: [
+    '0000-01-01',
+    '0000-12-31',
+    '10000-01-01',
+    '2024-02-30',
+    '2023-02-29',
+    '2024-13-01',
+    '2024-1-1',
+    '2024-01-01T00:00:00Z',
+    '',
+  ],
+  'date-time': [
+    '0000-01-01T00:00:00Z',
+    '2024-01-01T00:00:00+16:00',
+    '2024-01-01T00:00:00-23:59',
+    '10000-01-01T00:00:00Z',
+    '2024-02-30T00:00:00Z',
+    '2024-01-01T24:00:00Z',
+    '2024-01-01T00:00:00',
+    '2024-01-01',
+    '',
+  ],
+  email: ['', 'plain', '@example.com', 'a@', 'a b@example.com', 'a@@example.com'],
+  uuid: [
+    '',
+    '0',
+    '123e4567-e89b-12d3-a456-42661417400',
+    '123e4567e89b12d3a456426614174000x',
+    'g23e4567-e89b-12d3-a456-426614174000',
+  ],
+  uri: ['', 'example.com', '/relative/path', 'http://exa mple.com/', '://no-scheme'],
+};
+
+const formatChecker = createAjv();
+const formatCheckers = new Map<string, (text: string) => boolean>();
+
+/** Whether the service's ajv takes text as the schema's format: a value meant to break it must not. */
+function meetsFormat(schema: Schema, text: string): boolean {
+  const name = String(schema['format']);
+  let check = formatCheckers.get(name);
+  if (!check) {
+    const validate = formatChecker.compile({ type: 'string', format: name });
+    check = (value: string) => validate(value);
+    formatCheckers.set(name, check);
+  }
+  return check(text);
+}
+
+function formatOf(schema: Schema): fc.Arbitrary<string> | undefined {
+  const name = schema['format'];
+  if (typeof name !== 'string') return undefined;
+  const values = formats[name];
+  if (!values) throw new Error(`format ${name} is not supported by the conformance generator`);
+  return values;
+}
+
+/** Any text of any plane but U+0000, which no PostgreSQL text can hold. */
+const storableCodePoint = anyCodePoint.filter((char) => char !== '\u0000');
+
 function validString(schema: Schema): fc.Arbitrary<string> {
   const { min, max } = stringBounds(schema);
   const pattern = regexOf(schema);
-  const anyText = fc.string({ unit: anyCodePoint, minLength: min, maxLength: Math.min(max, 120) });
+  const formatted = formatOf(schema);
+  if (formatted) return formatted.filter((text) => fitsString(schema, text));
+  const anyText = fc.string({ unit: storableCodePoint, minLength: min, maxLength: Math.min(max, 120) });
   if (!pattern) return anyText.filter((text) => fitsString(schema, text));
   // stringMatching stays near ASCII; full-Unicode text is added when enough
   // of it happens to match the pattern (a negated class such as the name's).
@@ -230,6 +353,22 @@ export function scalarViolations(schema: Schema): Violation[] {
         fc.constant(max + step),
         fc.integer({ min: 1, max: 1_000_000 }).map((extra) => max + Math.max(step, extra)),
       ),
+    });
+  }
+  if (type === 'string' && formatOf(schema)) {
+    const { min, max } = stringBounds(schema);
+    const lengthOnly = Object.fromEntries(
+      Object.entries(schema).filter(([keyword]) => keyword !== 'pattern'),
+    ) as Schema;
+    const breakers = (formatBreakers[schema['format'] as string] ?? []).filter(
+      (text) => fitsString(lengthOnly, text) && !meetsFormat(schema, text),
+    );
+    const anyText = fc
+      .string({ minLength: min, maxLength: Math.min(max, min + 12) })
+      .filter((text) => !meetsFormat(schema, text));
+    violations.push({
+      rule: 'format',
+      values: breakers.length > 0 ? fc.oneof(fc.constantFrom(...breakers), anyText) : anyText,
     });
   }
   if (type === 'string') {

@@ -24,6 +24,7 @@ const kindBySqlState: Record<string, string> = {
   '22003': 'a number outside the range the service can store',
   '22007': 'a date or time the service cannot read',
   '22008': 'a date or time outside the range the service can store (years 0001 to 9999)',
+  '22009': 'a time zone offset outside the range the service can store (+-15:59)',
   '22P02': 'a value in a form the service cannot read',
   '22021': 'a character the service cannot store (U+0000)',
   '22P05': 'a character the service cannot store (U+0000)',

@@ -13,6 +13,7 @@ await forEachBackend(t, async (t, backend) => {
     const refused: Array<[string, unknown, string]> = [
       ['SELECT $1::date', '0000-01-01', '22008'],
       ['SELECT $1::timestamptz', '0000-01-01T00:00:00Z', '22008'],
+      ['SELECT $1::timestamptz', '2024-01-01T00:00:00+16:00', '22009'],
       ['SELECT $1::int8', '9223372036854775808', '22003'],
       ['SELECT $1::int4', 2147483648, '22003'],
       ['SELECT $1::text', 'a\u0000b', '22021'],
