@@ -31,8 +31,10 @@ function lowerCaseHeaderNames(schema: JsonSchema): JsonSchema {
 // text, so they are coerced to the declared type (a query parameter declared
 // as an array may come once, as a scalar); unknown body fields are
 // rejected by the schema (additionalProperties: false), never stripped.
-const bodyAjv = createAjv({ coerceTypes: false, useDefaults: true, removeAdditional: false });
-const textAjv = createAjv({ coerceTypes: 'array', useDefaults: true, removeAdditional: false });
+// verbose: an error carries the schema it broke, so that a message can say in
+// words what a long pattern expects (validationMessage).
+const bodyAjv = createAjv({ coerceTypes: false, useDefaults: true, removeAdditional: false, verbose: true });
+const textAjv = createAjv({ coerceTypes: 'array', useDefaults: true, removeAdditional: false, verbose: true });
 
 const integerText = /^[+-]?[0-9]+$/;
 
