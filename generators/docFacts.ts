@@ -3,7 +3,8 @@
 // - the version and whether it is released (README.md's <!-- info.version --> markers, package.json's version,
 //   src/generated/release.json for the start line, the client README's tarball name);
 // - the operations with their scopes (a table in info.description and docs/api.md; a list in bearerAuth's
-//   description; the scopes inline in README.md), between <!-- BEGIN/END generated: NAME --> markers;
+//   description; the scopes inline in README.md), and those that take an Idempotency-Key (a list in
+//   docs/api.md), between <!-- BEGIN/END generated: NAME --> markers;
 // - CHANGELOG.md's entries for the version under way (lib/contract/changelogSection.ts).
 // Argument (for npm run generate -- --check): the folder to write the files into, as repository paths; default
 // the repository.
@@ -18,7 +19,7 @@ import type { OpenApiDocument } from '../src/openapi/document.js';
 import { specPath } from '../src/openapi/files.js';
 import { withUnreleasedSection } from '../lib/contract/changelogSection.js';
 import { withBlock } from '../lib/generatedBlocks.js';
-import { operationTable, scopeList, scopesInline } from './prose/operations.js';
+import { idempotentOperationList, operationTable, scopeList, scopesInline } from './prose/operations.js';
 
 const [outRoot = repoRoot] = process.argv.slice(2);
 const specText = readFileSync(specPath, 'utf8');
@@ -57,7 +58,14 @@ rewrite('openapi.yaml', (text) =>
     'openapi.yaml',
   ),
 );
-rewrite('docs/api.md', (text) => withBlock(text, 'operations', operationTable(spec), 'docs/api.md'));
+rewrite('docs/api.md', (text) =>
+  withBlock(
+    withBlock(text, 'operations', operationTable(spec), 'docs/api.md'),
+    'idempotent-operations',
+    idempotentOperationList(spec),
+    'docs/api.md',
+  ),
+);
 rewrite('README.md', (text) =>
   betweenMarkers(
     betweenMarkers(text, versionMarker, statedVersion, 'README.md'),

@@ -2,6 +2,7 @@
 // each needs. Written into the spec's own descriptions and the docs by npm run generate (generators/docFacts.ts).
 import {
   declaredScopes,
+  idempotentOperations,
   listOperations,
   scopeRequirementsOf,
   type OpenApiDocument,
@@ -43,6 +44,13 @@ export function scopeList(spec: OpenApiDocument): string {
         .map(({ operation }) => operation.operationId);
       return `- ${code(scope)}: ${operations.join(', ')}`;
     })
+    .join('\n');
+}
+
+/** A Markdown list: each operation that declares an Idempotency-Key header, and its request. */
+export function idempotentOperationList(spec: OpenApiDocument): string {
+  return idempotentOperations(spec)
+    .map((entry) => `- ${code(entry.operation.operationId)}: ${code(`${entry.method} ${entry.path}`)}`)
     .join('\n');
 }
 

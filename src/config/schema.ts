@@ -189,7 +189,7 @@ export const configSchema = Type.Object({
     maximum: 2592000,
     default: 86400,
     description:
-      'How long the answer to a createPet request with an Idempotency-Key is kept and replayed; older keys ' +
+      'How long the answer to a request with an Idempotency-Key is kept and replayed; older keys ' +
       'are forgotten (and deleted by a purge that runs every IDEMPOTENCY_TTL_SECONDS / 24, at most hourly).',
   }),
   REDIS_URL: Type.Optional(

@@ -44,7 +44,7 @@ export function createPet({
     );
     if (outcome.refused) return refusal[outcome.refused]();
     const { answer, replayed } = outcome;
-    if (replayed) onIdempotentReplay();
+    if (replayed) onIdempotentReplay('createPet');
     // Only 201 answers are ever stored; the body is the pet this service wrote.
     const pet = JSON.parse(answer.body) as PetRecord;
     return {

@@ -83,10 +83,10 @@ export interface HandlerDeps {
   db: Database;
   /** The path the API is served under (/v1), for the links handlers build. */
   basePath: string;
-  /** How long an Idempotency-Key is remembered (createPet). */
+  /** How long an Idempotency-Key is remembered. */
   idempotencyTtlSeconds: number;
-  /** Called once per createPet answered from a stored Idempotency-Key answer (the replay counter). */
-  onIdempotentReplay: () => void;
+  /** Called once per request answered from a stored Idempotency-Key answer, with its operationId (the replay counter). */
+  onIdempotentReplay: (operation: OperationId) => void;
 }
 
 export type HandlerMap = { [K in OperationId]: Handler<K> };

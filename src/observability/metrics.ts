@@ -27,7 +27,10 @@ export interface ServiceMetrics {
   declareDurations: (operation: string, method: string, statusCode: number) => void;
   rateLimited: () => void;
   authenticationFailed: (reason: AuthFailureReason) => void;
-  idempotentReplay: () => void;
+  /** A request of this operation (its operationId) was answered with the stored answer of its Idempotency-Key. */
+  idempotentReplay: (operation: string) => void;
+  /** Makes an operation's replay series exist at 0 (see declareDurations). */
+  declareReplays: (operation: string) => void;
   serverError: (statusCode: number, code: string) => void;
   loadShed: (reason: string) => void;
   /** A database transaction or read was tried again through a short outage, and how that ended. */
@@ -55,6 +58,7 @@ export const noMetrics: ServiceMetrics = {
   rateLimited: ignore,
   authenticationFailed: ignore,
   idempotentReplay: ignore,
+  declareReplays: ignore,
   serverError: ignore,
   loadShed: ignore,
   databaseRideThrough: ignore,
@@ -94,7 +98,9 @@ export function createMetrics(): ServiceMetrics {
   });
   const replays = new Counter({
     name: 'pets_idempotent_replays_total',
-    help: 'createPet requests answered with the stored response of an earlier request with the same Idempotency-Key.',
+    help:
+      'Requests answered with the stored response of an earlier request with the same Idempotency-Key, by operationId.',
+    labelNames: ['operation'] as const,
     registers,
   });
   const serverErrors = new Counter({
@@ -184,8 +190,11 @@ export function createMetrics(): ServiceMetrics {
     authenticationFailed: (reason) => {
       authFailures.labels({ reason }).inc();
     },
-    idempotentReplay: () => {
-      replays.inc();
+    idempotentReplay: (operation) => {
+      replays.labels({ operation }).inc();
+    },
+    declareReplays: (operation) => {
+      replays.labels({ operation }).inc(0);
     },
     serverError: (statusCode, code) => {
       serverErrors.labels({ status_code: String(statusCode), code }).inc();

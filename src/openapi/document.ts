@@ -120,6 +120,19 @@ export function scopeRequirementsOf(spec: OpenApiDocument, operation: OperationO
   return requirements.some((scopes) => scopes.length === 0) ? [] : requirements;
 }
 
+/** The header that makes an operation idempotent when it declares it (draft-ietf-httpapi-idempotency-key-header). */
+export const idempotencyKeyHeader = 'Idempotency-Key';
+
+/** The operations that declare an Idempotency-Key header, in the spec's order. */
+export function idempotentOperations(spec: OpenApiDocument): OperationEntry[] {
+  const key = idempotencyKeyHeader.toLowerCase();
+  return listOperations(spec).filter(({ operation }) =>
+    parametersOf(spec, operation).some(
+      (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === key,
+    ),
+  );
+}
+
 /** Every scope some operation of the spec requires, sorted: what an unrestricted key holds today. */
 export function declaredScopes(spec: OpenApiDocument): string[] {
   const scopes = listOperations(spec).flatMap(({ operation }) => scopeRequirementsOf(spec, operation).flat());

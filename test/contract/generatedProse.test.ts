@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
-import { operationTable, scopeList } from '../../generators/prose/operations.js';
+import { idempotentOperationList, operationTable, scopeList } from '../../generators/prose/operations.js';
 import { blockContent, withBlock } from '../../lib/generatedBlocks.js';
 import { repoRoot } from '../../lib/repoRoot.js';
-import type { OpenApiDocument } from '../../src/openapi/document.js';
+import { parametersOf, type OpenApiDocument, type OperationObject } from '../../src/openapi/document.js';
 
 const read = (path: string) => readFileSync(join(repoRoot, path), 'utf8');
 const specText = read('openapi.yaml');
@@ -37,6 +37,23 @@ t.test('every operation of the spec, its request and its scope are in the genera
   t.equal(blockContent(specText, 'operations'), table, "info.description's table");
   t.equal(blockContent(specText, 'scopes'), scopes, "bearerAuth's list of scopes");
   t.equal(blockContent(read('docs/api.md'), 'operations'), table, "docs/api.md's table");
+});
+
+t.test('docs/api.md lists the operations that declare an Idempotency-Key, from the spec', async (t) => {
+  const list = idempotentOperationList(spec);
+  for (const [path, item] of Object.entries(spec.paths))
+    for (const [method, operation] of Object.entries(item as Record<string, OperationObject>)) {
+      const declares = parametersOf(spec, operation).some(
+        (parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key',
+      );
+      t.equal(list.includes(`\`${method.toUpperCase()} ${path}\``), declares, operation.operationId);
+    }
+  t.not(list, '', 'some operation takes a key');
+  t.equal(blockContent(read('docs/api.md'), 'idempotent-operations'), list, "docs/api.md's list");
+  // The prose around the list names no request by hand.
+  const section = read('docs/api.md').split('## Retrying a create')[1]?.split('\n## ')[0] ?? '';
+  const prose = section.replace(/<!-- BEGIN generated[\s\S]*?END generated: idempotent-operations -->/, '');
+  t.notMatch(prose.split('```')[0], /`(?:GET|POST|PUT|PATCH|DELETE) \//, 'no request named by hand before the example');
 });
 
 t.test('no count of operations is written by hand', async (t) => {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DurationSeries, ServiceMetrics } from '../../observability/metrics.js';
-import { listOperations, loadOpenApiDocument } from '../../openapi/document.js';
+import { idempotentOperations, listOperations, loadOpenApiDocument } from '../../openapi/document.js';
 import { routeOf } from '../pipeline.js';
 
 /** The operation label of requests that matched no route: one value, never the raw path. */
@@ -19,9 +19,12 @@ export function requestMetricsStep(
   if (metrics.registry === undefined) return undefined;
   // The 5xx each operation declares exist from the start: the availability objectives' rules
   // (deploy/prometheus/objectives.yml) take rate() over them, which misses a series' first value.
-  for (const { method, operation } of listOperations(loadOpenApiDocument()))
+  // So do the replays of each operation that takes an Idempotency-Key.
+  const spec = loadOpenApiDocument();
+  for (const { method, operation } of listOperations(spec))
     for (const status of Object.keys(operation.responses ?? {}))
       if (/^5[0-9][0-9]$/.test(status)) metrics.declareDurations(operation.operationId, method, Number(status));
+  for (const { operation } of idempotentOperations(spec)) metrics.declareReplays(operation.operationId);
   // (operation, method) -> status code -> series: numbers and strings the
   // request already has, no key built per request.
   const series = new Map<string, Map<string, Map<number, DurationSeries>>>();
