@@ -103,7 +103,7 @@ export function passesSoon(error: unknown): boolean {
 
 /**
  * Rethrows error as a DatabaseUnavailableError when it is one, as an
- * UnstorableValueError when PostgreSQL refused a value (class 22), else as it is.
+ * UnstorableValueError when PostgreSQL refused a value (class 22, a CHECK), else as it is.
  */
 export function translate(error: unknown): never {
   const reason = unavailabilityReason(error);

@@ -90,10 +90,7 @@ export function errorHandler(
       // The schema let the value through and the storage refused it: the
       // client's value (a 400), and a gap between openapi.yaml and the
       // columns an operator may want to close (warn, with PostgreSQL's words).
-      request.log.warn(
-        { sqlState: error.sqlState, detail: (error.cause as Error).message },
-        'value refused by the database',
-      );
+      request.log.warn({ sqlState: error.sqlState, detail: error.message }, 'value refused by the database');
       apiError = new ApiError(400, 'invalid_request', `The request holds ${error.kind}.`);
     }
     if (!apiError) {
