@@ -179,15 +179,17 @@ const formatBreakers: Record<string, readonly string[]> = {
   uri: ['', 'example.com', '/relative/path', 'http://exa mple.com/', '://no-scheme'],
 };
 
-const formatChecker = createAjv();
 const formatCheckers = new Map<string, (text: string) => boolean>();
 
-/** Whether the service's ajv takes text as the schema's format: a value meant to break it must not. */
+/**
+ * Whether the service's ajv (built on first use) takes text as the schema's
+ * format: a value meant to break the format must not.
+ */
 function meetsFormat(schema: Schema, text: string): boolean {
   const name = String(schema['format']);
   let check = formatCheckers.get(name);
   if (!check) {
-    const validate = formatChecker.compile({ type: 'string', format: name });
+    const validate = createAjv().compile({ type: 'string', format: name });
     check = (value: string) => validate(value);
     formatCheckers.set(name, check);
   }
