@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
@@ -11,22 +11,46 @@ import { repoRoot } from '../../lib/repoRoot.js';
 import { copyOfRepo, type RepoCopy } from '../helpers/repoCopy.js';
 import { testServerEnv } from '../helpers/processes.js';
 import { dbFunctions, deletePetHandler, linksYaml, operationsYaml, schemaYaml, updatePetHandler } from './additions.js';
+import {
+  createNoteHandler,
+  listNotesHandler,
+  notesDb,
+  notesLinksYaml,
+  notesMigration,
+  notesPathYaml,
+  notesSchemaYaml,
+} from './subResource.js';
 
 /**
- * The spec drives a new operation: in a copy of the repository, DELETE /pets/{petId} and PATCH /pets/{petId}
- * are added with only openapi.yaml, one handler file each with its entry in the handler map, and one db
- * function each (./additions.ts). Then npm run generate, and every tool runs green on the result with nothing
- * else edited by hand: the contract gate, typecheck, lint, the conformance suite (stateful phase included),
- * the client (its two new methods, typed), and npm run verify in write mode against a server holding pets
- * created before the run, which must all be there, unchanged, afterwards.
+ * The spec drives a new operation and a new resource: in a copy of the repository, two worked examples are
+ * added with only openapi.yaml, one handler file each with its entry in the handler map, their SQL, and for
+ * the new resource its migration: notes under a pet with their own table (./subResource.ts: an idempotent
+ * POST /pets/{petId}/notes and its list), then DELETE /pets/{petId} and PATCH /pets/{petId} (./additions.ts),
+ * which land on their path item although it is no longer the last path. Then npm run generate, and every
+ * tool runs green on the result with nothing else edited by hand: the contract gate, the migrations' gate,
+ * typecheck, lint, the conformance suite (stateful phase included), the client (its new methods, typed), and
+ * npm run verify in write mode against a server holding pets and notes made before the run, which must all
+ * be there, unchanged, afterwards.
  */
+
+// The next numbered migration after those of this tree.
+const notesMigrationFile = (() => {
+  const last = readdirSync(join(repoRoot, 'migrations'))
+    .map((file) => Number(/^(\d+)_/.exec(file)?.[1] ?? 0))
+    .reduce((a, b) => Math.max(a, b), 0);
+  return `migrations/${String(last + 1).padStart(4, '0')}_create_pet_notes.sql`;
+})();
 
 const handEdited = [
   'openapi.yaml',
   'src/handlers/deletePet.ts',
   'src/handlers/updatePet.ts',
+  'src/handlers/createNote.ts',
+  'src/handlers/listNotes.ts',
   'src/handlers/index.ts',
   'src/db/pets.ts',
+  'src/db/notes.ts',
+  notesMigrationFile,
 ];
 
 function edit(copy: RepoCopy, path: string, change: (text: string) => string): void {
@@ -37,12 +61,68 @@ function edit(copy: RepoCopy, path: string, change: (text: string) => string): v
   writeFileSync(file, after);
 }
 
+/** Where a path item of openapi.yaml ends: before the next path, or the next top-level key. */
+function endOfPathItem(text: string, path: string): number {
+  const start = text.indexOf(`\n  ${path}:\n`);
+  if (start < 0) throw new Error(`openapi.yaml has no path ${path}`);
+  const next = /\n(?! {3}| *\n)/g;
+  next.lastIndex = start + path.length + 5;
+  const found = next.exec(text);
+  return found === null ? text.length : found.index + 1;
+}
+
+/** Inserts text at the end of a path item: new operations on it, or a new path right after it. */
+const afterPathItem = (text: string, path: string, added: string) => {
+  const end = endOfPathItem(text, path);
+  return `${text.slice(0, end)}${added}${text.slice(end)}`;
+};
+
+/** Adds links to an operation's success response, found by its operationId. */
+function addLinks(text: string, operationId: string, added: string): string {
+  const operation = text.indexOf(`operationId: ${operationId}\n`);
+  const links = text.indexOf('          links:\n', operation);
+  if (operation < 0 || links < 0) throw new Error(`${operationId} has no links in openapi.yaml`);
+  const at = links + '          links:\n'.length;
+  return `${text.slice(0, at)}${added}${text.slice(at)}`;
+}
+
+/** The new resource first, its path right after its parent's, so that the parent's item is no longer last. */
+function addSubResource(copy: RepoCopy): void {
+  edit(copy, 'openapi.yaml', (text) =>
+    addLinks(
+      afterPathItem(text, '/pets/{petId}', notesPathYaml).replace(/^ {2}schemas:\n/m, `  schemas:\n${notesSchemaYaml}`),
+      'createPet',
+      notesLinksYaml,
+    ),
+  );
+  writeFileSync(join(copy.root, 'src/handlers/createNote.ts'), createNoteHandler);
+  writeFileSync(join(copy.root, 'src/handlers/listNotes.ts'), listNotesHandler);
+  writeFileSync(join(copy.root, 'src/db/notes.ts'), notesDb);
+  writeFileSync(join(copy.root, notesMigrationFile), notesMigration);
+  edit(copy, 'src/handlers/index.ts', (text) =>
+    text
+      .replace(
+        "import { createPet } from './createPet.js';",
+        "import { createNote } from './createNote.js';\nimport { createPet } from './createPet.js';",
+      )
+      .replace(
+        "import { listPets } from './listPets.js';",
+        "import { listNotes } from './listNotes.js';\nimport { listPets } from './listPets.js';",
+      )
+      .replace(
+        '    getPet: getPet(deps),\n',
+        '    getPet: getPet(deps),\n    createNote: createNote(deps),\n    listNotes: listNotes(deps),\n',
+      ),
+  );
+}
+
 function addOperations(copy: RepoCopy): void {
   edit(copy, 'openapi.yaml', (text) =>
-    text
-      .replace(/^components:\n/m, `${operationsYaml}components:\n`)
-      .replace(/^ {2}schemas:\n/m, `  schemas:\n${schemaYaml}`)
-      .replace(/^( {10}links:\n)/m, `$1${linksYaml}`),
+    addLinks(
+      afterPathItem(text, '/pets/{petId}', operationsYaml).replace(/^ {2}schemas:\n/m, `  schemas:\n${schemaYaml}`),
+      'createPet',
+      linksYaml,
+    ),
   );
   writeFileSync(join(copy.root, 'src/handlers/deletePet.ts'), deletePetHandler);
   writeFileSync(join(copy.root, 'src/handlers/updatePet.ts'), updatePetHandler);
@@ -138,12 +218,22 @@ async function startServer(copy: RepoCopy, t: Test) {
   return { base, apiKey, call };
 }
 
-t.test('two operations added with only the spec, handlers and SQL: every tool green, no other hand edit', async (t) => {
+t.test('a resource and two operations added with only the spec, handlers and SQL: every tool green', async (t) => {
   const copy = copyOfRepo();
   t.teardown(copy.remove);
+  addSubResource(copy);
   addOperations(copy);
+  const spec = readFileSync(join(copy.root, 'openapi.yaml'), 'utf8');
+  const pathItem = spec.slice(spec.indexOf('\n  /pets/{petId}:\n'), endOfPathItem(spec, '/pets/{petId}'));
+  t.match(
+    pathItem,
+    /operationId: deletePet[\s\S]*operationId: updatePet/,
+    'deletePet and updatePet are on /pets/{petId}',
+  );
+  t.notMatch(pathItem, /operationId: (createNote|listNotes)/, 'and the notes on their own path');
+  t.same(changedFiles(copy).sort(), [...handEdited].sort(), 'git status: only the files a contributor writes');
   copy.git('add', '-A');
-  copy.git('commit', '--quiet', '-m', 'deletePet and updatePet, by hand');
+  copy.git('commit', '--quiet', '-m', 'notes, deletePet and updatePet, by hand');
 
   const run = (label: string, command: string, args: string[]) => {
     const result = copy.run(command, args);
@@ -188,12 +278,21 @@ t.test('two operations added with only the spec, handlers and SQL: every tool gr
       "  const changed: Pet = await store.updatePet(1, { status: 'sold' });",
       '  // @ts-expect-error updatePet takes a PetChange: categoryId is not one of its fields',
       '  await store.updatePet(1, { categoryId: 2 });',
+      "  await store.createNote(1, { text: 'fed' });",
+      '  await store.listNotes(1);',
+      '  // @ts-expect-error createNote takes a NewNote',
+      '  await store.createNote(1, { name: 2 });',
       '  return removed ?? changed;',
       '}',
       '',
     ].join('\n'),
   );
-  run('the client has deletePet and updatePet, typed', 'npx', ['--no-install', 'tsc', '-p', 'clients/typescript']);
+  run('the client has deletePet, updatePet, createNote and listNotes, typed', 'npx', [
+    '--no-install',
+    'tsc',
+    '-p',
+    'clients/typescript',
+  ]);
   rmSync(probe);
 
   run('the conformance suite (stateful phase included)', 'bash', [
@@ -214,6 +313,12 @@ t.test('two operations added with only the spec, handlers and SQL: every tool gr
     before.some((pet) => pet.id === 1),
     'pet 1 exists, as the examples assume',
   );
+  // Notes on the first pets, made before the run: a tool writing under a pet it did not make would add some.
+  const notesBefore: unknown[] = [];
+  for (const pet of before.slice(0, 10)) {
+    t.equal((await server.call('POST', `/pets/${pet.id}/notes`, { text: `before ${pet.id}` })).status, 201);
+    notesBefore.push((await server.call('GET', `/pets/${pet.id}/notes`)).json);
+  }
   const verify = run('npm run verify in write mode', 'npx', [
     '--no-install',
     'tsx',
@@ -232,6 +337,10 @@ t.test('two operations added with only the spec, handlers and SQL: every tool gr
   t.match(verify.output, /deletePet|DELETE/, 'verify reached the new operations');
   const after = await server.call('GET', `/pets?${before.map((pet) => `id=${pet.id}`).join('&')}`);
   t.same(after.json, before, 'every pet that existed before the run is there, unchanged');
+  const notesAfter: unknown[] = [];
+  for (const pet of before.slice(0, 10)) notesAfter.push((await server.call('GET', `/pets/${pet.id}/notes`)).json);
+  t.same(notesAfter, notesBefore, 'and their notes, unchanged');
+  t.match(verify.output, /createNote/, 'verify reached the new resource');
   t.equal((await server.call('DELETE', `/pets/${before[0]!.id}`)).status, 204, 'deletePet works');
 
   const tracked = copy.git('diff', '--name-only', 'HEAD').split('\n').filter(Boolean);
