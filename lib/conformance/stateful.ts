@@ -291,9 +291,9 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
           /^\/\{[^}/]+\}$/.test(operation.path.slice(maker.operation.path.length)),
       )?.path;
     /** The path parameters naming one resource of this kind: its parents' as made, and its own id. */
-    const pathOf = (state: KindState, operation: Operation, id: string): Record<string, string> => ({
+    const pathOf = (state: KindState, parameter: Parameter, id: string): Record<string, string> => ({
       ...state.parents.get(id),
-      [itemParameter(operation)!.name]: id,
+      [parameter.name]: id,
     });
 
     for (const maker of kind.makers.filter((candidate) => live(candidate.operation))) {
@@ -443,7 +443,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         if (id === undefined) return;
         const found = state.live.get(id);
         if (found === undefined && !declares(this.operation, 404)) return;
-        const pathParams = pathOf(state, this.operation, id);
+        const pathParams = pathOf(state, this.parameter, id);
         // A missing id of a resource under another: no parent to name.
         if (pathParameters(this.operation).some((parameter) => pathParams[parameter.name] === undefined)) return;
         const sent = request(this.operation, 'read', { pathParams });
@@ -480,7 +480,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         const id = own[this.pick % own.length]!;
         const before = state.live.get(id);
         if (before === undefined && !declares(this.operation, 404)) return;
-        const parts = { pathParams: pathOf(state, this.operation, id) };
+        const parts = { pathParams: pathOf(state, this.parameter, id) };
         const sent =
           this.body === undefined
             ? request(this.operation, 'change', parts)
@@ -528,7 +528,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         const exists = state.live.has(id);
         if (!exists && !declares(this.operation, 404)) return;
         const key = keyOf(this.operation, this.withKey);
-        const pathParams = pathOf(state, this.operation, id);
+        const pathParams = pathOf(state, this.parameter, id);
         const parts = { pathParams, headers: key ? { [key.header]: key.key } : {} };
         const sent =
           this.body === undefined

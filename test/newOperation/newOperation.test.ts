@@ -90,7 +90,10 @@ function addLinks(text: string, operationId: string, added: string): string {
 function addSubResource(copy: RepoCopy): void {
   edit(copy, 'openapi.yaml', (text) =>
     addLinks(
-      afterPathItem(text, '/pets/{petId}', notesPathYaml).replace(/^ {2}schemas:\n/m, `  schemas:\n${notesSchemaYaml}`),
+      afterPathItem(text, '/pets/{petId}', notesPathYaml).replace(
+        /^ {2}schemas:\n/m,
+        () => `  schemas:\n${notesSchemaYaml}`,
+      ),
       'createPet',
       notesLinksYaml,
     ),
@@ -119,7 +122,10 @@ function addSubResource(copy: RepoCopy): void {
 function addOperations(copy: RepoCopy): void {
   edit(copy, 'openapi.yaml', (text) =>
     addLinks(
-      afterPathItem(text, '/pets/{petId}', operationsYaml).replace(/^ {2}schemas:\n/m, `  schemas:\n${schemaYaml}`),
+      afterPathItem(text, '/pets/{petId}', operationsYaml).replace(
+        /^ {2}schemas:\n/m,
+        () => `  schemas:\n${schemaYaml}`,
+      ),
       'createPet',
       linksYaml,
     ),
