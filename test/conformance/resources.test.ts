@@ -5,13 +5,15 @@ import { loadContract, readLocalSpec } from '../../lib/conformance/spec.js';
 import { emptyModel, statefulCommands, type Observed, type StatefulTransport } from '../../lib/conformance/stateful.js';
 import type { TestRequest } from '../../lib/conformance/checks.js';
 import type { JsonObject } from '../../lib/openapi/dereference.js';
+import { firstWrites, OwnResources } from '../../scripts/verify/steps.js';
 
 /**
  * Resources made under other resources, read from a spec that has them:
  * openapi.yaml with tags under a pet (`POST /pets/{petId}/tags`, a maker
  * whose Location names `/pets/{petId}/tags/{tagId}`, with an
- * `Idempotency-Key`; `GET` of one tag), and a list of a pet's notes
- * (`/pets/{petId}/notes`). The stateful model is run against an in-memory
+ * `Idempotency-Key`; `GET` of one tag), a visit recorded under a pet
+ * (no id in its answer: not a maker, but with an `Idempotency-Key`) and a
+ * list of a pet's notes (`/pets/{petId}/notes`). The stateful model is run against an in-memory
  * store that answers as the spec says.
  */
 
@@ -69,6 +71,29 @@ function specWithTags(): JsonObject {
   spec['paths']['/pets/{petId}/tags/{tagId}'] = {
     get: { operationId: 'getTag', parameters: [petId, tagId], responses: { '200': ok(tag), '404': notFound } },
   };
+  spec['paths']['/pets/{petId}/visits'] = {
+    post: {
+      operationId: 'recordVisit',
+      parameters: [petId, keyHeader],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['room'],
+              properties: { room: { type: 'integer', minimum: 1, maximum: 9 } },
+            },
+          },
+        },
+      },
+      responses: { '201': ok({ type: 'object' }), '404': notFound, '422': reused },
+    },
+  };
+  // What a contributor adds to createPet's 201: links to what can be done under the new pet.
+  const links = spec['paths']['/pets']['post']['responses']['201']['links'];
+  for (const operationId of ['createTag', 'recordVisit', 'listNotes'])
+    links[operationId] = { operationId, parameters: { petId: '$response.body#/id' } };
   spec['paths']['/pets/{petId}/notes'] = {
     get: {
       operationId: 'listNotes',
@@ -122,8 +147,12 @@ function memoryStore(): StatefulTransport & { seen: Set<string>; reset(): void }
     keys.set(key, { body: String(request.body), answer: made });
     return made;
   };
+  // Pets with a visit: a later read or tag of one shows the model still compares and aims at it.
+  const visited = new Set<string>();
   const handle = (request: TestRequest): Observed => {
     const petId = request.pathParams['petId'];
+    if (petId !== undefined && visited.has(petId) && ['getPet', 'createTag'].includes(request.operationId))
+      seen.add(`${request.operationId} after a visit`);
     switch (request.operationId) {
       case 'createPet':
         return keyed(request, () => {
@@ -162,6 +191,12 @@ function memoryStore(): StatefulTransport & { seen: Set<string>; reset(): void }
         const tag = tags.get(request.pathParams['tagId']!);
         return tag && String(tag.petId) === petId ? answer(200, tag) : answer(404, { code: 'not_found' });
       }
+      case 'recordVisit':
+        if (!pets.has(petId!)) return answer(404, { code: 'not_found' });
+        return keyed(request, () => {
+          visited.add(petId!);
+          return answer(201, { petId: Number(petId), visit: nextId++ });
+        });
       case 'listNotes':
         return pets.has(petId!) ? answer(200, []) : answer(404, { code: 'not_found' });
       default:
@@ -174,6 +209,7 @@ function memoryStore(): StatefulTransport & { seen: Set<string>; reset(): void }
       pets = new Map();
       tags = new Map();
       keys = new Map();
+      visited.clear();
     },
     send(request) {
       const got = handle(request);
@@ -187,7 +223,7 @@ t.test('the stateful model makes tags under its own pets, reads them and replays
   const store = memoryStore();
   // Only what the test spec adds, and the pet's own operations: listPets walks are not modelled by this store.
   const used = operations.filter((operation) =>
-    ['createPet', 'getPet', 'createTag', 'getTag', 'listNotes'].includes(operation.operationId),
+    ['createPet', 'getPet', 'createTag', 'getTag', 'recordVisit', 'listNotes'].includes(operation.operationId),
   );
   const commands = statefulCommands({
     operations: used,
@@ -209,6 +245,28 @@ t.test('the stateful model makes tags under its own pets, reads them and replays
     error: String(details.errorInstance),
     counterexample: fc.defaultReportMessage(details),
   });
-  for (const pair of ['createTag 201', 'getTag 200', 'listNotes 200', 'listNotes 404', 'createTag 422', 'getPet 200'])
+  for (const pair of [
+    'createTag 201',
+    'getTag 200',
+    'listNotes 200',
+    'listNotes 404',
+    'createTag 422',
+    'recordVisit 201',
+    'recordVisit 422',
+    'getPet after a visit',
+    'createTag after a visit',
+  ])
     t.ok(store.seen.has(pair), `${pair} produced`);
+});
+
+t.test("verify's first writes: parents before what is made under them, every operation with a key", async (t) => {
+  const planned = firstWrites(new OwnResources(kinds), operations).map(({ operation, status }) => [
+    operation.operationId,
+    status,
+  ]);
+  t.same(planned, [
+    ['createPet', 201],
+    ['createTag', 201],
+    ['recordVisit', 201],
+  ]);
 });
