@@ -142,7 +142,11 @@ export const notesLinksYaml = `            createNote:
                 petId: $response.body#/id
 `;
 
-export const notesMigration = `CREATE TABLE pet_notes (
+export const notesMigration = `-- The foreign key takes a SHARE ROW EXCLUSIVE lock on pets for milliseconds: reads go on, writes wait.
+-- lock_timeout makes the migration give up rather than queue behind a long transaction.
+SET LOCAL lock_timeout = '5s';
+
+CREATE TABLE pet_notes (
   id         bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   pet_id     bigint      NOT NULL REFERENCES pets (id) ON DELETE CASCADE,
   text       text        NOT NULL CHECK (char_length(text) BETWEEN 1 AND 500),
