@@ -211,13 +211,14 @@ export function createNote({ db, idempotencyTtlSeconds, onIdempotentReplay }: Ha
       { body, ttlSeconds: idempotencyTtlSeconds },
       async (tx) => ({ status: 201, body: JSON.stringify(await insertNote(tx, params.petId, body.text)), location: '' }),
     );
-    if (outcome.refused === 'in_use')
-      return errorResult(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed.');
-    if (outcome.refused === 'reused')
-      return errorResult(422, 'idempotency_key_reused', 'This Idempotency-Key was first used with a different body.');
-    if (outcome.replayed) onIdempotentReplay();
-    const note = JSON.parse(outcome.answer.body) as NoteRecord;
-    return { status: 201, body: note, ...(outcome.replayed ? { headers: { 'Idempotent-Replayed': 'true' } } : {}) };
+    if (outcome.refused)
+      return outcome.refused === 'in_use'
+        ? errorResult(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed.')
+        : errorResult(422, 'idempotency_key_reused', 'This Idempotency-Key was first used with a different body.');
+    const { answer, replayed } = outcome;
+    if (replayed) onIdempotentReplay();
+    const note = JSON.parse(answer.body) as NoteRecord;
+    return { status: 201, body: note, ...(replayed ? { headers: { 'Idempotent-Replayed': 'true' as const } } : {}) };
   };
 }
 `;
