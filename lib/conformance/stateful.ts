@@ -383,7 +383,11 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         );
       } else {
         const body = operation.body ? valid(operation.body.schema) : fc.constant(undefined);
-        commands.push(fc.tuple(pick, body).map(([which, sent]) => new Change(operation, parameter, which, sent)));
+        commands.push(
+          fc
+            .tuple(pick, body, fc.boolean())
+            .map(([which, sent, withKey]) => new Change(operation, parameter, which, sent, false, withKey)),
+        );
       }
     }
 
@@ -420,7 +424,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
           commands.push(
             fc
               .tuple(pick, body, fc.boolean())
-              .map(([which, sent, withKey]) => new Under(operation, parameter, which, sent, withKey)),
+              .map(([which, sent, withKey]) => new Change(operation, parameter, which, sent, true, withKey)),
           );
         }
       }
@@ -466,12 +470,19 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
     const ownOrRemoved = (model: Readonly<Model>) =>
       [...stateOf(model as Model, index).made].filter((id) => !stateOf(model as Model, index).unsettled.has(id));
 
+    /**
+     * An unsafe request naming a resource this sequence made (`under`: a path below it, another resource):
+     * success while it exists, its declared 404 once removed. On the resource itself, a DELETE removes it and
+     * an answer with its representation replaces the model's copy; under it, the resource stays as it was.
+     */
     class Change implements Command {
       constructor(
         readonly operation: Operation,
         readonly parameter: Parameter,
         readonly pick: number,
         readonly body: unknown,
+        readonly under: boolean,
+        readonly withKey: boolean,
       ) {}
       check = (model: Readonly<Model>) => !options.readOnly && ownOrRemoved(model).length > 0;
       async run(model: Model, real: StatefulTransport) {
@@ -480,18 +491,33 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         const id = own[this.pick % own.length]!;
         const before = state.live.get(id);
         if (before === undefined && !declares(this.operation, 404)) return;
-        const parts = { pathParams: pathOf(state, this.parameter, id) };
+        const key = keyOf(this.operation, this.withKey);
+        const pathParams = pathOf(state, this.parameter, id);
+        const parts = { pathParams, headers: { ...auth, ...(key ? { [key.header]: key.key } : {}) } };
+        const intent = this.under ? 'under' : 'change';
         const sent =
           this.body === undefined
-            ? request(this.operation, 'change', parts)
-            : withBody(this.operation, 'change', this.body, parts);
-        const what = `${this.operation.operationId} ${id}`;
+            ? request(this.operation, intent, parts)
+            : withBody(this.operation, intent, this.body, parts);
+        const what = `${this.operation.operationId} ${this.under ? 'under ' : ''}${id}`;
         const answer = await real.send(sent);
         if (before === undefined) {
           expectStatus(`${what}, removed before`, answer, [404]);
           return;
         }
         if (!expectStatus(what, answer, successes(this.operation))) return;
+        if (answer.headers.get('idempotent-replayed') !== null)
+          throw new ModelMismatch(`${what}: a first request carries Idempotent-Replayed`);
+        if (key && sent.body !== undefined)
+          model.keys.push({
+            operationId: this.operation.operationId,
+            key: key.key,
+            pathParams,
+            body: String(sent.body),
+            status: answer.status,
+            answer: answer.json,
+          });
+        if (this.under) return;
         if (this.operation.method === 'DELETE') {
           state.live.delete(id);
           state.removed.add(id);
@@ -508,53 +534,8 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         if (sent.body !== undefined) checkFieldsSent(what, resource, JSON.parse(String(sent.body)) as Resource);
         state.live.set(id, resource);
       }
-      toString = () => `${this.operation.operationId}(${this.pick}, ${JSON.stringify(this.body)})`;
-    }
-
-    /** An unsafe request to a path under a resource this sequence made: success while it exists, its 404 after. */
-    class Under implements Command {
-      constructor(
-        readonly operation: Operation,
-        readonly parameter: Parameter,
-        readonly pick: number,
-        readonly body: unknown,
-        readonly withKey: boolean,
-      ) {}
-      check = (model: Readonly<Model>) => !options.readOnly && ownOrRemoved(model).length > 0;
-      async run(model: Model, real: StatefulTransport) {
-        const state = stateOf(model, index);
-        const own = ownOrRemoved(model);
-        const id = own[this.pick % own.length]!;
-        const exists = state.live.has(id);
-        if (!exists && !declares(this.operation, 404)) return;
-        const key = keyOf(this.operation, this.withKey);
-        const pathParams = pathOf(state, this.parameter, id);
-        const parts = { pathParams, headers: key ? { [key.header]: key.key } : {} };
-        const sent =
-          this.body === undefined
-            ? request(this.operation, 'under', parts)
-            : withBody(this.operation, 'under', this.body, parts);
-        const what = `${this.operation.operationId} under ${id}`;
-        const answer = await real.send(sent);
-        if (!exists) {
-          expectStatus(`${what}, removed before`, answer, [404]);
-          return;
-        }
-        if (!expectStatus(what, answer, successes(this.operation))) return;
-        if (answer.headers.get('idempotent-replayed') !== null)
-          throw new ModelMismatch(`${what}: a first request carries Idempotent-Replayed`);
-        if (key && sent.body !== undefined)
-          model.keys.push({
-            operationId: this.operation.operationId,
-            key: key.key,
-            pathParams,
-            body: String(sent.body),
-            status: answer.status,
-            answer: answer.json,
-          });
-      }
       toString = () =>
-        `${this.operation.operationId} under(${this.pick}, ${JSON.stringify(this.body)}${this.withKey ? ', with a key' : ''})`;
+        `${this.operation.operationId}${this.under ? ' under' : ''}(${this.pick}, ${JSON.stringify(this.body)}${this.withKey ? ', with a key' : ''})`;
     }
 
     const collectionReads = options.operations.filter(
