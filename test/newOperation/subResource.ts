@@ -209,7 +209,11 @@ export function createNote({ db, idempotencyTtlSeconds, onIdempotentReplay }: Ha
       db,
       { apiKeyId: caller.apiKeyId, key },
       { body, ttlSeconds: idempotencyTtlSeconds },
-      async (tx) => ({ status: 201, body: JSON.stringify(await insertNote(tx, params.petId, body.text)), location: '' }),
+      async (tx) => ({
+        status: 201,
+        body: JSON.stringify(await insertNote(tx, params.petId, body.text)),
+        location: '',
+      }),
     );
     if (outcome.refused)
       return outcome.refused === 'in_use'
