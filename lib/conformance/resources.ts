@@ -19,6 +19,8 @@ export const isSafe = (operation: Pick<Operation, 'method'>): boolean =>
 export interface Maker {
   operation: Operation;
   status: number;
+  /** The path parameters of a maker under another resource (`petId` of POST /pets/{petId}/notes): its parents. */
+  parents: string[];
   /** The new resource's id as text, from the body (a link's `$response.body#/...`) or the `Location` header. */
   idOf(body: unknown, location: string | null): string | undefined;
 }
@@ -28,6 +30,12 @@ export interface ResourceKind {
   makers: Maker[];
   /** Path parameters that name one resource (`petId`). */
   pathParameters: Set<string>;
+  /**
+   * The path templates of one resource of the kind, exactly (`/pets/{petId}`): a link's target whose last
+   * segment is the linked parameter, or the item under a maker's path its `Location` names. A path under
+   * one (`/pets/{petId}/notes`) is another resource: what is sent there does not change the item.
+   */
+  itemPaths: Set<string>;
   /** Array query parameters that look resources up by id (`id`). */
   lookupParameters: Set<string>;
   /** The pointer of the id in the resource's body (`/id`), when a link says it. */
@@ -66,16 +74,21 @@ function madeBy(
   const byId = new Map(operations.map((candidate) => [candidate.operationId, candidate]));
   const pathParameters = new Set<string>();
   const lookupParameters = new Set<string>();
+  const itemPaths = new Set<string>();
+  const parents = operation.parameters.filter((parameter) => parameter.in === 'path').map(({ name }) => name);
   let idPointer: string | undefined;
   for (const link of response.links) {
     const target = byId.get(link.operationId);
     for (const [name, expression] of Object.entries(link.parameters)) {
       const pointer = typeof expression === 'string' ? bodyPointer(expression) : undefined;
       const parameter = target?.parameters.find((candidate) => candidate.name === name);
-      if (pointer === undefined || parameter === undefined) continue;
+      // A parent's id in a child's answer names the parent, not what was made.
+      if (pointer === undefined || parameter === undefined || parents.includes(name)) continue;
       idPointer = pointer;
-      if (parameter.in === 'path') pathParameters.add(name);
-      else if (parameter.in === 'query' && parameter.schema['type'] === 'array') lookupParameters.add(name);
+      if (parameter.in === 'path') {
+        pathParameters.add(name);
+        if (target!.path.endsWith(`/{${name}}`)) itemPaths.add(target!.path);
+      } else if (parameter.in === 'query' && parameter.schema['type'] === 'array') lookupParameters.add(name);
     }
   }
   const hasLocation = response.headers.some((header) => header.name === 'location');
@@ -84,14 +97,17 @@ function madeBy(
     const item = new RegExp(`^${escapeRegExp(operation.path)}/\\{([^}/]+)\\}$`);
     for (const other of operations) {
       const name = item.exec(other.path)?.[1];
-      if (name !== undefined) pathParameters.add(name);
+      if (name === undefined) continue;
+      pathParameters.add(name);
+      itemPaths.add(other.path);
     }
   }
-  if (pathParameters.size + lookupParameters.size === 0) return { pathParameters, lookupParameters };
+  if (pathParameters.size + lookupParameters.size === 0) return { pathParameters, lookupParameters, itemPaths };
   const pointer = idPointer;
   const maker: Maker = {
     operation,
     status: Number(status),
+    parents,
     idOf: (body, location) => {
       if (pointer !== undefined) {
         const value = atPointer(body, pointer);
@@ -104,6 +120,7 @@ function madeBy(
   return {
     pathParameters,
     lookupParameters,
+    itemPaths,
     maker,
     ...(pointer === undefined ? {} : { idPointer: pointer }),
     ...(response.schema ? { schema: response.schema } : {}),
@@ -112,15 +129,15 @@ function madeBy(
 
 /**
  * The kinds of resource the spec's operations make: an unsafe operation
- * without path parameters (a POST to a collection) whose success answer
- * links a value of its body to another operation's parameter, or carries a
- * Location under its own path. Makers of the same parameter are one kind.
+ * (a POST to a collection, at any depth: POST /pets/{petId}/notes is made
+ * under a pet) whose success answer links a value of its body to another
+ * operation's parameter, or carries a Location under its own path. Makers
+ * of the same parameter are one kind.
  */
 export function resourceKinds(operations: Operation[]): ResourceKind[] {
   const kinds: ResourceKind[] = [];
   for (const operation of operations) {
-    // A maker with path parameters would need resources of its own first: nested resources are not modelled.
-    if (isSafe(operation) || operation.parameters.some((parameter) => parameter.in === 'path')) continue;
+    if (isSafe(operation)) continue;
     for (const status of operation.responses.keys()) {
       if (!status.startsWith('2')) continue;
       const made = madeBy(operation, status, operations);
@@ -130,6 +147,7 @@ export function resourceKinds(operations: Operation[]): ResourceKind[] {
         same.makers.push(made.maker);
         for (const name of made.pathParameters) same.pathParameters.add(name);
         for (const name of made.lookupParameters) same.lookupParameters.add(name);
+        for (const path of made.itemPaths) same.itemPaths.add(path);
         continue;
       }
       const { maker, ...kind } = made;
@@ -138,6 +156,16 @@ export function resourceKinds(operations: Operation[]): ResourceKind[] {
   }
   return kinds;
 }
+
+/** The kind whose exact item path this is, if any. */
+export const kindOfItemPath = (kinds: ResourceKind[], path: string): ResourceKind | undefined =>
+  kinds.find((kind) => kind.itemPaths.has(path));
+
+/** The header parameter an operation declares for idempotent retries (`Idempotency-Key`), if any. */
+export const idempotencyHeader = (operation: Operation) =>
+  operation.parameters.find(
+    (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key',
+  );
 
 /** The kind a path parameter names, if any. */
 export const kindOfParameter = (kinds: ResourceKind[], name: string): ResourceKind | undefined =>

@@ -1,7 +1,16 @@
 import fc from 'fast-check';
 import { valid } from './arbitraries.js';
 import type { TestRequest } from './checks.js';
-import { atPointer, isSafe, labelled, resourceKinds, type Maker, type ResourceKind } from './resources.js';
+import {
+  atPointer,
+  idempotencyHeader,
+  isSafe,
+  kindOfParameter,
+  labelled,
+  resourceKinds,
+  type Maker,
+  type ResourceKind,
+} from './resources.js';
 import type { Operation, Parameter, Schema } from './spec.js';
 
 /**
@@ -12,9 +21,16 @@ import type { Operation, Parameter, Schema } from './spec.js';
  * be; every answer is also checked against the schema by the transport (the
  * conformance client, or npm run verify's exchanger).
  *
- * - A maker (POST to the collection) adds what it answers; with an
- *   `Idempotency-Key` header parameter it is replayed with the same key
- *   (the same answer) and with another body (422, when declared).
+ * - A maker (POST to the collection, under a resource this sequence made
+ *   when its path names one) adds what it answers.
+ * - Every unsafe operation that declares an `Idempotency-Key` header
+ *   parameter is sent with a key now and then, and replayed with the same
+ *   key (the same answer) and with another body (422, when declared).
+ * - An operation on a path under a resource's exact item path
+ *   (`/pets/{petId}/notes` under `/pets/{petId}`) acts on another resource:
+ *   it answers success while the parent exists, its declared 404 once it
+ *   is gone, and leaves the parent as it was. Unsafe ones name only a
+ *   parent this sequence made.
  * - A safe operation whose path names one resource answers it (a known id),
  *   or its declared 404 (an id removed in this sequence, or none can have);
  *   with an ETag on its success and a declared 304, the conditional GET.
@@ -83,12 +99,21 @@ interface KindState {
   removed: Set<string>;
   /** Ids an unsafe answer left in an unknown state (no representation in it): compared no more. */
   unsettled: Set<string>;
+  /** The parents' path parameters of each id made under another resource. */
+  parents: Map<string, Record<string, string>>;
 }
 
 interface Model {
   kinds: Map<number, KindState>;
-  /** Idempotency-Keys sent, per maker, with the body sent and the answer. */
-  keys: Array<{ maker: string; key: string; body: string; answer: unknown }>;
+  /** Idempotency-Keys sent, per operation, with the path and body sent and the answer. */
+  keys: Array<{
+    operationId: string;
+    key: string;
+    pathParams: Record<string, string>;
+    body: string;
+    status: number;
+    answer: unknown;
+  }>;
   /** Cursors the service issued, per operation, with the id each page ended at. */
   cursors: Map<string, Array<{ cursor: string; afterId: string }>>;
 }
@@ -96,7 +121,7 @@ interface Model {
 const stateOf = (model: Model, kind: number): KindState => {
   let state = model.kinds.get(kind);
   if (state === undefined) {
-    state = { live: new Map(), made: new Set(), removed: new Set(), unsettled: new Set() };
+    state = { live: new Map(), made: new Set(), removed: new Set(), unsettled: new Set(), parents: new Map() };
     model.kinds.set(kind, state);
   }
   return state;
@@ -155,10 +180,9 @@ const declaresHeader = (operation: Operation, status: number, name: string) =>
 const pathParameters = (operation: Operation) => operation.parameters.filter((parameter) => parameter.in === 'path');
 const queryParameter = (operation: Operation, name: string) =>
   operation.parameters.find((parameter) => parameter.in === 'query' && parameter.name === name);
-const idempotencyHeader = (operation: Operation) =>
-  operation.parameters.find(
-    (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key',
-  );
+/** The path parameter that names the resource itself: the path's last segment (`petId` of /pets/{petId}). */
+const itemParameter = (operation: Operation) =>
+  pathParameters(operation).find((parameter) => operation.path.endsWith(`/{${parameter.name}}`));
 
 /** Whether a value satisfies a scalar schema closely enough to be sent as that parameter (the ids above). */
 function takes(schema: Schema, text: string): boolean {
@@ -228,31 +252,57 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
           { nil: undefined, freq: 2 },
         );
 
+  /** Ids of a kind this sequence made, still there and in a state the model knows: what an unsafe request may name. */
+  const ownIds = (model: Readonly<Model>, kind: number) => {
+    const state = stateOf(model as Model, kind);
+    return [...state.made].filter((id) => state.live.has(id) && !state.unsettled.has(id));
+  };
+  /** A parent made by this sequence for each parent parameter; undefined when one has none. */
+  const parentsFor = (model: Readonly<Model>, names: string[], pick: number) => {
+    const chosen: Record<string, string> = {};
+    for (const name of names) {
+      const kind = kindOfParameter(kinds, name);
+      const own = kind === undefined ? [] : ownIds(model, kinds.indexOf(kind));
+      if (own.length === 0) return undefined;
+      chosen[name] = own[pick % own.length]!;
+    }
+    return chosen;
+  };
+  const keyOf = (operation: Operation, withKey: boolean) => {
+    const header = idempotencyHeader(operation);
+    return withKey && header
+      ? { header: header.name.toLowerCase(), key: `${options.keyPrefix}-${(keyCounter += 1)}` }
+      : undefined;
+  };
+
   kinds.forEach((kind, index) => {
     const idOf = (resource: unknown) =>
       kind.idPointer === undefined ? undefined : String(atPointer(resource, kind.idPointer) as string | number);
     const itemOperations = options.operations.filter(
       (operation) =>
         live(operation) &&
-        pathParameters(operation).length === 1 &&
-        kind.pathParameters.has(pathParameters(operation)[0]!.name),
+        kind.itemPaths.has(operation.path) &&
+        kind.pathParameters.has(itemParameter(operation)?.name ?? ''),
     );
     const itemPathOf = (maker: Maker) =>
-      itemOperations.find((operation) => operation.path.startsWith(`${maker.operation.path}/{`))?.path;
+      itemOperations.find(
+        (operation) =>
+          operation.path.startsWith(maker.operation.path) &&
+          /^\/\{[^}/]+\}$/.test(operation.path.slice(maker.operation.path.length)),
+      )?.path;
+    /** The path parameters naming one resource of this kind: its parents' as made, and its own id. */
+    const pathOf = (state: KindState, parameter: Parameter, id: string): Record<string, string> => ({
+      ...state.parents.get(id),
+      [parameter.name]: id,
+    });
 
     for (const maker of kind.makers.filter((candidate) => live(candidate.operation))) {
       if (maker.operation.body === undefined) continue;
       commands.push(
         fc
-          .tuple(valid(maker.operation.body.schema), fc.boolean())
-          .map(([body, withKey]) => new Create(maker, body, withKey)),
+          .tuple(valid(maker.operation.body.schema), fc.boolean(), pick)
+          .map(([body, withKey, which]) => new Create(maker, body, withKey, which)),
       );
-      if (idempotencyHeader(maker.operation))
-        commands.push(
-          fc
-            .tuple(pick, fc.boolean(), valid(maker.operation.body.schema))
-            .map(([which, sameBody, other]) => new Replay(maker, which, sameBody, other)),
-        );
     }
 
     class Create implements Command {
@@ -260,14 +310,17 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         readonly maker: Maker,
         readonly body: unknown,
         readonly withKey: boolean,
+        readonly pick: number,
       ) {}
-      check = () => !options.readOnly;
+      check = (model: Readonly<Model>) =>
+        !options.readOnly && parentsFor(model, this.maker.parents, this.pick) !== undefined;
       async run(model: Model, real: StatefulTransport) {
         const operation = this.maker.operation;
-        const header = idempotencyHeader(operation);
-        const key = this.withKey && header ? `${options.keyPrefix}-${(keyCounter += 1)}` : undefined;
+        const parents = parentsFor(model, this.maker.parents, this.pick)!;
+        const key = keyOf(operation, this.withKey);
         const sent = withBody(operation, 'create', this.body, {
-          headers: key && header ? { [header.name.toLowerCase()]: key } : {},
+          pathParams: parents,
+          headers: key ? { [key.header]: key.key } : {},
         });
         const what = operation.operationId;
         const answer = await real.send(sent);
@@ -284,59 +337,38 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         if (options.exclusive && highest !== undefined && compareIds(id, highest) <= 0)
           throw new ModelMismatch(`${what} answered id ${id}, not above the highest id ${highest}`);
         const itemPath = itemPathOf(this.maker);
-        if (itemPath !== undefined && declaresHeader(operation, this.maker.status, 'location'))
+        if (itemPath !== undefined && declaresHeader(operation, this.maker.status, 'location')) {
+          const values: Record<string, string> = {
+            ...parents,
+            [itemParameter(itemOperations.find((item) => item.path === itemPath)!)!.name]: id,
+          };
           compare(
             'Location',
             answer.headers.get('location'),
-            `${options.basePath}${itemPath.replace(/\{[^}]+\}/, encodeURIComponent(id))}`,
+            `${options.basePath}${itemPath.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''))}`,
           );
+        }
         if (answer.headers.get('idempotent-replayed') !== null)
           throw new ModelMismatch('a first create carries Idempotent-Replayed');
         state.live.set(id, resource);
         state.made.add(id);
-        if (key) model.keys.push({ maker: operation.operationId, key, body: String(sent.body), answer: resource });
+        if (this.maker.parents.length > 0) state.parents.set(id, parents);
+        if (key)
+          model.keys.push({
+            operationId: operation.operationId,
+            key: key.key,
+            pathParams: parents,
+            body: String(sent.body),
+            status: answer.status,
+            answer: resource,
+          });
       }
       toString = () =>
-        `create(${this.maker.operation.operationId}, ${JSON.stringify(this.body)}${this.withKey ? ', with a key' : ''})`;
-    }
-
-    class Replay implements Command {
-      constructor(
-        readonly maker: Maker,
-        readonly pick: number,
-        readonly sameBody: boolean,
-        readonly other: unknown,
-      ) {}
-      private keysOf = (model: Readonly<Model>) =>
-        model.keys.filter((used) => used.maker === this.maker.operation.operationId);
-      check = (model: Readonly<Model>) =>
-        !options.readOnly && this.keysOf(model).length > 0 && (this.sameBody || declares(this.maker.operation, 422));
-      async run(model: Model, real: StatefulTransport) {
-        const operation = this.maker.operation;
-        const keys = this.keysOf(model);
-        const used = keys[this.pick % keys.length]!;
-        const header = idempotencyHeader(operation)!.name.toLowerCase();
-        const other = withBody(operation, 'replay, another body', this.other);
-        if (!this.sameBody && same(JSON.parse(String(other.body)), JSON.parse(used.body))) return;
-        const body = this.sameBody ? used.body : String(other.body);
-        const headers = {
-          ...auth,
-          'content-type': operation.body?.mediaType ?? 'application/json',
-          [header]: used.key,
-        };
-        const answer = await real.send(request(operation, 'replay', { headers, body }));
-        if (this.sameBody) {
-          if (!expectStatus('replay, same body', answer, [this.maker.status])) return;
-          compare('replay body', answer.json, used.answer);
-          if (declaresHeader(operation, this.maker.status, 'idempotent-replayed'))
-            compare('replay Idempotent-Replayed', answer.headers.get('idempotent-replayed'), 'true');
-        } else expectStatus('replay, another body', answer, [422]);
-      }
-      toString = () => `replay(${this.pick}, ${this.sameBody ? 'same body' : 'another body'})`;
+        `create(${this.maker.operation.operationId}, ${JSON.stringify(this.body)}${this.withKey ? ', with a key' : ''}, ${this.pick})`;
     }
 
     for (const operation of itemOperations) {
-      const parameter = pathParameters(operation)[0]!;
+      const parameter = itemParameter(operation)!;
       const missing = unassignedIds.filter((id) => takes(parameter.schema, id));
       if (isSafe(operation)) {
         const success = successes(operation);
@@ -351,7 +383,50 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         );
       } else {
         const body = operation.body ? valid(operation.body.schema) : fc.constant(undefined);
-        commands.push(fc.tuple(pick, body).map(([which, sent]) => new Change(operation, parameter, which, sent)));
+        commands.push(
+          fc
+            .tuple(pick, body, fc.boolean())
+            .map(([which, sent, withKey]) => new Change(operation, parameter, which, sent, false, withKey)),
+        );
+      }
+    }
+
+    // Operations on a path under one resource (its notes): another resource, which leaves the parent as it was.
+    const makes = new Set(kinds.flatMap((other) => other.makers.map((maker) => maker.operation)));
+    for (const item of itemOperations.filter(
+      (operation, at, all) => all.findIndex((o) => o.path === operation.path) === at,
+    )) {
+      const names = pathParameters(item)
+        .map(({ name }) => name)
+        .sort()
+        .join();
+      const parameter = itemParameter(item)!;
+      const under = options.operations.filter(
+        (operation) =>
+          live(operation) &&
+          !makes.has(operation) &&
+          operation.path.startsWith(`${item.path}/`) &&
+          pathParameters(operation)
+            .map(({ name }) => name)
+            .sort()
+            .join() === names,
+      );
+      for (const operation of under) {
+        const missing = unassignedIds.filter((id) => takes(parameter.schema, id));
+        if (isSafe(operation))
+          commands.push(
+            fc
+              .option(pick, { nil: undefined, freq: 5 })
+              .map((which) => new Read(operation, parameter, missing, which, false)),
+          );
+        else {
+          const body = operation.body ? valid(operation.body.schema) : fc.constant(undefined);
+          commands.push(
+            fc
+              .tuple(pick, body, fc.boolean())
+              .map(([which, sent, withKey]) => new Change(operation, parameter, which, sent, true, withKey)),
+          );
+        }
       }
     }
 
@@ -372,7 +447,10 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         if (id === undefined) return;
         const found = state.live.get(id);
         if (found === undefined && !declares(this.operation, 404)) return;
-        const sent = request(this.operation, 'read', { pathParams: { [this.parameter.name]: id } });
+        const pathParams = pathOf(state, this.parameter, id);
+        // A missing id of a resource under another: no parent to name.
+        if (pathParameters(this.operation).some((parameter) => pathParams[parameter.name] === undefined)) return;
+        const sent = request(this.operation, 'read', { pathParams });
         const what = `${this.operation.operationId} ${id}`;
         const answer = await real.send(sent);
         if (found === undefined) {
@@ -388,35 +466,58 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         `${this.operation.operationId}(${this.pick ?? 'missing'}${this.conditional ? ', then If-None-Match' : ''})`;
     }
 
+    /** The ids an unsafe request may name: made by this sequence, in a state the model knows (removed ones too: a 404). */
+    const ownOrRemoved = (model: Readonly<Model>) =>
+      [...stateOf(model as Model, index).made].filter((id) => !stateOf(model as Model, index).unsettled.has(id));
+
+    /**
+     * An unsafe request naming a resource this sequence made (`under`: a path below it, another resource):
+     * success while it exists, its declared 404 once removed. On the resource itself, a DELETE removes it and
+     * an answer with its representation replaces the model's copy; under it, the resource stays as it was.
+     */
     class Change implements Command {
       constructor(
         readonly operation: Operation,
         readonly parameter: Parameter,
         readonly pick: number,
         readonly body: unknown,
+        readonly under: boolean,
+        readonly withKey: boolean,
       ) {}
-      /** The ids an unsafe request may name: made by this sequence, in a state the model knows. */
-      private own = (model: Readonly<Model>) =>
-        [...stateOf(model as Model, index).made].filter((id) => !stateOf(model as Model, index).unsettled.has(id));
-      check = (model: Readonly<Model>) => !options.readOnly && this.own(model).length > 0;
+      check = (model: Readonly<Model>) => !options.readOnly && ownOrRemoved(model).length > 0;
       async run(model: Model, real: StatefulTransport) {
         const state = stateOf(model, index);
-        const own = this.own(model);
+        const own = ownOrRemoved(model);
         const id = own[this.pick % own.length]!;
         const before = state.live.get(id);
         if (before === undefined && !declares(this.operation, 404)) return;
-        const parts = { pathParams: { [this.parameter.name]: id } };
+        const key = keyOf(this.operation, this.withKey);
+        const pathParams = pathOf(state, this.parameter, id);
+        const parts = { pathParams, headers: { ...auth, ...(key ? { [key.header]: key.key } : {}) } };
+        const intent = this.under ? 'under' : 'change';
         const sent =
           this.body === undefined
-            ? request(this.operation, 'change', parts)
-            : withBody(this.operation, 'change', this.body, parts);
-        const what = `${this.operation.operationId} ${id}`;
+            ? request(this.operation, intent, parts)
+            : withBody(this.operation, intent, this.body, parts);
+        const what = `${this.operation.operationId} ${this.under ? 'under ' : ''}${id}`;
         const answer = await real.send(sent);
         if (before === undefined) {
           expectStatus(`${what}, removed before`, answer, [404]);
           return;
         }
         if (!expectStatus(what, answer, successes(this.operation))) return;
+        if (answer.headers.get('idempotent-replayed') !== null)
+          throw new ModelMismatch(`${what}: a first request carries Idempotent-Replayed`);
+        if (key && sent.body !== undefined)
+          model.keys.push({
+            operationId: this.operation.operationId,
+            key: key.key,
+            pathParams,
+            body: String(sent.body),
+            status: answer.status,
+            answer: answer.json,
+          });
+        if (this.under) return;
         if (this.operation.method === 'DELETE') {
           state.live.delete(id);
           state.removed.add(id);
@@ -433,7 +534,8 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         if (sent.body !== undefined) checkFieldsSent(what, resource, JSON.parse(String(sent.body)) as Resource);
         state.live.set(id, resource);
       }
-      toString = () => `${this.operation.operationId}(${this.pick}, ${JSON.stringify(this.body)})`;
+      toString = () =>
+        `${this.operation.operationId}${this.under ? ' under' : ''}(${this.pick}, ${JSON.stringify(this.body)}${this.withKey ? ', with a key' : ''})`;
     }
 
     const collectionReads = options.operations.filter(
@@ -617,6 +719,54 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
       toString = () => `walk ${this.operation.operationId}(${describeFilter(this.filter)}, limit=${this.limit})`;
     }
   });
+
+  // Every unsafe operation that declares an Idempotency-Key: its keys replayed, by what it declares.
+  for (const operation of options.operations.filter(
+    (candidate) =>
+      live(candidate) && !isSafe(candidate) && candidate.body !== undefined && idempotencyHeader(candidate),
+  ))
+    commands.push(
+      fc
+        .tuple(pick, fc.boolean(), valid(operation.body!.schema))
+        .map(([which, sameBody, other]) => new Replay(operation, which, sameBody, other)),
+    );
+
+  class Replay implements Command {
+    constructor(
+      readonly operation: Operation,
+      readonly pick: number,
+      readonly sameBody: boolean,
+      readonly other: unknown,
+    ) {}
+    private keysOf = (model: Readonly<Model>) =>
+      model.keys.filter((used) => used.operationId === this.operation.operationId);
+    check = (model: Readonly<Model>) =>
+      !options.readOnly && this.keysOf(model).length > 0 && (this.sameBody || declares(this.operation, 422));
+    async run(model: Model, real: StatefulTransport) {
+      const operation = this.operation;
+      const keys = this.keysOf(model);
+      const used = keys[this.pick % keys.length]!;
+      const header = idempotencyHeader(operation)!.name.toLowerCase();
+      const other = withBody(operation, 'replay, another body', this.other);
+      if (!this.sameBody && same(JSON.parse(String(other.body)), JSON.parse(used.body))) return;
+      const body = this.sameBody ? used.body : String(other.body);
+      const headers = {
+        ...auth,
+        'content-type': operation.body?.mediaType ?? 'application/json',
+        [header]: used.key,
+      };
+      const answer = await real.send(request(operation, 'replay', { pathParams: used.pathParams, headers, body }));
+      const what = `${operation.operationId} replay`;
+      if (this.sameBody) {
+        if (!expectStatus(`${what}, same body`, answer, [used.status])) return;
+        compare(`${what} body`, answer.json, used.answer);
+        if (declaresHeader(operation, used.status, 'idempotent-replayed'))
+          compare(`${what} Idempotent-Replayed`, answer.headers.get('idempotent-replayed'), 'true');
+      } else expectStatus(`${what}, another body`, answer, [422]);
+    }
+    toString = () =>
+      `replay ${this.operation.operationId}(${this.pick}, ${this.sameBody ? 'same body' : 'another body'})`;
+  }
 
   /** The same GET with the ETag: 304 with that ETag; with another tag: 200 again. */
   async function revalidate(real: StatefulTransport, sent: TestRequest, first: Observed): Promise<void> {

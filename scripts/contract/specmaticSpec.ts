@@ -17,23 +17,35 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseDocument } from 'yaml';
-import { isSafe } from '../../lib/conformance/resources.js';
+import { isSafe, kindOfParameter, resourceKinds } from '../../lib/conformance/resources.js';
 import { loadContract, type Operation } from '../../lib/conformance/spec.js';
 import type { JsonObject } from '../../lib/openapi/dereference.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { isMainModule } from '../../src/entryPoint.js';
 import { specPath } from '../../src/openapi/files.js';
 
-/** The operations a tool that cannot chain must not send, each with the reason. */
+/**
+ * The operations a tool that cannot chain must not send, each with the reason read from the spec: an
+ * unsafe method whose path names a resource (its parameter, and the operation that makes one).
+ */
 export function unchainableOperations(operations: Operation[]): Array<{ operation: Operation; reason: string }> {
+  const kinds = resourceKinds(operations);
   return operations
     .filter((operation) => !isSafe(operation) && operation.parameters.some((parameter) => parameter.in === 'path'))
-    .map((operation) => ({
-      operation,
-      reason:
-        `${operation.method} ${operation.path} is unsafe and names a resource: Specmatic's static examples ` +
-        'would name a shared one (id 1), not one it made',
-    }));
+    .map((operation) => {
+      const named = operation.parameters
+        .filter((parameter) => parameter.in === 'path')
+        .map((parameter) => {
+          const makers = kindOfParameter(kinds, parameter.name)?.makers.map((maker) => maker.operation.operationId);
+          return makers?.length ? `${parameter.name} (made by ${makers.join(', ')})` : parameter.name;
+        });
+      return {
+        operation,
+        reason:
+          `${operation.method} ${operation.path} is unsafe and names a resource by ${named.join(', ')}: ` +
+          "Specmatic's static examples would name a shared one (id 1), not one it made",
+      };
+    });
 }
 
 const examplesDir = join(repoRoot, 'openapi_examples');

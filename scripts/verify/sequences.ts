@@ -74,11 +74,15 @@ function transport(
 /** Runs sequences until the budget is spent; returns how many ran. */
 export async function runModelSequences(options: SequenceOptions): Promise<{ sequences: number; commands: number }> {
   const operations = [...options.operations.values()];
-  const makers = new Map(
-    resourceKinds(operations).flatMap((kind) =>
-      kind.makers.map((maker) => [maker.operation.operationId, maker.status]),
+  // What creates: each maker's success, and any 201 (Created, RFC 9110 15.3.2), under a resource too.
+  const makers = new Map([
+    ...operations
+      .filter((operation) => operation.responses.has('201'))
+      .map((operation) => [operation.operationId, 201] as const),
+    ...resourceKinds(operations).flatMap((kind) =>
+      kind.makers.map((maker) => [maker.operation.operationId, maker.status] as const),
     ),
-  );
+  ]);
   const commands = statefulCommands({
     operations,
     authorization: options.authorization,

@@ -1,11 +1,13 @@
 import fc from 'fast-check';
 import { valid } from '../../lib/conformance/arbitraries.js';
 import type { TestRequest } from '../../lib/conformance/checks.js';
-import { atPointer, isSafe, labelled, type Maker } from '../../lib/conformance/resources.js';
+import { atPointer, idempotencyHeader, isSafe, labelled } from '../../lib/conformance/resources.js';
 import type { Operation } from '../../lib/conformance/spec.js';
 import type { Answer } from './answer.js';
 import type { Exchanger } from './exchange.js';
 import type { Findings } from './findings.js';
+
+import type { OwnResources } from './ownResources.js';
 
 export { OwnResources } from './ownResources.js';
 
@@ -13,7 +15,7 @@ export { OwnResources } from './ownResources.js';
  * The checks that need more than one request, each chosen by what the spec
  * declares: paging by Link rel="next" (a 200 that declares `Link`), the
  * ETag -> 304 round trip (a success with `ETag` and a declared 304), and in
- * write mode the Idempotency-Key replay (a maker that takes the header).
+ * write mode the Idempotency-Key replay (every operation that declares the header).
  * Each request is checked on its own by the exchanger as well.
  */
 
@@ -152,42 +154,54 @@ function twoBodies(operation: Operation, seed: number, prefix: string): [string,
 }
 
 /**
- * A maker's request with an Idempotency-Key, sent twice with the same body
- * (the second is the stored answer: Idempotent-Replayed when declared, the
- * same answer) and once with another body (422, when declared). Without the
- * header parameter, one plain create. Returns the first answer.
+ * The run's first request of an unsafe operation that makes something (a
+ * maker, or any that declares an `Idempotency-Key`), its path naming
+ * resources the run made. With the header parameter, sent twice with the
+ * same key and body (the second is the stored answer: Idempotent-Replayed
+ * when declared, the same answer) and once with another body (422, when
+ * declared). Returns the first answer.
  */
 export async function makeOnce(
   context: StepContext,
-  maker: Maker,
+  own: OwnResources,
+  operation: Operation,
+  status: number,
   options: { prefix: string; key: string; seed: number },
 ): Promise<Answer | undefined> {
-  const operation = maker.operation;
   const bodies = twoBodies(operation, options.seed, options.prefix);
   if (bodies === undefined) return undefined;
   const [body, otherBody] = bodies;
-  const keyHeader = operation.parameters.find(
-    (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key',
-  );
+  const pathParams: Record<string, string> = {};
+  for (const parameter of operation.parameters.filter((declared) => declared.in === 'path')) {
+    const id = own.pick(parameter);
+    if (id === undefined) {
+      context.findings.notes.push(
+        `${operation.operationId} not sent: the run made nothing its ${parameter.name} names`,
+      );
+      return undefined;
+    }
+    pathParams[parameter.name] = id;
+  }
+  const keyHeader = idempotencyHeader(operation);
   const headers: Record<string, string> = {
     authorization: context.authorization,
     'content-type': operation.body!.mediaType,
     ...(keyHeader ? { [keyHeader.name.toLowerCase()]: options.key } : {}),
   };
   const intent = keyHeader ? 'Idempotency-Key, first' : 'a resource of the run';
-  const create = request(operation, intent, { headers, body }, context.authorization);
-  const first = await context.exchanger.send(operation, create, { expect: [maker.status] });
-  if (first?.status !== maker.status) return undefined;
+  const create = request(operation, intent, { pathParams, headers, body }, context.authorization);
+  const first = await context.exchanger.send(operation, create, { expect: [status] });
+  if (first?.status !== status) return undefined;
   context.findings.created += 1;
   if (keyHeader === undefined) return first;
   const replay = await context.exchanger.send(
     operation,
     { ...create, intent: 'Idempotency-Key, replay' },
-    { expect: [maker.status] },
+    { expect: [status] },
   );
-  if (replay?.status === maker.status) {
+  if (replay?.status === status) {
     const replayed = replay.headers.get('idempotent-replayed');
-    if (declaresHeader(operation, String(maker.status), 'idempotent-replayed') && replayed !== 'true')
+    if (declaresHeader(operation, String(status), 'idempotent-replayed') && replayed !== 'true')
       context.exchanger.fail(operation, replay, 'Idempotency-Key replay', 'the replay lacks Idempotent-Replayed: true');
     if (replay.text !== first.text || replay.headers.get('location') !== first.headers.get('location'))
       context.exchanger.fail(
@@ -204,7 +218,35 @@ export async function makeOnce(
       { ...create, intent: 'Idempotency-Key, another body', body: otherBody },
       { expect: [422] },
     );
-    if (reused?.status === maker.status) context.findings.created += 1;
+    if (reused?.status === status) context.findings.created += 1;
   }
   return first;
+}
+
+/**
+ * What a write-mode run makes first, in an order that makes parents before
+ * what is made under them: the makers, then every other unsafe operation
+ * that declares an `Idempotency-Key` (its key replayed), with the success
+ * status each is sent for.
+ */
+export function firstWrites(
+  own: OwnResources,
+  operations: Operation[],
+): Array<{ operation: Operation; status: number }> {
+  const makers = own.kinds.flatMap((kind) => kind.makers);
+  const byDepth = [...makers].sort((a, b) => a.parents.length - b.parents.length);
+  const keyed = operations.filter(
+    (operation) =>
+      !isSafe(operation) &&
+      operation.body !== undefined &&
+      idempotencyHeader(operation) !== undefined &&
+      !makers.some((maker) => maker.operation === operation),
+  );
+  return [
+    ...byDepth.map((maker) => ({ operation: maker.operation, status: maker.status })),
+    ...keyed.flatMap((operation) => {
+      const success = [...operation.responses.keys()].find((status) => status.startsWith('2'));
+      return success === undefined ? [] : [{ operation, status: Number(success) }];
+    }),
+  ];
 }

@@ -16,6 +16,7 @@ import {
   OwnResources,
   conditionalOperations,
   etagRoundTrip,
+  firstWrites,
   makeOnce,
   pagedOperations,
   walkPages,
@@ -169,9 +170,10 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
   const makers = kinds.flatMap((kind) => kind.makers);
 
   if (!options.readOnly)
-    for (const [index, maker] of makers.entries()) {
+    for (const [index, { operation, status }] of firstWrites(own, operations).entries()) {
       // What it makes, the exchanger records as the run's own.
-      await makeOnce(steps, maker, { prefix, key: `${createdPetPrefix}-${runId}-${index}`, seed: options.seed });
+      const key = `${createdPetPrefix}-${runId}-${index}`;
+      await makeOnce(steps, own, operation, status, { prefix, key, seed: options.seed });
     }
   // A key without the scope to write (a read-only key) makes the rest of the run read-only: the 403 was checked.
   const refused = makers.filter((maker) => exchanger.refusedForScope(maker.operation.operationId));

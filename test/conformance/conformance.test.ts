@@ -10,7 +10,9 @@ import { postgresUnavailableReason, type Backend } from '../helpers/databases.js
 import { ContractClient, type TestRequest } from './client.js';
 import { invalidCases, validCases, type Case, type GeneratorContext } from '../../lib/conformance/requests.js';
 import { basePath, loadContract, type Operation } from '../../lib/conformance/spec.js';
-import { existingResourceRequest, startFaultableApp, successStatuses } from './steps.js';
+import { existingResourceRequest, makeResource, startFaultableApp, successStatuses } from './steps.js';
+import { valid } from '../../lib/conformance/arbitraries.js';
+import { idempotencyHeader, isSafe } from '../../lib/conformance/resources.js';
 import { emptyModel, statefulCommands, type StatefulTransport } from '../../lib/conformance/stateful.js';
 
 /**
@@ -169,29 +171,48 @@ t.test('conditional GETs and Idempotency-Key answers conform to openapi.yaml', a
     t.equal(response.status, status, response.text);
   };
 
-  const body = JSON.stringify({ name: 'Conditional', categoryId: 1 });
-  const headers = { ...json, 'idempotency-key': 'conformance-1' };
-  const created = await client.send(request('createPet', { headers, body }));
-  expectConforming(created, 201);
-  expectConforming(await client.send(request('createPet', { headers, body })), 201);
-  const other = JSON.stringify({ name: 'Other', categoryId: 1 });
-  expectConforming(await client.send(request('createPet', { headers, body: other })), 422);
-  if (backend === 'embedded') {
-    coverageExemptions['createPet 409'] =
-      'the embedded database runs one transaction at a time, so a second request waits instead of seeing the first in flight';
-  } else {
-    // The key held by a transaction of another connection: the request sees it in flight.
-    const apiKeyId = await apiKeyIdOf(started.db);
-    await started.db.transaction(async (tx) => {
-      await tx.query(
-        { text: "SELECT pg_advisory_xact_lock(hashtextextended($1::bigint::text || ':' || $2::text, 0))" },
-        [apiKeyId, 'conformance-1'],
-      );
-      expectConforming(await client.send(request('createPet', { headers, body })), 409);
-    });
+  // Every operation that declares an Idempotency-Key: the replay, the 422 and the 409, by what it declares.
+  const context: GeneratorContext = { key: started.key, bodyLimit: httpLimits.bodyLimitBytes };
+  const keyed = operations.filter((operation) => !isSafe(operation) && idempotencyHeader(operation));
+  t.ok(
+    keyed.length > 0,
+    `operations with an Idempotency-Key: ${keyed.map((operation) => operation.operationId).join(', ')}`,
+  );
+  for (const [index, operation] of keyed.entries()) {
+    const header = idempotencyHeader(operation)!.name.toLowerCase();
+    const key = `conformance-${index}`;
+    const sample = await existingResourceRequest(operation, client, context, seed, operations);
+    const [body, other] = fc
+      .sample(valid(operation.body!.schema), { numRuns: 20, seed })
+      .map((value) => JSON.stringify(value))
+      .filter((value, at, all) => all.indexOf(value) === at);
+    const headers = { ...json, [header]: key };
+    const keyedRequest = (sent: string) => ({ ...sample, operationId: operation.operationId, headers, body: sent });
+    const success = successStatuses(operation)[0]!;
+    const first = await client.send(keyedRequest(body!));
+    expectConforming(first, success);
+    const replay = await client.send(keyedRequest(body!));
+    expectConforming(replay, success);
+    t.equal(replay.text, first.text, `${operation.operationId}: the replay answers the first answer`);
+    if (operation.responses.has('422')) expectConforming(await client.send(keyedRequest(other!)), 422);
+    if (!operation.responses.has('409')) continue;
+    if (backend === 'embedded') {
+      coverageExemptions[`${operation.operationId} 409`] =
+        'the embedded database runs one transaction at a time, so a second request waits instead of seeing the first in flight';
+    } else {
+      // The key held by a transaction of another connection: the request sees it in flight.
+      const apiKeyId = await apiKeyIdOf(started.db);
+      await started.db.transaction(async (tx) => {
+        await tx.query(
+          { text: "SELECT pg_advisory_xact_lock(hashtextextended($1::bigint::text || ':' || $2::text, 0))" },
+          [apiKeyId, key],
+        );
+        expectConforming(await client.send(keyedRequest(body!)), 409);
+      });
+    }
   }
 
-  const petId = String((created.json as { id: number }).id);
+  const petId = await makeResource(client, operations, 'petId', started.key, seed);
   const pet = await client.send(request('getPet', { pathParams: { petId } }));
   const notModified = await client.send(
     request('getPet', {

@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { readLocalSpec } from '../../lib/conformance/spec.js';
+import { isSafe, kindOfParameter, resourceKinds, type ResourceKind } from '../../lib/conformance/resources.js';
+import { loadContract, readLocalSpec, type Operation } from '../../lib/conformance/spec.js';
 import { dereference, type JsonObject } from '../../lib/openapi/dereference.js';
 import type { TestApp } from '../helpers/app.js';
 
@@ -79,10 +80,38 @@ export function specWithUnsafeOperations(): JsonObject {
   return spec as JsonObject;
 }
 
-/** An unsafe request the fixture server saw, with the id its path named. */
+/** An unsafe request the fixture server saw, with the values its path gave the operation's path parameters. */
 export interface SeenRequest {
-  method: string;
-  petId: string;
+  operationId: string;
+  pathParams: Record<string, string>;
+}
+
+/** The operation a request is for, by its method and the spec's exact path templates, with its path parameters. */
+function operationOf(
+  operations: Operation[],
+  method: string,
+  url: string,
+): { operation: Operation; pathParams: Record<string, string> } | undefined {
+  const path = url.split('?')[0]!;
+  for (const operation of operations.filter((candidate) => candidate.method === method)) {
+    const names: string[] = [];
+    const pattern = operation.path
+      .split(/(\{[^}]+\})/)
+      .map((part) => {
+        const name = /^\{([^}]+)\}$/.exec(part)?.[1];
+        if (name === undefined) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        names.push(name);
+        return '([^/]*)';
+      })
+      .join('');
+    const found = new RegExp(`^/v1${pattern}$`).exec(path);
+    if (found)
+      return {
+        operation,
+        pathParams: Object.fromEntries(names.map((name, index) => [name, decodeURIComponent(found[index + 1]!)])),
+      };
+  }
+  return undefined;
 }
 
 const readBody = async (request: IncomingMessage): Promise<Buffer> => {
@@ -102,9 +131,18 @@ export async function startFixtureServer(
   started: TestApp,
   origin: string,
   spec: JsonObject,
-): Promise<{ url: string; seen: SeenRequest[]; made: Set<string>; close(): Promise<void> }> {
+): Promise<{
+  url: string;
+  seen: SeenRequest[];
+  /** Whether the run made the resource this value of the path parameter names (by its kind). */
+  isMade(parameter: string, value: string): boolean;
+  close(): Promise<void>;
+}> {
   const seen: SeenRequest[] = [];
-  const made = new Set<string>();
+  const { operations } = loadContract(spec);
+  const kinds = resourceKinds(operations);
+  // The ids each maker's success answered, per kind: an id of another kind is not one of them.
+  const made = new Map<ResourceKind, Set<string>>();
   const schemas = (dereference(spec)['components'] as Record<string, Record<string, object>>)['schemas']!;
   const validatePatch = new Ajv2020({ strict: false }).compile(schemas['PetPatch']!);
   const server: Server = createServer((incoming, outgoing) => {
@@ -127,10 +165,12 @@ export async function startFixtureServer(
         answer(200, spec);
         return;
       }
+      const target = operationOf(operations, method, url);
+      if (target && !isSafe(target.operation) && Object.keys(target.pathParams).length > 0)
+        seen.push({ operationId: target.operation.operationId, pathParams: target.pathParams });
       const item = /^\/v1\/pets\/([^/?]*)$/.exec(url);
       if (item && (method === 'DELETE' || method === 'PATCH')) {
         const petId = decodeURIComponent(item[1]!);
-        seen.push({ method, petId });
         // In the service's order: authentication, then validation, then the lookup.
         const authorization = headers['authorization'] ? { authorization: headers['authorization'] } : {};
         const admitted = await fetch(`${origin}/v1/pets?limit=1`, { headers: authorization });
@@ -200,7 +240,13 @@ export async function startFixtureServer(
         ...(body.length > 0 || !['GET', 'HEAD'].includes(method) ? { body } : {}),
       });
       const text = await forwarded.text();
-      if (method === 'POST' && forwarded.status === 201) made.add(String((JSON.parse(text) as { id: number }).id));
+      const maker = kinds
+        .flatMap((kind) => kind.makers.map((candidate) => ({ kind, maker: candidate })))
+        .find(({ maker: candidate }) => candidate.operation === target?.operation);
+      if (maker && forwarded.status === maker.maker.status) {
+        const id = maker.maker.idOf(JSON.parse(text) as unknown, forwarded.headers.get('location'));
+        if (id !== undefined) made.set(maker.kind, new Set([...(made.get(maker.kind) ?? []), id]));
+      }
       const kept = [...forwarded.headers].filter(
         ([name]) =>
           !['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-encoding'].includes(name),
@@ -218,7 +264,10 @@ export async function startFixtureServer(
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
-    made,
+    isMade: (parameter, value) => {
+      const kind = kindOfParameter(kinds, parameter);
+      return kind !== undefined && made.get(kind)?.has(value) === true;
+    },
     close: () =>
       new Promise((resolve) =>
         server.close(() => {

@@ -3,7 +3,7 @@
 // the handler map and one db function each. test/newOperation/newOperation.test.ts applies them to a copy of
 // the repository and runs every tool; nothing else may need a hand edit.
 
-const commonHeaders = `            X-Request-Id:
+export const commonHeaders = `            X-Request-Id:
               $ref: '#/components/headers/RequestId'
             X-Content-Type-Options:
               $ref: '#/components/headers/ContentTypeOptions'
@@ -14,13 +14,13 @@ const commonHeaders = `            X-Request-Id:
             RateLimit-Policy:
               $ref: '#/components/headers/RateLimitPolicy'`;
 
-const errors = (statuses: Record<string, string>) =>
+export const errors = (statuses: Record<string, string>) =>
   Object.entries(statuses)
     .map(([status, name]) => `        '${status}':\n          $ref: '#/components/responses/${name}'`)
     .join('\n');
 
-const readErrors = { '400': 'BadRequest', '401': 'Unauthorized', '403': 'Forbidden', '404': 'NotFound' };
-const serverErrors = { '429': 'TooManyRequests', '500': 'InternalError', '503': 'ServiceUnavailable' };
+export const readErrors = { '400': 'BadRequest', '401': 'Unauthorized', '403': 'Forbidden', '404': 'NotFound' };
+export const serverErrors = { '429': 'TooManyRequests', '500': 'InternalError', '503': 'ServiceUnavailable' };
 
 /** The two operations, appended to the path item /pets/{petId} (the last path of openapi.yaml). */
 export const operationsYaml = `    delete:

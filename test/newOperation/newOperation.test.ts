@@ -10,59 +10,19 @@ import { firstPanelId } from '../../lib/objectives/dashboard.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { copyOfRepo, type RepoCopy } from '../helpers/repoCopy.js';
 import { testServerEnv } from '../helpers/processes.js';
-import { dbFunctions, deletePetHandler, linksYaml, operationsYaml, schemaYaml, updatePetHandler } from './additions.js';
+import { addOperations, addSubResource, endOfPathItem, handEdited } from './apply.js';
 
 /**
- * The spec drives a new operation: in a copy of the repository, DELETE /pets/{petId} and PATCH /pets/{petId}
- * are added with only openapi.yaml, one handler file each with its entry in the handler map, and one db
- * function each (./additions.ts). Then npm run generate, and every tool runs green on the result with nothing
- * else edited by hand: the contract gate, typecheck, lint, the conformance suite (stateful phase included),
- * the client (its two new methods, typed), and npm run verify in write mode against a server holding pets
- * created before the run, which must all be there, unchanged, afterwards.
+ * The spec drives a new operation and a new resource: in a copy of the repository, two worked examples are
+ * added with only openapi.yaml, one handler file each with its entry in the handler map, their SQL, and for
+ * the new resource its migration: notes under a pet with their own table (./subResource.ts: an idempotent
+ * POST /pets/{petId}/notes and its list), then DELETE /pets/{petId} and PATCH /pets/{petId} (./additions.ts),
+ * which land on their path item although it is no longer the last path. Then npm run generate, and every
+ * tool runs green on the result with nothing else edited by hand: the contract gate, the migrations' gate,
+ * typecheck, lint, the conformance suite (stateful phase included), the client (its new methods, typed), and
+ * npm run verify in write mode against a server holding pets and notes made before the run, which must all
+ * be there, unchanged, afterwards.
  */
-
-const handEdited = [
-  'openapi.yaml',
-  'src/handlers/deletePet.ts',
-  'src/handlers/updatePet.ts',
-  'src/handlers/index.ts',
-  'src/db/pets.ts',
-];
-
-function edit(copy: RepoCopy, path: string, change: (text: string) => string): void {
-  const file = join(copy.root, path);
-  const before = readFileSync(file, 'utf8');
-  const after = change(before);
-  if (after === before) throw new Error(`${path}: the edit changed nothing`);
-  writeFileSync(file, after);
-}
-
-function addOperations(copy: RepoCopy): void {
-  edit(copy, 'openapi.yaml', (text) =>
-    text
-      .replace(/^components:\n/m, `${operationsYaml}components:\n`)
-      .replace(/^ {2}schemas:\n/m, `  schemas:\n${schemaYaml}`)
-      .replace(/^( {10}links:\n)/m, `$1${linksYaml}`),
-  );
-  writeFileSync(join(copy.root, 'src/handlers/deletePet.ts'), deletePetHandler);
-  writeFileSync(join(copy.root, 'src/handlers/updatePet.ts'), updatePetHandler);
-  edit(copy, 'src/handlers/index.ts', (text) =>
-    text
-      .replace(
-        "import { createPet } from './createPet.js';",
-        "import { createPet } from './createPet.js';\nimport { deletePet } from './deletePet.js';",
-      )
-      .replace(
-        "import { listPets } from './listPets.js';",
-        "import { listPets } from './listPets.js';\nimport { updatePet } from './updatePet.js';",
-      )
-      .replace(
-        '    getPet: getPet(deps),\n',
-        '    getPet: getPet(deps),\n    deletePet: deletePet(deps),\n    updatePet: updatePet(deps),\n',
-      ),
-  );
-  edit(copy, 'src/db/pets.ts', (text) => `${text}${dbFunctions}`);
-}
 
 /** The dashboard without the panels the objectives generate (ids from firstPanelId on). */
 function handPanels(text: string): string {
@@ -138,12 +98,22 @@ async function startServer(copy: RepoCopy, t: Test) {
   return { base, apiKey, call };
 }
 
-t.test('two operations added with only the spec, handlers and SQL: every tool green, no other hand edit', async (t) => {
+t.test('a resource and two operations added with only the spec, handlers and SQL: every tool green', async (t) => {
   const copy = copyOfRepo();
   t.teardown(copy.remove);
+  addSubResource(copy);
   addOperations(copy);
+  const spec = readFileSync(join(copy.root, 'openapi.yaml'), 'utf8');
+  const pathItem = spec.slice(spec.indexOf('\n  /pets/{petId}:\n'), endOfPathItem(spec, '/pets/{petId}'));
+  t.match(
+    pathItem,
+    /operationId: deletePet[\s\S]*operationId: updatePet/,
+    'deletePet and updatePet are on /pets/{petId}',
+  );
+  t.notMatch(pathItem, /operationId: (createNote|listNotes)/, 'and the notes on their own path');
+  t.same(changedFiles(copy).sort(), [...handEdited].sort(), 'git status: only the files a contributor writes');
   copy.git('add', '-A');
-  copy.git('commit', '--quiet', '-m', 'deletePet and updatePet, by hand');
+  copy.git('commit', '--quiet', '-m', 'notes, deletePet and updatePet, by hand');
 
   const run = (label: string, command: string, args: string[]) => {
     const result = copy.run(command, args);
@@ -188,12 +158,21 @@ t.test('two operations added with only the spec, handlers and SQL: every tool gr
       "  const changed: Pet = await store.updatePet(1, { status: 'sold' });",
       '  // @ts-expect-error updatePet takes a PetChange: categoryId is not one of its fields',
       '  await store.updatePet(1, { categoryId: 2 });',
+      "  await store.createNote(1, { text: 'fed' });",
+      '  await store.listNotes(1);',
+      '  // @ts-expect-error createNote takes a NewNote',
+      '  await store.createNote(1, { name: 2 });',
       '  return removed ?? changed;',
       '}',
       '',
     ].join('\n'),
   );
-  run('the client has deletePet and updatePet, typed', 'npx', ['--no-install', 'tsc', '-p', 'clients/typescript']);
+  run('the client has deletePet, updatePet, createNote and listNotes, typed', 'npx', [
+    '--no-install',
+    'tsc',
+    '-p',
+    'clients/typescript',
+  ]);
   rmSync(probe);
 
   run('the conformance suite (stateful phase included)', 'bash', [
@@ -214,6 +193,12 @@ t.test('two operations added with only the spec, handlers and SQL: every tool gr
     before.some((pet) => pet.id === 1),
     'pet 1 exists, as the examples assume',
   );
+  // Notes on the first pets, made before the run: a tool writing under a pet it did not make would add some.
+  const notesBefore: unknown[] = [];
+  for (const pet of before.slice(0, 10)) {
+    t.equal((await server.call('POST', `/pets/${pet.id}/notes`, { text: `before ${pet.id}` })).status, 201);
+    notesBefore.push((await server.call('GET', `/pets/${pet.id}/notes`)).json);
+  }
   const verify = run('npm run verify in write mode', 'npx', [
     '--no-install',
     'tsx',
@@ -232,6 +217,10 @@ t.test('two operations added with only the spec, handlers and SQL: every tool gr
   t.match(verify.output, /deletePet|DELETE/, 'verify reached the new operations');
   const after = await server.call('GET', `/pets?${before.map((pet) => `id=${pet.id}`).join('&')}`);
   t.same(after.json, before, 'every pet that existed before the run is there, unchanged');
+  const notesAfter: unknown[] = [];
+  for (const pet of before.slice(0, 10)) notesAfter.push((await server.call('GET', `/pets/${pet.id}/notes`)).json);
+  t.same(notesAfter, notesBefore, 'and their notes, unchanged');
+  t.match(verify.output, /createNote/, 'verify reached the new resource');
   t.equal((await server.call('DELETE', `/pets/${before[0]!.id}`)).status, 204, 'deletePet works');
 
   const tracked = copy.git('diff', '--name-only', 'HEAD').split('\n').filter(Boolean);
