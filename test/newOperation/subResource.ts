@@ -220,7 +220,7 @@ export function createNote({ db, idempotencyTtlSeconds, onIdempotentReplay }: Ha
         ? errorResult(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed.')
         : errorResult(422, 'idempotency_key_reused', 'This Idempotency-Key was first used with a different body.');
     const { answer, replayed } = outcome;
-    if (replayed) onIdempotentReplay();
+    if (replayed) onIdempotentReplay('createNote');
     const note = JSON.parse(answer.body) as NoteRecord;
     return { status: 201, body: note, ...(replayed ? { headers: { 'Idempotent-Replayed': 'true' as const } } : {}) };
   };
