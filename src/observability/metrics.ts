@@ -98,8 +98,7 @@ export function createMetrics(): ServiceMetrics {
   });
   const replays = new Counter({
     name: 'pets_idempotent_replays_total',
-    help:
-      'Requests answered with the stored response of an earlier request with the same Idempotency-Key, by operationId.',
+    help: 'Requests answered with the stored response of an earlier request with the same Idempotency-Key, by operationId.',
     labelNames: ['operation'] as const,
     registers,
   });
