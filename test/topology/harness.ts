@@ -104,6 +104,8 @@ export interface LoadOptions {
   namePrefix?: string;
   /** Each create sends an Idempotency-Key of its own (the pet's name), recorded in `keyed`. */
   idempotencyKeys?: boolean;
+  /** Counts into this (from newLoadResult), so a caller can wait on the load's progress while it runs. */
+  into?: LoadResult;
 }
 
 /** An acknowledged create made with an Idempotency-Key: what was sent, and the pet it made. */
@@ -125,13 +127,18 @@ export interface LoadResult {
   keyed: KeyedCreate[];
 }
 
+export function newLoadResult(): LoadResult {
+  return { requests: 0, statuses: {}, failures: [], created: [], keyed: [] };
+}
+
 /** Bounded client load through the balancer: creates, lists and gets, each answer counted. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const result: LoadResult = { requests: 0, statuses: {}, failures: [], created: [], keyed: [] };
+  const result = options.into ?? newLoadResult();
   const maxRequests = options.maxRequests ?? 100_000;
   const deadline = Date.now() + (options.maxMs ?? 120_000);
   let stop = false;
-  void options.until.then(() => (stop = true));
+  const stopNow = () => (stop = true);
+  void options.until.then(stopNow, stopNow);
   const auth = { authorization: `Bearer ${options.apiKey}` };
   const count = (status: string, failure?: string) => {
     result.statuses[status] = (result.statuses[status] ?? 0) + 1;
