@@ -10,6 +10,7 @@ import {
   ensurePackages,
   startPrometheus,
   startTopology,
+  waitUntil,
   type PrometheusServer,
   type Topology,
   type TopologyOptions,
@@ -129,6 +130,15 @@ export interface LoadResult {
 
 export function newLoadResult(): LoadResult {
   return { requests: 0, statuses: {}, failures: [], created: [], keyed: [] };
+}
+
+/** Resolves once the load counting into `progress` has had `more` outcomes (an answer or a failure) past those it had. */
+export async function moreOutcomes(progress: LoadResult, more: number): Promise<void> {
+  const outcomes = () => Object.values(progress.statuses).reduce((sum, count) => sum + count, 0);
+  const target = outcomes() + more;
+  await waitUntil({ what: `${more} more client outcomes`, timeoutMs: 60_000 }, async () =>
+    outcomes() >= target ? true : undefined,
+  );
 }
 
 /** Bounded client load through the balancer: creates, lists and gets, each answer counted. */

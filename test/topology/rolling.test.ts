@@ -1,8 +1,15 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { waitForReplay, waitUntil } from '../../lib/instances/index.js';
+import { waitForReplay } from '../../lib/instances/index.js';
 import { walkPets } from '../helpers/pages.js';
-import { describeStatuses, newLoadResult, runLoad, startTestTopology, topologyTestOptions } from './harness.js';
+import {
+  describeStatuses,
+  moreOutcomes,
+  newLoadResult,
+  runLoad,
+  startTestTopology,
+  topologyTestOptions,
+} from './harness.js';
 
 /**
  * A rolling restart of all three instances (SIGTERM, wait for the exit,
@@ -19,16 +26,8 @@ t.test(
     const topology = await startTestTopology(t);
     const restarted: string[] = [];
     const progress = newLoadResult();
-    const answered = () => Object.values(progress.statuses).reduce((sum, count) => sum + count, 0);
-    // Until clients have had this many more outcomes (an answer or a failure) since the call.
-    const answers = async (more: number) => {
-      const target = answered() + more;
-      await waitUntil({ what: `${more} more client outcomes`, timeoutMs: 60_000 }, async () =>
-        answered() >= target ? true : undefined,
-      );
-    };
     const rolling = (async () => {
-      await answers(50);
+      await moreOutcomes(progress, 50);
       for (const service of topology.services) {
         const startedAt = Date.now();
         await service.stop();
@@ -36,7 +35,7 @@ t.test(
         await topology.haproxy.waitForAllUp();
         restarted.push(`${service.name} in ${Date.now() - startedAt} ms`);
       }
-      await answers(50);
+      await moreOutcomes(progress, 50);
     })();
     const load = await runLoad({
       into: progress,
