@@ -85,7 +85,12 @@ async function build(): Promise<void> {
   } finally {
     await closeForCopy(migrated, db);
   }
-  renameSync(work, templateDir);
+  try {
+    renameSync(work, templateDir);
+  } catch (error) {
+    // A checkout whose copy of this file predates the lock may have built it meanwhile: theirs serves.
+    if (!existsSync(templateDir)) throw error;
+  }
 }
 
 /** Dates the template's folder now, so removeUnusedTemplates leaves it be. */
