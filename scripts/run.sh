@@ -168,7 +168,8 @@ case $group in
     ;;
   test:system)
     usage='usage: npm run test:system -- faults|topology|migrations|new-operation|consumer-tools|rules|image [tap options]   (not part of npm test; slow)
-  faults      builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed
+  faults      builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed (a
+              --cluster worker among them)
   topology    builds; test/topology/, one file at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
               and the upgrade drill from the previous release (contract/releases.json)
   migrations  test/migrations/: npm run check:migrations on copies of the repository with a migration committed

@@ -23,6 +23,7 @@ import { bumpBetween, bumpNeeded, covers, verdictOf, versionOf, type Bump } from
 import { dereference, same, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
 import { previousRelease } from '../../lib/releases/record.js';
 import { repoRoot } from '../../lib/repoRoot.js';
+import type { Output } from './breaking.js';
 import { clientSurface, compareSurfaces, type SurfaceChanges } from './clientSurface.js';
 
 interface Row {
@@ -199,8 +200,25 @@ function defaultBases(): string[] {
   return bases;
 }
 
-function main(): number {
+const console_: Output = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+/** The command: its exit code (0 whatever the verdict, 2 on input it cannot read), its text written to `io`. */
+export function runReview(args: string[], io: Output = console_): number {
+  try {
+    return main(args, io);
+  } catch (error) {
+    if (!(error instanceof ContractInputError)) throw error;
+    io.err(`contract review: ${error.message}\n`);
+    return 2;
+  }
+}
+
+function main(args: string[], io: Output): number {
   const { values } = parseArgs({
+    args,
     options: { base: { type: 'string' }, head: { type: 'string' }, json: { type: 'boolean', default: false } },
   });
   const head = loadContract(values.head ?? join(repoRoot, 'openapi.yaml'));
@@ -211,17 +229,9 @@ function main(): number {
     if (reports.length > 0 && same(base.document, loadContract(bases[0]!).document)) continue;
     reports.push(review(base, head));
   }
-  if (values.json) process.stdout.write(`${JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2)}\n`);
-  else process.stdout.write(reports.map(reviewMarkdown).join('\n'));
+  if (values.json) io.out(`${JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2)}\n`);
+  else io.out(reports.map(reviewMarkdown).join('\n'));
   return 0;
 }
 
-if (process.argv[1]?.endsWith('review.ts')) {
-  try {
-    process.exitCode = main();
-  } catch (error) {
-    if (!(error instanceof ContractInputError)) throw error;
-    process.stderr.write(`contract review: ${error.message}\n`);
-    process.exitCode = 2;
-  }
-}
+if (process.argv[1]?.endsWith('review.ts')) process.exitCode = runReview(process.argv.slice(2));

@@ -6,7 +6,7 @@ import t from 'tap';
 import { parse, stringify } from 'yaml';
 import { parseContract } from '../../lib/contract/load.js';
 import { repoRoot } from '../../lib/repoRoot.js';
-import { review, reviewMarkdown } from '../../scripts/contract/review.js';
+import { review, reviewMarkdown, runReview } from '../../scripts/contract/review.js';
 import { scratchDir } from '../helpers/scratchSpace.js';
 
 const specText = readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8');
@@ -98,7 +98,7 @@ t.test('an additive change in an unchanged version: a minor step needed, not tak
   t.match(reviewMarkdown(report), /need a minor release .*: \*\*not enough\*\*/);
 });
 
-t.test('end to end: npm run contract -- review --base <file> --json; a missing ref is exit 2', async (t) => {
+t.test('the command: review --base <file> --json, then Markdown; a missing ref is exit 2, end to end', async (t) => {
   const dir = scratchDir('pets-review-');
   t.teardown(() => {
     dir.remove();
@@ -110,8 +110,13 @@ t.test('end to end: npm run contract -- review --base <file> --json; a missing r
       doc.paths['/pets'].get.parameters.splice(2, 1);
     }),
   );
-  const run = (args: string[]) =>
-    spawnSync('npm', ['run', '--silent', 'contract', '--', 'review', ...args], { cwd: repoRoot, encoding: 'utf8' });
+  // In this process, as the entry point calls it; one run as a process shows its exit code and stderr.
+  const run = (args: string[]) => {
+    let stdout = '';
+    let stderr = '';
+    const status = runReview(args, { out: (text) => (stdout += text), err: (text) => (stderr += text) });
+    return { status, stdout, stderr };
+  };
   const result = run(['--base', base, '--json']);
   t.equal(result.status, 0, 'the report is not a verdict', { stderr: result.stderr });
   const report = JSON.parse(result.stdout) as { changes: Array<{ rule: string }>; head: { source: string } };
@@ -119,7 +124,11 @@ t.test('end to end: npm run contract -- review --base <file> --json; a missing r
   t.equal(report.head.source, 'openapi.yaml');
   const markdown = run(['--base', base]);
   t.match(markdown.stdout, /^## Contract review: `openapi\.yaml`/);
-  const missing = run(['--base', 'no-such-ref-54']);
+  const missing = spawnSync('npm', ['run', '--silent', 'contract', '--', 'review', '--base', 'no-such-ref-54'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
   t.equal(missing.status, 2);
   t.equal(missing.stderr, 'contract review: no-such-ref-54: neither a file nor a git revision that has openapi.yaml\n');
+  t.equal(missing.stdout, '');
 });

@@ -4,19 +4,21 @@ import t from 'tap';
 import { repoRoot } from '../../lib/repoRoot.js';
 
 const spectral = join(repoRoot, 'node_modules/.bin/spectral');
+const violations = 'test/fixtures/spectral/custom-rules-violations.yaml';
 
 interface Finding {
   code: string;
   path: string[];
+  source: string;
 }
 
-function lint(file: string): Promise<Finding[]> {
+function lint(files: string[]): Promise<Finding[]> {
   return new Promise((resolve, reject) => {
     // Spectral exits non-zero when it finds errors, which is the point here;
     // only unparseable output means the run itself failed.
     execFile(
       spectral,
-      ['lint', file, '--ruleset', '.spectral.yaml', '--format', 'json', '--quiet'],
+      ['lint', ...files, '--ruleset', '.spectral.yaml', '--format', 'json', '--quiet'],
       { cwd: repoRoot },
       (error, stdout, stderr) => {
         try {
@@ -29,13 +31,14 @@ function lint(file: string): Promise<Finding[]> {
   });
 }
 
+// One Spectral process for both files (its start-up is most of its 2.5 s of CPU); each finding names its file.
+const findings = lint([violations, 'openapi.yaml']);
+findings.catch(() => undefined); // each test that awaits it fails with the reason
+const ours = async (file: string) =>
+  (await findings).filter((finding) => finding.source === join(repoRoot, file) && finding.code.startsWith('pets-'));
+
 t.test('each custom rule fires on the operation that breaks it, and only there', async (t) => {
-  const findings = await lint('test/fixtures/spectral/custom-rules-violations.yaml');
-  const ours = findings
-    .filter((finding) => finding.code.startsWith('pets-'))
-    .map((finding) => `${finding.code} ${finding.path[1]}`)
-    .sort();
-  t.same(ours, [
+  t.same((await ours(violations)).map((finding) => `${finding.code} ${finding.path[1]}`).sort(), [
     'pets-deprecated-sunset /deprecated-with-bad-sunset',
     'pets-deprecated-sunset /deprecated-without-sunset',
     'pets-operation-error-responses /no-401',
@@ -48,9 +51,9 @@ t.test('each custom rule fires on the operation that breaks it, and only there',
 });
 
 t.test('openapi.yaml passes the custom rules', async (t) => {
-  const findings = await lint('openapi.yaml');
-  t.same(
-    findings.filter((finding) => finding.code.startsWith('pets-')),
-    [],
+  t.ok(
+    (await findings).some((finding) => finding.source === join(repoRoot, violations)),
+    'findings name their file',
   );
+  t.same(await ours('openapi.yaml'), []);
 });

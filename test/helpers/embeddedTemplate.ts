@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import {
   appendFileSync,
+  closeSync,
+  constants,
   cpSync,
   existsSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -12,7 +15,7 @@ import {
   utimesSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { lock } from 'os-lock';
 import { openDatabase, type Database } from '../../src/db/index.js';
 import { loadMigrations, migrate } from '../../src/db/migrations.js';
 import { scratchRoot } from './scratchSpace.js';
@@ -40,8 +43,10 @@ function templateKey(): string {
 const templatePrefix = 'pets-test-template-';
 const templateDir = join(scratchRoot, `${templatePrefix}${templateKey()}`);
 const buildingDir = `${templateDir}.building`;
-// A build that has not finished in this time was left by a killed process.
-const staleBuildMs = 120_000;
+// The builder holds an fcntl lock on this file while it builds; the kernel
+// releases it when the builder ends, however it ends (kill -9 included), so a
+// waiting process waits exactly as long as a live builder needs.
+const buildLock = `${templateDir}.lock`;
 // Templates live in memory (scratchSpace.ts) and each changed migration makes
 // a new one, 78 MB. One no run has used for this long (each run marks its own
 // in use) belongs to an old checkout and goes when a new one is built.
@@ -50,7 +55,8 @@ const unusedTemplateMs = 60 * 60_000;
 function removeUnusedTemplates(): void {
   for (const name of readdirSync(scratchRoot)) {
     const path = join(scratchRoot, name);
-    if (!name.startsWith(templatePrefix) || name.endsWith('.building') || path === templateDir) continue;
+    // A lock file stays (empty; another checkout's builder may hold it).
+    if (!name.startsWith(templatePrefix) || name.endsWith('.lock') || path.startsWith(templateDir)) continue;
     try {
       if (Date.now() - statSync(path).mtimeMs > unusedTemplateMs) rmSync(path, { recursive: true, force: true });
     } catch {
@@ -79,20 +85,11 @@ async function build(): Promise<void> {
   } finally {
     await closeForCopy(migrated, db);
   }
-  renameSync(work, templateDir);
-}
-
-function claimBuild(): boolean {
   try {
-    mkdirSync(buildingDir);
-    return true;
+    renameSync(work, templateDir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    if (Date.now() - statSync(buildingDir).mtimeMs > staleBuildMs) {
-      rmSync(buildingDir, { recursive: true, force: true });
-      return claimBuild();
-    }
-    return false;
+    // A checkout whose copy of this file predates the lock may have built it meanwhile: theirs serves.
+    if (!existsSync(templateDir)) throw error;
   }
 }
 
@@ -107,18 +104,25 @@ function markInUse(dir: string): void {
 }
 
 async function ensureTemplate(): Promise<string> {
-  while (!existsSync(templateDir)) {
-    if (claimBuild()) {
-      try {
-        if (!existsSync(templateDir)) {
-          removeUnusedTemplates();
-          await build();
-        }
-      } finally {
+  if (!existsSync(templateDir)) {
+    mkdirSync(scratchRoot, { recursive: true });
+    const fd = openSync(buildLock, constants.O_RDWR | constants.O_CREAT, 0o600);
+    try {
+      // Waits while another process builds (no timeout needed: its lock goes when it ends).
+      await lock(fd, { exclusive: true });
+      if (!existsSync(templateDir)) {
+        removeUnusedTemplates();
+        // Left by a builder that was killed, if there.
         rmSync(buildingDir, { recursive: true, force: true });
+        try {
+          await build();
+        } finally {
+          rmSync(buildingDir, { recursive: true, force: true });
+        }
       }
-    } else {
-      await sleep(100);
+    } finally {
+      // Closing the descriptor releases the lock.
+      closeSync(fd);
     }
   }
   markInUse(templateDir);

@@ -1,6 +1,7 @@
 import { Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
+import { waitUntil } from '../../lib/instances/index.js';
 import {
   addresses,
   bearer,
@@ -32,9 +33,13 @@ const readers = 4;
 
 t.ok(imageRef, 'PET_STORE_IMAGE names the image under test (npm run test:system -- image sets it)');
 
-/** Creates pets from a few concurrent clients until `stop` says so; returns the ids the service acknowledged (201). */
-async function writeUntil(container: Container, key: string, stop: { now: boolean }): Promise<number[]> {
-  const acknowledged: number[] = [];
+/** Creates pets from a few concurrent clients until `stop` says so; `acknowledged` gets each id the service acknowledged (201). */
+async function writeUntil(
+  container: Container,
+  key: string,
+  stop: { now: boolean },
+  acknowledged: number[],
+): Promise<void> {
   const writer = async (index: number) => {
     for (let count = 0; !stop.now && count < 10_000; count += 1) {
       try {
@@ -52,7 +57,6 @@ async function writeUntil(container: Container, key: string, stop: { now: boolea
     }
   };
   await Promise.all(Array.from({ length: writers }, (_, index) => writer(index)));
-  return acknowledged;
 }
 
 t.test('the image through SIGKILL and SIGTERM', async (t) => {
@@ -69,11 +73,15 @@ t.test('the image through SIGKILL and SIGTERM', async (t) => {
     'podman kill -s KILL under writes, then a start on the same volume: same key, every acknowledged pet',
     async (t) => {
       const stop = { now: false };
-      const writing = writeUntil(container, key, stop);
-      await sleep(1500);
+      const acknowledged: number[] = [];
+      const writing = writeUntil(container, key, stop, acknowledged);
+      // Killed mid-stream: once every writer has had a few creates acknowledged.
+      await waitUntil({ what: `${writers * 5} pets acknowledged before the kill`, timeoutMs: 60_000 }, async () =>
+        acknowledged.length >= writers * 5 ? true : undefined,
+      );
       await podmanOk(['kill', '--signal', 'KILL', container.name]);
       stop.now = true;
-      const acknowledged = await writing;
+      await writing;
       t.ok(acknowledged.length > 0, `pets were acknowledged before the kill (${acknowledged.length})`);
       t.notOk((await containerState(container.name)).running, 'the container is down after SIGKILL');
 
@@ -109,7 +117,9 @@ t.test('the image through SIGKILL and SIGTERM', async (t) => {
         }
       };
       const clients = Promise.all(Array.from({ length: readers }, (_, index) => client(index)));
-      await sleep(300);
+      await waitUntil({ what: 'answers before the stop', timeoutMs: 60_000 }, async () =>
+        outcomes.filter((outcome) => outcome.kind === 'answered').length >= 2 * readers ? true : undefined,
+      );
 
       phase.stopping = true;
       const started = Date.now();
@@ -121,7 +131,11 @@ t.test('the image through SIGKILL and SIGTERM', async (t) => {
         container.name,
       ]);
       const elapsed = Date.now() - started;
-      await sleep(500);
+      // The clients go on until each has had an outcome for a request sent after the exit.
+      const exitedAt = Date.now();
+      await waitUntil({ what: 'an outcome per client after the exit', timeoutMs: 60_000 }, async () =>
+        outcomes.filter((outcome) => outcome.sentAt >= exitedAt).length >= readers ? true : undefined,
+      );
       phase.done = true;
       await clients;
       keepAlive.destroy();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import t, { type Test } from 'tap';
-import type { FailoverNode, Topology } from '../../lib/instances/index.js';
+import { waitUntil, type FailoverNode, type Topology } from '../../lib/instances/index.js';
 import { databaseNodes } from '../../scripts/topology/databaseNodes.js';
 import {
   drillWindowScale,
@@ -186,6 +186,16 @@ function startTraffic(topology: Topology, prefix: string): Traffic {
   return traffic;
 }
 
+/** Until the traffic has had 20 writes acknowledged and 5 reads answered since `since` (ms since the epoch). */
+async function flowing(traffic: Traffic, since: number): Promise<void> {
+  await waitUntil({ what: 'writes and reads answered', timeoutMs: 60_000 }, async () =>
+    traffic.acks.filter((ack) => ack.at >= since).length >= 20 &&
+    traffic.readsAt.filter((at) => at >= since).length >= 5
+      ? true
+      : undefined,
+  );
+}
+
 /** The longest time without an acknowledged write between from and to (ms). */
 function longestWriteGap(acks: Traffic['acks'], from: number, to: number): number {
   const times = [from, ...acks.map((ack) => ack.at).filter((at) => at > from && at < to), to].sort((a, b) => a - b);
@@ -251,7 +261,7 @@ t.test(
       const alerts = watchObjectiveAlerts(prometheus);
       t.teardown(() => alerts.stop());
       const traffic = startTraffic(topology, 'failover');
-      await sleep(3_000);
+      await flowing(traffic, 0);
       // As an outside drill would: the primary and its pids from topology status --json's list.
       const listed = await databaseNodes({
         startedAt: '',
@@ -285,7 +295,7 @@ t.test(
       const resumed = await waitForAck(traffic, killedAt, 60_000);
       const gap = resumed - killedAt;
       t.comment(`writes resumed ${gap} ms after the kill`);
-      await sleep(3_000);
+      await flowing(traffic, resumed);
       // The traffic goes on until the page has come and gone (a quiet service would resolve it by silence).
       await alerts.waitForResolved(createPetPage, resolveBoundMs);
       await traffic.stop();
@@ -339,13 +349,13 @@ t.test(
 
     await t.test('planned switchover: a short write gap, ridden through, nothing lost', async (t) => {
       const traffic = startTraffic(topology, 'switchover');
-      await sleep(3_000);
+      await flowing(traffic, 0);
       const before = await primaryNode(topology);
       const riddenBefore = riddenThrough(topology);
       const startedAt = Date.now();
       await cluster.switchover();
       const resumed = await waitForAck(traffic, startedAt, 60_000);
-      await sleep(2_000);
+      await flowing(traffic, resumed);
       const endedAt = Date.now();
       await traffic.stop();
       const gap = longestWriteGap(traffic.acks, startedAt, endedAt);

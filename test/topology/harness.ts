@@ -10,6 +10,7 @@ import {
   ensurePackages,
   startPrometheus,
   startTopology,
+  waitUntil,
   type PrometheusServer,
   type Topology,
   type TopologyOptions,
@@ -104,6 +105,8 @@ export interface LoadOptions {
   namePrefix?: string;
   /** Each create sends an Idempotency-Key of its own (the pet's name), recorded in `keyed`. */
   idempotencyKeys?: boolean;
+  /** Counts into this (from newLoadResult), so a caller can wait on the load's progress while it runs. */
+  into?: LoadResult;
 }
 
 /** An acknowledged create made with an Idempotency-Key: what was sent, and the pet it made. */
@@ -125,13 +128,27 @@ export interface LoadResult {
   keyed: KeyedCreate[];
 }
 
+export function newLoadResult(): LoadResult {
+  return { requests: 0, statuses: {}, failures: [], created: [], keyed: [] };
+}
+
+/** Resolves once the load counting into `progress` has had `more` outcomes (an answer or a failure) past those it had. */
+export async function moreOutcomes(progress: LoadResult, more: number): Promise<void> {
+  const outcomes = () => Object.values(progress.statuses).reduce((sum, count) => sum + count, 0);
+  const target = outcomes() + more;
+  await waitUntil({ what: `${more} more client outcomes`, timeoutMs: 60_000 }, async () =>
+    outcomes() >= target ? true : undefined,
+  );
+}
+
 /** Bounded client load through the balancer: creates, lists and gets, each answer counted. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const result: LoadResult = { requests: 0, statuses: {}, failures: [], created: [], keyed: [] };
+  const result = options.into ?? newLoadResult();
   const maxRequests = options.maxRequests ?? 100_000;
   const deadline = Date.now() + (options.maxMs ?? 120_000);
   let stop = false;
-  void options.until.then(() => (stop = true));
+  const stopNow = () => (stop = true);
+  void options.until.then(stopNow, stopNow);
   const auth = { authorization: `Bearer ${options.apiKey}` };
   const count = (status: string, failure?: string) => {
     result.statuses[status] = (result.statuses[status] ?? 0) + 1;

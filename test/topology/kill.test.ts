@@ -1,8 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { waitForReplay, waitUntil } from '../../lib/instances/index.js';
 import { walkPets } from '../helpers/pages.js';
-import { describeStatuses, runLoad, startTestTopology, topologyTestOptions } from './harness.js';
+import { describeStatuses, newLoadResult, runLoad, startTestTopology, topologyTestOptions } from './harness.js';
 
 /**
  * One instance killed with SIGKILL while clients write through the balancer:
@@ -15,13 +14,25 @@ const workers = 8;
 t.test('kill -9 of one instance under write load', topologyTestOptions(['DATABASE_STATEMENTS']), async (t) => {
   const topology = await startTestTopology(t);
   const victim = topology.services[1]!;
+  const progress = newLoadResult();
+  const acknowledged = (count: number) =>
+    waitUntil({ what: `${count} pets acknowledged`, timeoutMs: 60_000 }, async () =>
+      progress.created.length >= count ? true : undefined,
+    );
   const killing = (async () => {
-    await sleep(1_500);
+    await acknowledged(20);
     await victim.kill();
-    // Long enough for the balancer to notice (inter 1s x fall 2) and for writes to go on without it.
-    await sleep(3_500);
+    // The load goes on until the balancer has marked the instance down (inter 1s x fall 2) and
+    // writes have gone on without it.
+    await waitUntil({ what: `the balancer marking ${victim.name} down`, timeoutMs: 60_000 }, async () =>
+      /^DOWN/.test((await topology.haproxy.servers()).find((server) => server.name === victim.name)?.status ?? '')
+        ? true
+        : undefined,
+    );
+    await acknowledged(progress.created.length + 20);
   })();
   const load = await runLoad({
+    into: progress,
     baseUrl: topology.baseUrl,
     apiKey: topology.apiKey,
     workers,
@@ -35,7 +46,7 @@ t.test('kill -9 of one instance under write load', topologyTestOptions(['DATABAS
   if (load.failures.length > 0) t.comment(`failed: ${load.failures.join(' | ')}`);
 
   const failed = load.requests - (load.statuses['200'] ?? 0) - (load.statuses['201'] ?? 0);
-  t.ok(load.created.length > 20, 'writes went on');
+  t.ok(load.created.length >= 40, 'writes went on');
   t.ok(
     failed <= workers,
     `only requests in flight on the killed instance may fail: ${failed} failed, at most ${workers} were in flight`,

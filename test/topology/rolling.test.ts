@@ -1,9 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { waitForReplay } from '../../lib/instances/index.js';
 import { walkPets } from '../helpers/pages.js';
-import { describeStatuses, runLoad, startTestTopology, topologyTestOptions } from './harness.js';
+import {
+  describeStatuses,
+  moreOutcomes,
+  newLoadResult,
+  runLoad,
+  startTestTopology,
+  topologyTestOptions,
+} from './harness.js';
 
 /**
  * A rolling restart of all three instances (SIGTERM, wait for the exit,
@@ -19,8 +25,9 @@ t.test(
   async (t) => {
     const topology = await startTestTopology(t);
     const restarted: string[] = [];
+    const progress = newLoadResult();
     const rolling = (async () => {
-      await sleep(1_000);
+      await moreOutcomes(progress, 50);
       for (const service of topology.services) {
         const startedAt = Date.now();
         await service.stop();
@@ -28,9 +35,10 @@ t.test(
         await topology.haproxy.waitForAllUp();
         restarted.push(`${service.name} in ${Date.now() - startedAt} ms`);
       }
-      await sleep(1_000);
+      await moreOutcomes(progress, 50);
     })();
     const load = await runLoad({
+      into: progress,
       baseUrl: topology.baseUrl,
       apiKey: topology.apiKey,
       workers: 6,

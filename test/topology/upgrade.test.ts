@@ -16,6 +16,8 @@ import {
   describeSpans,
   describeStatuses,
   drillWindowScale,
+  moreOutcomes,
+  newLoadResult,
   runLoad,
   startTestPrometheus,
   startTestTopology,
@@ -123,8 +125,9 @@ t.test('an upgrade from the previous release under load gives clients no error',
 
   let refusedTooEarly: string | undefined;
   const steps: string[] = [];
+  const progress = newLoadResult();
   const upgrading = (async () => {
-    await sleep(1_000);
+    await moreOutcomes(progress, 50);
     // The new version on the old schema: it must refuse to serve, as before any upgrade.
     refusedTooEarly = await startService({
       parent: topology.folder,
@@ -145,7 +148,7 @@ t.test('an upgrade from the previous release under load gives clients no error',
         })
       ).trim()}`,
     );
-    await sleep(1_000);
+    await moreOutcomes(progress, 50);
     for (const old of topology.services) {
       const startedAt = Date.now();
       await old.stop();
@@ -155,9 +158,10 @@ t.test('an upgrade from the previous release under load gives clients no error',
       await topology.haproxy.waitForAllUp();
       steps.push(`${old.name} replaced in ${Date.now() - startedAt} ms`);
     }
-    await sleep(1_000);
+    await moreOutcomes(progress, 50);
   })();
   const load = await runLoad({
+    into: progress,
     baseUrl: topology.baseUrl,
     apiKey: topology.apiKey,
     workers: 6,

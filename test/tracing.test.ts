@@ -3,18 +3,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
-import { buildApp } from '../../src/app.js';
-import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
-import { insertApiKey } from '../../src/db/apiKeys.js';
-import {
-  startTracingIfRequested,
-  traceExportSettings,
-  tracingRequested,
-} from '../../src/observability/tracingSwitch.js';
-import { startServer } from '../helpers/server.js';
-import { StartupError } from '../../src/process/startupErrors.js';
-import { testConfig, testLimits } from '../helpers/app.js';
-import { openBackend, postgresUnavailableReason, type Backend } from '../helpers/databases.js';
+import { buildApp } from '../src/app.js';
+import { generateApiKey, toStoredKey } from '../src/auth/keys.js';
+import { insertApiKey } from '../src/db/apiKeys.js';
+import { startTracingIfRequested, traceExportSettings, tracingRequested } from '../src/observability/tracingSwitch.js';
+import { startServer } from './helpers/server.js';
+import { StartupError } from '../src/process/startupErrors.js';
+import { testConfig, testLimits } from './helpers/app.js';
+import { openBackend, postgresUnavailableReason, type Backend } from './helpers/databases.js';
 
 interface ReceivedSpan {
   traceId: string;

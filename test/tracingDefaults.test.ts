@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { startServer } from '../helpers/server.js';
-import { migratedDataDir } from '../helpers/databases.js';
+import { startServer } from './helpers/server.js';
+import { migratedDataDir } from './helpers/databases.js';
 
 // Its own test file, so its own process: the tracing SDK is global to a
 // process, and this one is started as an operator would start it, with no
