@@ -9,8 +9,6 @@ export interface StoredAnswer {
 
 export interface StoredKey extends StoredAnswer {
   fingerprint: string;
-  /** The request the key answered (operation and path parameters); null when stored by a release before 0010. */
-  target: string | null;
   /** Past the expiry stored with it: as good as absent, and overwritten by the next use. */
   expired: boolean;
 }
@@ -22,7 +20,6 @@ export interface KeyScope {
 
 interface KeyRow {
   fingerprint: string;
-  request_target: string | null;
   response_status: number;
   response_body: string;
   location: string;
@@ -41,7 +38,7 @@ const tryLock: Statement = {
 const select: Statement = {
   name: 'idempotency.select',
   text:
-    'SELECT fingerprint, request_target, response_status, response_body, location, expires_at <= now() AS expired ' +
+    'SELECT fingerprint, response_status, response_body, location, expires_at <= now() AS expired ' +
     'FROM idempotency_keys WHERE api_key_id = $1 AND key = $2',
 };
 
@@ -49,9 +46,9 @@ const upsert: Statement = {
   name: 'idempotency.upsert',
   text:
     'INSERT INTO idempotency_keys ' +
-    '(api_key_id, key, fingerprint, request_target, response_status, response_body, location, expires_at) ' +
-    'VALUES ($1, $2, $3, $8, $4, $5, $6, now() + make_interval(secs => $7)) ON CONFLICT (api_key_id, key) DO UPDATE SET ' +
-    'fingerprint = EXCLUDED.fingerprint, request_target = EXCLUDED.request_target, response_status = EXCLUDED.response_status, ' +
+    '(api_key_id, key, fingerprint, response_status, response_body, location, expires_at) ' +
+    'VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7)) ON CONFLICT (api_key_id, key) DO UPDATE SET ' +
+    'fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status, ' +
     'response_body = EXCLUDED.response_body, location = EXCLUDED.location, ' +
     'created_at = now(), expires_at = EXCLUDED.expires_at',
 };
@@ -75,7 +72,6 @@ export async function findStoredKey(tx: Queryable, scope: KeyScope): Promise<Sto
   if (!row) return undefined;
   return {
     fingerprint: row.fingerprint,
-    target: row.request_target,
     status: row.response_status,
     body: row.response_body,
     location: row.location,
@@ -87,19 +83,18 @@ export async function findStoredKey(tx: Queryable, scope: KeyScope): Promise<Sto
 export async function storeKey(
   tx: Queryable,
   scope: KeyScope,
-  request: { fingerprint: string; target: string },
+  fingerprint: string,
   answer: StoredAnswer,
   ttlSeconds: number,
 ): Promise<void> {
   await tx.query(upsert, [
     scope.apiKeyId,
     scope.key,
-    request.fingerprint,
+    fingerprint,
     answer.status,
     answer.body,
     answer.location,
     ttlSeconds,
-    request.target,
   ]);
 }
 
