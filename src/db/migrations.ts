@@ -69,24 +69,43 @@ export async function schemaStatus(db: Queryable, migrations = loadMigrations())
 }
 
 /**
- * Applies every pending migration in one transaction (all or none). An advisory
- * lock makes instances that migrate at once take turns.
+ * Applies the next pending migration, if any, in its own transaction under
+ * the advisory lock: instances that migrate at once take turns, and each
+ * reads the ledger after it holds the lock, so none applies a migration
+ * twice. Returns the one it applied.
  */
-export async function migrate(db: Database, migrations = loadMigrations()): Promise<Migration[]> {
+async function applyNext(db: Database, migrations: Migration[]): Promise<Migration | undefined> {
   return db.transaction(async (tx) => {
     await tx.query({ name: 'migrations.lock', text: 'SELECT pg_advisory_xact_lock(72817361)' });
     await tx.execScript(createLedger);
     const applied = await appliedVersion(tx);
-    const pending = migrations.filter((migration) => migration.version > applied);
-    for (const migration of pending) {
-      await tx.execScript(migration.sql);
-      await tx.query(
-        { name: 'migrations.record', text: 'INSERT INTO schema_migrations (version, name) VALUES ($1, $2)' },
-        [migration.version, migration.name],
-      );
-    }
-    return pending;
+    const next = migrations.find((migration) => migration.version > applied);
+    if (!next) return undefined;
+    await tx.execScript(next.sql);
+    await tx.query(
+      { name: 'migrations.record', text: 'INSERT INTO schema_migrations (version, name) VALUES ($1, $2)' },
+      [next.version, next.name],
+    );
+    return next;
   });
+}
+
+/**
+ * Applies every pending migration, each in its own transaction (all of one
+ * migration or none of it), in order. One transaction for them all would
+ * hold every lock the earlier ones took until the last one ends: a later
+ * migration that waits for a table the service's transactions hold, while
+ * those wait for a table an earlier migration locked, is a deadlock
+ * (test/database/migrationLocks.test.ts). A failure leaves the ones before
+ * it applied and the ledger saying so.
+ */
+export async function migrate(db: Database, migrations = loadMigrations()): Promise<Migration[]> {
+  const applied: Migration[] = [];
+  for (;;) {
+    const next = await applyNext(db, migrations);
+    if (!next) return applied;
+    applied.push(next);
+  }
 }
 
 export class SchemaOutdatedError extends Error {
