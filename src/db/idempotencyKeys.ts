@@ -9,6 +9,8 @@ export interface StoredAnswer {
 
 export interface StoredKey extends StoredAnswer {
   fingerprint: string;
+  /** The request the key answered (operation and path parameters); null when stored by a release before 0011. */
+  target: string | null;
   /** Past the expiry stored with it: as good as absent, and overwritten by the next use. */
   expired: boolean;
 }
@@ -20,6 +22,7 @@ export interface KeyScope {
 
 interface KeyRow {
   fingerprint: string;
+  request_target: string | null;
   response_status: number;
   response_body: string;
   location: string;
@@ -38,7 +41,7 @@ const tryLock: Statement = {
 const select: Statement = {
   name: 'idempotency.select',
   text:
-    'SELECT fingerprint, response_status, response_body, location, expires_at <= now() AS expired ' +
+    'SELECT fingerprint, request_target, response_status, response_body, location, expires_at <= now() AS expired ' +
     'FROM idempotency_keys WHERE api_key_id = $1 AND key = $2',
 };
 
@@ -46,9 +49,9 @@ const upsert: Statement = {
   name: 'idempotency.upsert',
   text:
     'INSERT INTO idempotency_keys ' +
-    '(api_key_id, key, fingerprint, response_status, response_body, location, expires_at) ' +
-    'VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7)) ON CONFLICT (api_key_id, key) DO UPDATE SET ' +
-    'fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status, ' +
+    '(api_key_id, key, fingerprint, request_target, response_status, response_body, location, expires_at) ' +
+    'VALUES ($1, $2, $3, $8, $4, $5, $6, now() + make_interval(secs => $7)) ON CONFLICT (api_key_id, key) DO UPDATE SET ' +
+    'fingerprint = EXCLUDED.fingerprint, request_target = EXCLUDED.request_target, response_status = EXCLUDED.response_status, ' +
     'response_body = EXCLUDED.response_body, location = EXCLUDED.location, ' +
     'created_at = now(), expires_at = EXCLUDED.expires_at',
 };
@@ -72,6 +75,7 @@ export async function findStoredKey(tx: Queryable, scope: KeyScope): Promise<Sto
   if (!row) return undefined;
   return {
     fingerprint: row.fingerprint,
+    target: row.request_target,
     status: row.response_status,
     body: row.response_body,
     location: row.location,
@@ -83,18 +87,19 @@ export async function findStoredKey(tx: Queryable, scope: KeyScope): Promise<Sto
 export async function storeKey(
   tx: Queryable,
   scope: KeyScope,
-  fingerprint: string,
+  request: { fingerprint: string; target: string },
   answer: StoredAnswer,
   ttlSeconds: number,
 ): Promise<void> {
   await tx.query(upsert, [
     scope.apiKeyId,
     scope.key,
-    fingerprint,
+    request.fingerprint,
     answer.status,
     answer.body,
     answer.location,
     ttlSeconds,
+    request.target,
   ]);
 }
 

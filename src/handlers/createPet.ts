@@ -36,7 +36,7 @@ export function createPet({
     const outcome = await runIdempotently(
       db,
       { apiKeyId: caller.apiKeyId, key },
-      { body, ttlSeconds: idempotencyTtlSeconds },
+      { target: { operation: 'createPet', params: {} }, body, ttlSeconds: idempotencyTtlSeconds },
       async (tx) => {
         const pet = await insertPet(tx, newPet);
         return { status: 201, body: JSON.stringify(pet), location: locationOf(pet) };

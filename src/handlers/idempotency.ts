@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Database, Queryable } from '../db/index.js';
+import type { OperationId } from './types.js';
 import { findStoredKey, storeKey, tryLockKey, type KeyScope, type StoredAnswer } from '../db/idempotencyKeys.js';
 
 /** JSON with object keys sorted at every level: equal parsed bodies give equal text. */
@@ -17,6 +18,12 @@ export function fingerprintOf(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }
 
+/** The request a key is sent with: its operation and path parameters. */
+export interface RequestTarget {
+  operation: OperationId;
+  params: Record<string, unknown>;
+}
+
 /** Why a key cannot be used now: it is in flight elsewhere, or was first used with another body. */
 export type KeyRefusal = 'in_use' | 'reused';
 
@@ -28,25 +35,29 @@ export type IdempotentOutcome =
  * Runs `work` at most once per (API key, Idempotency-Key) within ttlSeconds:
  * the answer is stored in the transaction that does the work, so either both
  * are committed or neither. A key in flight elsewhere, or the same key with
- * another body, is refused (the handler answers 409 or 422); a failure stores nothing.
+ * another body or at another target (operation or path parameters), is refused (the
+ * handler answers 409 or 422); a failure stores nothing. A key stored without a target
+ * (by a release before migration 0011) is judged by its body alone.
  */
 export async function runIdempotently(
   db: Database,
   scope: KeyScope,
-  request: { body: unknown; ttlSeconds: number },
+  request: { target: RequestTarget; body: unknown; ttlSeconds: number },
   work: (tx: Queryable) => Promise<StoredAnswer>,
 ): Promise<IdempotentOutcome> {
   const fingerprint = fingerprintOf(request.body);
+  const target = canonicalJson(request.target);
   return db.transaction(async (tx) => {
     if (!(await tryLockKey(tx, scope))) return { refused: 'in_use' };
     // Read after taking the lock: a request that held it has committed or rolled back by now.
     const stored = await findStoredKey(tx, scope);
     if (stored && !stored.expired) {
-      if (stored.fingerprint !== fingerprint) return { refused: 'reused' };
+      const otherTarget = stored.target !== null && stored.target !== target;
+      if (otherTarget || stored.fingerprint !== fingerprint) return { refused: 'reused' };
       return { answer: stored, replayed: true };
     }
     const answer = await work(tx);
-    await storeKey(tx, scope, fingerprint, answer, request.ttlSeconds);
+    await storeKey(tx, scope, { fingerprint, target }, answer, request.ttlSeconds);
     return { answer, replayed: false };
   });
 }

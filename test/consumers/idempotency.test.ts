@@ -3,6 +3,7 @@ import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { insertApiKey } from '../../src/db/apiKeys.js';
 import { purgeExpiredKeys } from '../../src/db/idempotencyKeys.js';
 import { buildApp } from '../../src/app.js';
+import { runIdempotently } from '../../src/handlers/idempotency.js';
 import { forEachBackend, startTestApp, testConfig, testLimits, type TestApp } from '../helpers/app.js';
 
 function post(ctx: TestApp, body: unknown, key?: string, auth = ctx.auth) {
@@ -140,6 +141,43 @@ void forEachBackend(t, async (t, backend) => {
     const retry = await post(ctx, { name: 'Kept a minute', categoryId: 1 }, 'key-minute');
     t.equal(retry.headers['idempotent-replayed'], undefined, 'the long-window instance honours the minute');
     t.not(retry.json<{ id: number }>().id, forgotten.json<{ id: number }>().id);
+  });
+
+  const setTarget = (key: string, target: string | null) =>
+    ctx.db.query({ text: 'UPDATE idempotency_keys SET request_target = $2 WHERE key = $1' }, [key, target]);
+
+  await t.test('a key answers one request: the same key and body at another target is a 422', async (t) => {
+    await post(ctx, { name: 'Targeted', categoryId: 1 }, 'key-target');
+    // As if the key had first been sent to another operation, under a parent.
+    await setTarget('key-target', JSON.stringify({ operation: 'createNote', params: { petId: 1 } }));
+    const other = await post(ctx, { name: 'Targeted', categoryId: 1 }, 'key-target');
+    t.equal(other.statusCode, 422, 'not a replay of the answer the other operation stored');
+    t.match(other.json(), { code: 'idempotency_key_reused', status: 422 });
+    t.equal(await countNamed(ctx, 'Targeted'), 1);
+
+    // The same operation under two parents: path parameters are part of the request.
+    const { rows } = await ctx.db.query<{ id: number }>({ text: 'SELECT min(id) AS id FROM api_keys' });
+    const apiKeyId = Number(rows[0]?.id);
+    const runUnder = (petId: number) =>
+      runIdempotently(
+        ctx.db,
+        { apiKeyId, key: 'key-parent' },
+        { target: { operation: 'createPet', params: { petId } }, body: { text: 'x' }, ttlSeconds: 60 },
+        () => Promise.resolve({ status: 201, body: JSON.stringify({ petId }), location: '' }),
+      );
+    t.match(await runUnder(1), { replayed: false });
+    t.match(await runUnder(1), { replayed: true }, 'the same parent replays');
+    t.same(await runUnder(2), { refused: 'reused' }, 'another parent is refused');
+  });
+
+  await t.test('a key stored before request targets were kept is judged by its body, as then', async (t) => {
+    const first = await post(ctx, { name: 'Untargeted', categoryId: 1 }, 'key-untargeted');
+    await setTarget('key-untargeted', null);
+    const retry = await post(ctx, { name: 'Untargeted', categoryId: 1 }, 'key-untargeted');
+    t.equal(retry.headers['idempotent-replayed'], 'true');
+    t.equal(retry.body, first.body);
+    const other = await post(ctx, { name: 'Other body', categoryId: 1 }, 'key-untargeted');
+    t.equal(other.statusCode, 422);
   });
 
   await t.test('20 concurrent identical requests create one pet; each gets its 201 or a 409', async (t) => {

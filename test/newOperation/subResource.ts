@@ -208,7 +208,7 @@ export function createNote({ db, idempotencyTtlSeconds, onIdempotentReplay }: Ha
     const outcome = await runIdempotently(
       db,
       { apiKeyId: caller.apiKeyId, key },
-      { body, ttlSeconds: idempotencyTtlSeconds },
+      { target: { operation: 'createNote', params }, body, ttlSeconds: idempotencyTtlSeconds },
       async (tx) => ({
         status: 201,
         body: JSON.stringify(await insertNote(tx, params.petId, body.text)),
