@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -23,8 +23,33 @@ function hasRoom(dir: string): boolean {
   }
 }
 
-/** The folder test scratch files go in: memory-backed when it can be. */
-export const scratchRoot: string = hasRoom(memoryBackedCandidate) ? memoryBackedCandidate : tmpdir();
+/**
+ * This user's folder in a shared one (/dev/shm and /tmp are writable by every
+ * user): made owner-only, and refused unless it is a real folder this user
+ * owns that no one else can enter. Inside it, the templates' predictable
+ * names (embeddedTemplate.ts) and their lock file cannot have been made, or
+ * swapped for a symbolic link, by another user of the machine.
+ */
+export function privateFolderIn(shared: string): string {
+  const uid = process.getuid?.() ?? 0;
+  const dir = join(shared, `pets-test-${uid}`);
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const stats = lstatSync(dir);
+  if (!stats.isDirectory() || stats.uid !== uid || (stats.mode & 0o077) !== 0) {
+    const what = stats.isSymbolicLink() ? 'a symbolic link' : `owned by uid ${stats.uid}, mode ${(stats.mode & 0o777).toString(8)}`;
+    throw new Error(`${dir} must be a folder only uid ${uid} can use, and is ${what}: remove it and run again`);
+  }
+  return dir;
+}
+
+/** The folder test scratch files go in: memory-backed when it can be, this user's alone. */
+export const scratchRoot: string = privateFolderIn(
+  hasRoom(memoryBackedCandidate) ? memoryBackedCandidate : tmpdir(),
+);
 
 // Folders made by scratchDir and not removed yet. One still there when the
 // process exits is memory lost until reboot, so the test file fails.
