@@ -60,7 +60,7 @@ t.test(
     // The transaction now asks for first: granted once the migration that altered it has committed.
     const serviceOutcome = await service.query('INSERT INTO first VALUES (1)').then(
       () => 'written',
-      (error: { code?: string }) => `failed with ${error.code}`,
+      (error: unknown) => `failed with ${(error as { code?: string }).code}`,
     );
     await service.query(serviceOutcome === 'written' ? 'COMMIT' : 'ROLLBACK');
 

@@ -15,7 +15,9 @@ const uid = process.getuid?.() ?? 0;
 function sharedFolder(t: Test): string {
   const shared = mkdtempSync(join(tmpdir(), 'pets-shared-'));
   chmodSync(shared, 0o1777);
-  t.teardown(() => rmSync(shared, { recursive: true, force: true }));
+  t.teardown(() => {
+    rmSync(shared, { recursive: true, force: true });
+  });
   return shared;
 }
 

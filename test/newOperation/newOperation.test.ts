@@ -98,6 +98,21 @@ async function startServer(copy: RepoCopy, t: Test) {
   return { base, apiKey, call };
 }
 
+/**
+ * What a failed command printed that says why: each failed tap assertion with
+ * the lines after it (its diagnostics), else the output's end.
+ */
+function failureExcerpt(output: string): string {
+  const lines = output.split('\n');
+  const failures = lines.flatMap((line, index) => (/^\s*(# )?\s*not ok /.test(line) ? [index] : []));
+  if (failures.length === 0) return output.slice(-6000);
+  return failures
+    .slice(0, 5)
+    .map((index) => lines.slice(index, index + 40).join('\n'))
+    .join('\n...\n')
+    .slice(0, 12_000);
+}
+
 t.test('a resource and two operations added with only the spec, handlers and SQL: every tool green', async (t) => {
   const copy = copyOfRepo();
   t.teardown(copy.remove);
@@ -117,7 +132,7 @@ t.test('a resource and two operations added with only the spec, handlers and SQL
 
   const run = (label: string, command: string, args: string[]) => {
     const result = copy.run(command, args);
-    if (result.status !== 0) t.comment(result.output.slice(-6000));
+    if (result.status !== 0) t.comment(failureExcerpt(result.output));
     t.equal(result.status, 0, label);
     return result;
   };
