@@ -27,9 +27,14 @@ export interface RequestTarget {
 /** Why a key cannot be used now: it is in flight elsewhere, or was first used with another body. */
 export type KeyRefusal = 'in_use' | 'reused';
 
-export type IdempotentOutcome =
-  /** The answer, and whether it is the stored one of an earlier request. */
-  { refused?: undefined; answer: StoredAnswer; replayed: boolean } | { refused: KeyRefusal };
+/**
+ * The answer, and whether it is the stored one of an earlier request. With
+ * work that may find nothing to act on (A includes undefined), undefined:
+ * nothing was done or stored.
+ */
+export type IdempotentOutcome<A extends StoredAnswer | undefined = StoredAnswer> =
+  | { refused?: undefined; answer: A | StoredAnswer; replayed: boolean }
+  | { refused: KeyRefusal };
 
 /**
  * Runs `work` at most once per (API key, Idempotency-Key) within ttlSeconds:
@@ -38,13 +43,18 @@ export type IdempotentOutcome =
  * another body or at another target (operation or path parameters), is refused (the
  * handler answers 409 or 422); a failure stores nothing. A key stored without a target
  * (by a release before migration 0011) is judged by its body alone.
+ *
+ * The stored answer is looked for before `work` runs, so a retry gets it even
+ * when what the request acted on is gone since (the parent of what it made,
+ * say). `work` answers undefined when it finds nothing to act on: nothing is
+ * stored, so the key stays free (the handler answers 404).
  */
-export async function runIdempotently(
+export async function runIdempotently<A extends StoredAnswer | undefined>(
   db: Database,
   scope: KeyScope,
   request: { target: RequestTarget; body: unknown; ttlSeconds: number },
-  work: (tx: Queryable) => Promise<StoredAnswer>,
-): Promise<IdempotentOutcome> {
+  work: (tx: Queryable) => Promise<A>,
+): Promise<IdempotentOutcome<A>> {
   const fingerprint = fingerprintOf(request.body);
   const target = canonicalJson(request.target);
   return db.transaction(async (tx) => {
@@ -57,7 +67,7 @@ export async function runIdempotently(
       return { answer: stored, replayed: true };
     }
     const answer = await work(tx);
-    await storeKey(tx, scope, { fingerprint, target }, answer, request.ttlSeconds);
+    if (answer !== undefined) await storeKey(tx, scope, { fingerprint, target }, answer, request.ttlSeconds);
     return { answer, replayed: false };
   });
 }

@@ -84,16 +84,21 @@ async function startServer(copy: RepoCopy, t: Test) {
     if (attempt > 240 || server.exitCode !== null) throw new Error("the copy's server did not become ready");
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  const call = async (method: string, path: string, body?: unknown) => {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(`${base}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${apiKey}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: response.status, json: (await response.json().catch(() => undefined)) as unknown };
+    return {
+      status: response.status,
+      replayed: response.headers.get('idempotent-replayed'),
+      json: (await response.json().catch(() => undefined)) as unknown,
+    };
   };
   return { base, apiKey, call };
 }
@@ -237,6 +242,25 @@ t.test('a resource and two operations added with only the spec, handlers and SQL
   t.same(notesAfter, notesBefore, 'and their notes, unchanged');
   t.match(verify.output, /createNote/, 'verify reached the new resource');
   t.equal((await server.call('DELETE', `/pets/${before[0]!.id}`)).status, 204, 'deletePet works');
+
+  // A retry is answered from its key even once the pet it wrote under is gone; a new note there is a 404.
+  const parent = (await server.call('POST', '/pets', { name: 'parent', categoryId: 1 })).json as Pet;
+  const keyed = { 'idempotency-key': `note-${randomBytes(8).toString('hex')}` };
+  const first = await server.call('POST', `/pets/${parent.id}/notes`, { text: 'fed' }, keyed);
+  t.equal(first.status, 201, 'createNote with a key');
+  t.equal((await server.call('DELETE', `/pets/${parent.id}`)).status, 204);
+  const retry = await server.call('POST', `/pets/${parent.id}/notes`, { text: 'fed' }, keyed);
+  t.same(
+    { status: retry.status, replayed: retry.replayed, json: retry.json },
+    { status: 201, replayed: 'true', json: first.json },
+    "createNote's retry after the pet was removed: the stored 201",
+  );
+  const fresh = { 'idempotency-key': `note-${randomBytes(8).toString('hex')}` };
+  t.equal(
+    (await server.call('POST', `/pets/${parent.id}/notes`, { text: 'fed' }, fresh)).status,
+    404,
+    'a new key under the removed pet: 404',
+  );
 
   const tracked = copy.git('diff', '--name-only', 'HEAD').split('\n').filter(Boolean);
   t.same(tracked, [], 'no tool changed a tracked file');

@@ -199,27 +199,31 @@ import { isAssignableId } from './petIds.js';
 import type { Handler, HandlerDeps, HandlerResult } from './types.js';
 
 export function createNote({ db, idempotencyTtlSeconds, onIdempotentReplay }: HandlerDeps): Handler<'createNote'> {
+  const notFound = (petId: number) => errorResult(404, 'not_found', \`Pet \${petId} was not found.\`);
   return async ({ params, body, headers, caller }): Promise<HandlerResult<'createNote'>> => {
-    if (!isAssignableId(params.petId) || !(await findPetById(db, params.petId)))
-      return errorResult(404, 'not_found', \`Pet \${params.petId} was not found.\`);
+    if (!isAssignableId(params.petId)) return notFound(params.petId);
     const key = headers['Idempotency-Key'];
-    if (key === undefined) return { status: 201, body: await insertNote(db, params.petId, body.text) };
+    if (key === undefined) {
+      if (!(await findPetById(db, params.petId))) return notFound(params.petId);
+      return { status: 201, body: await insertNote(db, params.petId, body.text) };
+    }
     if (!caller) throw new Error('createNote got an Idempotency-Key without an authenticated caller');
+    // The pet is looked for after the stored answer: a retry gets its 201 even if the pet is gone since.
     const outcome = await runIdempotently(
       db,
       { apiKeyId: caller.apiKeyId, key },
       { target: { operation: 'createNote', params }, body, ttlSeconds: idempotencyTtlSeconds },
-      async (tx) => ({
-        status: 201,
-        body: JSON.stringify(await insertNote(tx, params.petId, body.text)),
-        location: '',
-      }),
+      async (tx) =>
+        (await findPetById(tx, params.petId))
+          ? { status: 201, body: JSON.stringify(await insertNote(tx, params.petId, body.text)), location: '' }
+          : undefined,
     );
     if (outcome.refused)
       return outcome.refused === 'in_use'
         ? errorResult(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed.')
         : errorResult(422, 'idempotency_key_reused', 'This Idempotency-Key was first used with a different body.');
     const { answer, replayed } = outcome;
+    if (!answer) return notFound(params.petId);
     if (replayed) onIdempotentReplay('createNote');
     const note = JSON.parse(answer.body) as NoteRecord;
     return { status: 201, body: note, ...(replayed ? { headers: { 'Idempotent-Replayed': 'true' as const } } : {}) };
