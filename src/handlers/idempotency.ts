@@ -33,8 +33,7 @@ export type KeyRefusal = 'in_use' | 'reused';
  * nothing was done or stored.
  */
 export type IdempotentOutcome<A extends StoredAnswer | undefined = StoredAnswer> =
-  | { refused?: undefined; answer: A | StoredAnswer; replayed: boolean }
-  | { refused: KeyRefusal };
+  { refused?: undefined; answer: A | StoredAnswer; replayed: boolean } | { refused: KeyRefusal };
 
 /**
  * Runs `work` at most once per (API key, Idempotency-Key) within ttlSeconds:

@@ -66,9 +66,7 @@ t.test(
 
     t.equal(serviceOutcome, 'written', "the service's transaction is not cancelled as a deadlock");
     t.same(await migrating, { applied: [2, 3] }, 'the migrator applies both, after the transaction ends');
-    const { rows } = await watcher.query<{ version: number }>(
-      'SELECT version FROM schema_migrations ORDER BY version',
-    );
+    const { rows } = await watcher.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
     t.same(
       rows.map((row) => row.version),
       [1, 2, 3],
@@ -77,29 +75,35 @@ t.test(
   },
 );
 
-t.test('a migration that fails leaves the ones before it applied, and itself not at all', { skip: noPostgres ?? false }, async (t) => {
-  const scratch = await createScratchPostgres();
-  t.teardown(() => scratch.drop());
-  const db = await openDatabase({ url: scratch.url, poolSize: 2 });
-  t.teardown(() => db.close());
-  const failing: Migration = {
-    version: 4,
-    name: 'half_done',
-    sql: 'ALTER TABLE first ADD COLUMN c int; ALTER TABLE missing ADD COLUMN d int',
-  };
-  await t.rejects(migrate(db, [...migrations, failing]), { code: '42P01' });
-  const ledger = await db.query<{ version: number }>({ text: 'SELECT version FROM schema_migrations ORDER BY version' });
-  t.same(
-    ledger.rows.map((row) => row.version),
-    [1, 2, 3],
-    'the ledger is at the last migration that succeeded',
-  );
-  const columns = await db.query<{ column_name: string }>({
-    text: "SELECT column_name FROM information_schema.columns WHERE table_name = 'first' ORDER BY column_name",
-  });
-  t.same(
-    columns.rows.map((row) => row.column_name),
-    ['a', 'n'],
-    'nothing of the failed migration stays',
-  );
-});
+t.test(
+  'a migration that fails leaves the ones before it applied, and itself not at all',
+  { skip: noPostgres ?? false },
+  async (t) => {
+    const scratch = await createScratchPostgres();
+    t.teardown(() => scratch.drop());
+    const db = await openDatabase({ url: scratch.url, poolSize: 2 });
+    t.teardown(() => db.close());
+    const failing: Migration = {
+      version: 4,
+      name: 'half_done',
+      sql: 'ALTER TABLE first ADD COLUMN c int; ALTER TABLE missing ADD COLUMN d int',
+    };
+    await t.rejects(migrate(db, [...migrations, failing]), { code: '42P01' });
+    const ledger = await db.query<{ version: number }>({
+      text: 'SELECT version FROM schema_migrations ORDER BY version',
+    });
+    t.same(
+      ledger.rows.map((row) => row.version),
+      [1, 2, 3],
+      'the ledger is at the last migration that succeeded',
+    );
+    const columns = await db.query<{ column_name: string }>({
+      text: "SELECT column_name FROM information_schema.columns WHERE table_name = 'first' ORDER BY column_name",
+    });
+    t.same(
+      columns.rows.map((row) => row.column_name),
+      ['a', 'n'],
+      'nothing of the failed migration stays',
+    );
+  },
+);

@@ -40,16 +40,16 @@ export function privateFolderIn(shared: string): string {
   }
   const stats = lstatSync(dir);
   if (!stats.isDirectory() || stats.uid !== uid || (stats.mode & 0o077) !== 0) {
-    const what = stats.isSymbolicLink() ? 'a symbolic link' : `owned by uid ${stats.uid}, mode ${(stats.mode & 0o777).toString(8)}`;
+    const what = stats.isSymbolicLink()
+      ? 'a symbolic link'
+      : `owned by uid ${stats.uid}, mode ${(stats.mode & 0o777).toString(8)}`;
     throw new Error(`${dir} must be a folder only uid ${uid} can use, and is ${what}: remove it and run again`);
   }
   return dir;
 }
 
 /** The folder test scratch files go in: memory-backed when it can be, this user's alone. */
-export const scratchRoot: string = privateFolderIn(
-  hasRoom(memoryBackedCandidate) ? memoryBackedCandidate : tmpdir(),
-);
+export const scratchRoot: string = privateFolderIn(hasRoom(memoryBackedCandidate) ? memoryBackedCandidate : tmpdir());
 
 // Folders made by scratchDir and not removed yet. One still there when the
 // process exits is memory lost until reboot, so the test file fails.
