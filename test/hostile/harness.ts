@@ -130,14 +130,30 @@ export function rawRequest(
   return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 
-/** Where the log has flushed by the time a response arrives, but a parser-error line may trail by a tick. */
-async function logLineFor(h: HostileApp, requestId: string): Promise<Record<string, unknown> | undefined> {
-  for (const started = Date.now(); Date.now() - started < 30_000;) {
-    const line = h.logLines().find((entry) => entry['requestId'] === requestId && typeof entry['status'] === 'number');
-    if (line) return line;
+type LogLine = Record<string, unknown>;
+
+/**
+ * The log lines that match, once there are at least `count` of them; what
+ * matched so far if the ceiling passes first (the caller's assertion says
+ * what was missing). Lines are written in batches and a parser-error line
+ * may trail its answer, so a test waits for the line itself.
+ */
+export async function untilLogged(h: HostileApp, matches: (line: LogLine) => boolean, count = 1): Promise<LogLine[]> {
+  const started = Date.now();
+  let lines = h.logLines().filter(matches);
+  while (lines.length < count && Date.now() - started < 30_000) {
     await sleep(20);
+    lines = h.logLines().filter(matches);
   }
-  return undefined;
+  return lines;
+}
+
+async function logLineFor(h: HostileApp, requestId: string): Promise<LogLine | undefined> {
+  const [line] = await untilLogged(
+    h,
+    (entry) => entry['requestId'] === requestId && typeof entry['status'] === 'number',
+  );
+  return line;
 }
 
 /**

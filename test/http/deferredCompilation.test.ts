@@ -4,13 +4,20 @@ import { DeferredCompilation } from '../../src/http/operations/deferredCompile.j
 import { responseValidationAjv } from '../../src/http/operations/responseAjv.js';
 
 /**
- * Turns of the event loop until nothing is pending (warmAll compiles one item
- * per setImmediate). A timer would race it: on a loaded machine the timer can
- * come due before the immediates have run.
+ * The warm-up's timer is unref'd (it must not keep a closing app alive), so
+ * a test awaiting its end holds the process open with a ceiling of its own.
  */
-async function settled(deferred: DeferredCompilation): Promise<void> {
-  for (let turn = 0; turn < 1000 && deferred.pending > 0; turn += 1) {
-    await new Promise((resolve) => setImmediate(resolve));
+async function endOf(warmUp: Promise<number>): Promise<number | 'not ended'> {
+  let ceiling: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'not ended'>((resolve) => {
+    ceiling = setTimeout(() => {
+      resolve('not ended');
+    }, 60_000);
+  });
+  try {
+    return await Promise.race([warmUp, timedOut]);
+  } finally {
+    clearTimeout(ceiling);
   }
 }
 
@@ -35,9 +42,9 @@ t.test('warmAll compiles everything pending and reports each failure', async (t)
   });
   deferred.defer(() => compiled.push('c'));
   const errors: unknown[] = [];
-  deferred.warmAll((error) => errors.push(error));
+  const done = new Promise<number>((resolve) => deferred.warmAll((error) => errors.push(error), 0, resolve));
   t.same(compiled, [], 'not in the same turn: requests get served in between');
-  await settled(deferred);
+  t.equal(await endOf(done), 3, 'the end is reported, with how many were compiled, failures included');
   t.same(compiled, ['a', 'c']);
   t.equal(errors.length, 1);
   t.match(String(errors[0]), /bad schema/);
@@ -50,10 +57,10 @@ t.test('warmAll with a delay compiles nothing until it has passed, then everythi
   deferred.defer(() => compiled.push('a'));
   deferred.defer(() => compiled.push('b'));
   const started = Date.now();
-  deferred.warmAll(() => undefined, 300);
+  const done = new Promise<number>((resolve) => deferred.warmAll(() => undefined, 300, resolve));
   for (let turn = 0; turn < 50; turn += 1) await new Promise((resolve) => setImmediate(resolve));
   t.same(compiled, [], 'the first requests after listening have the process to themselves');
-  while (deferred.pending > 0 && Date.now() - started < 60_000) await sleep(20);
+  t.equal(await endOf(done), 2);
   t.same(compiled, ['a', 'b']);
   t.ok(Date.now() - started >= 300, 'not before the delay');
 });
@@ -63,11 +70,12 @@ t.test('a stopped warm-up compiles nothing more', async (t) => {
   const compiled: string[] = [];
   deferred.defer(() => compiled.push('a'));
   deferred.defer(() => compiled.push('b'));
-  const stopDelayed = deferred.warmAll(() => undefined, 50);
+  const ended = () => t.fail('a stopped warm-up does not say it ended');
+  const stopDelayed = deferred.warmAll(() => undefined, 50, ended);
   stopDelayed();
   await sleep(150);
   t.same(compiled, [], 'stopped before its delay: nothing');
-  const stop = deferred.warmAll(() => undefined);
+  const stop = deferred.warmAll(() => undefined, 0, ended);
   await new Promise((resolve) => setImmediate(resolve));
   stop();
   await sleep(50);

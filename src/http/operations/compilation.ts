@@ -16,9 +16,18 @@ export function compileOnDemand(app: FastifyInstance, deferred: DeferredCompilat
   app.setValidatorCompiler(validatorCompiler(deferred));
   let stopWarmUp = (): void => undefined;
   app.addHook('onListen', (done) => {
-    stopWarmUp = deferred.warmAll((error) => {
-      app.log.error({ err: error }, 'a schema of openapi.yaml does not compile');
-    }, warmUpDelayMs);
+    const listenedAt = performance.now();
+    stopWarmUp = deferred.warmAll(
+      (error) => {
+        app.log.error({ err: error }, 'a schema of openapi.yaml does not compile');
+      },
+      warmUpDelayMs,
+      // Said once per start: when the instance has all its validators and
+      // serializers, so no later request pays for a compilation.
+      (compiled) => {
+        app.log.info({ compiled, ms: Math.round(performance.now() - listenedAt) }, 'schemas compiled');
+      },
+    );
     done();
   });
   app.addHook('onClose', (_app, done) => {

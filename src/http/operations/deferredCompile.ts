@@ -29,14 +29,21 @@ export class DeferredCompilation {
 
   /**
    * Compiles everything still pending, one item per setImmediate, starting
-   * afterMs from now; onError hears about each failure. Returns a stop
-   * function: an app closed before its warm-up ends compiles nothing more.
+   * afterMs from now; onError hears about each failure, and onDone once
+   * nothing is left (not when stopped). Returns a stop function: an app
+   * closed before its warm-up ends compiles nothing more.
    */
-  warmAll(onError: (error: unknown) => void, afterMs = 0): () => void {
+  warmAll(onError: (error: unknown) => void, afterMs = 0, onDone?: (compiled: number) => void): () => void {
     let stopped = false;
+    let compiled = 0;
     const next = (): void => {
+      if (stopped) return;
       const [first] = this.#pending;
-      if (stopped || !first) return;
+      if (!first) {
+        onDone?.(compiled);
+        return;
+      }
+      compiled += 1;
       try {
         first();
       } catch (error) {
