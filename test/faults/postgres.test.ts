@@ -48,7 +48,11 @@ t.test('PostgreSQL restart and stop/start mid-traffic: only 503 Error objects, r
   await pg.restart();
   await ackedSoFar(acknowledged.size + 50);
   await pg.stop();
-  await sleep(1000);
+  // Down until the writers have met the outage: a condition, not a duration.
+  const failedBefore = answers.filter((answer) => answer.status !== 201).length;
+  await waitFor('the writers saw the second outage', 60_000, () =>
+    Promise.resolve(answers.filter((answer) => answer.status !== 201).length >= failedBefore + 8),
+  );
   await pg.restart();
   await ackedSoFar(acknowledged.size + 50);
   writing = false;

@@ -171,7 +171,7 @@ t.test('in the database layer', async (t) => {
     const connections = proxy.connections();
     proxy.refuse(true);
     const pending = db.transaction((tx) => tx.query(insert)).catch((failure: unknown) => failure);
-    await waitUntil({ what: 'a first failed attempt', timeoutMs: 5_000 }, async () =>
+    await waitUntil({ what: 'a first failed attempt', timeoutMs: 60_000 }, async () =>
       proxy.connections() > connections ? true : undefined,
     );
     await db.cancelInFlight();
