@@ -24,7 +24,10 @@ export interface RequestTarget {
   params: Record<string, unknown>;
 }
 
-/** Why a key cannot be used now: it is in flight elsewhere, or was first used with another body. */
+/**
+ * Why a key cannot be used now: it is in flight elsewhere, or was first used
+ * with another body, operation or parent.
+ */
 export type KeyRefusal = 'in_use' | 'reused';
 
 /**

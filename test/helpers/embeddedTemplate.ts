@@ -5,7 +5,6 @@ import {
   constants,
   cpSync,
   existsSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -105,7 +104,6 @@ function markInUse(dir: string): void {
 
 async function ensureTemplate(): Promise<string> {
   if (!existsSync(templateDir)) {
-    mkdirSync(scratchRoot, { recursive: true });
     const fd = openSync(buildLock, constants.O_RDWR | constants.O_CREAT, 0o600);
     try {
       // Waits while another process builds (no timeout needed: its lock goes when it ends).
