@@ -167,9 +167,11 @@ export interface NoteRecord {
 
 const columns = 'id, pet_id AS "petId", text';
 
+// The pet is found and locked in the insert itself: a pet deleted since the
+// request began yields no row (a 404), never a foreign-key error (a 500).
 const insertNoteStatement: Statement = {
   name: 'pet_notes.insert',
-  text: \`INSERT INTO pet_notes (pet_id, text) VALUES ($1, $2) RETURNING \${columns}\`,
+  text: \`INSERT INTO pet_notes (pet_id, text) SELECT id, $2 FROM pets WHERE id = $1 FOR KEY SHARE RETURNING \${columns}\`,
 };
 
 const listNotesStatement: Statement = {
@@ -177,11 +179,10 @@ const listNotesStatement: Statement = {
   text: \`SELECT \${columns} FROM pet_notes WHERE pet_id = $1 ORDER BY id LIMIT 100\`,
 };
 
-export async function insertNote(db: Queryable, petId: number, text: string): Promise<NoteRecord> {
+/** The new note, or undefined if there is no such pet. */
+export async function insertNote(db: Queryable, petId: number, text: string): Promise<NoteRecord | undefined> {
   const { rows } = await db.query<NoteRecord>(insertNoteStatement, [petId, text]);
-  const row = rows[0];
-  if (!row) throw new Error('INSERT ... RETURNING returned no row');
-  return row;
+  return rows[0];
 }
 
 /** The first 100 notes on a pet, oldest first. */
@@ -192,7 +193,6 @@ export async function listStoredNotes(db: Queryable, petId: number): Promise<Not
 `;
 
 export const createNoteHandler = `import { insertNote, type NoteRecord } from '../db/notes.js';
-import { findPetById } from '../db/pets.js';
 import { errorResult } from './errorResult.js';
 import { runIdempotently } from './idempotency.js';
 import { isAssignableId } from './petIds.js';
@@ -204,8 +204,8 @@ export function createNote({ db, idempotencyTtlSeconds, onIdempotentReplay }: Ha
     if (!isAssignableId(params.petId)) return notFound(params.petId);
     const key = headers['Idempotency-Key'];
     if (key === undefined) {
-      if (!(await findPetById(db, params.petId))) return notFound(params.petId);
-      return { status: 201, body: await insertNote(db, params.petId, body.text) };
+      const note = await insertNote(db, params.petId, body.text);
+      return note ? { status: 201, body: note } : notFound(params.petId);
     }
     if (!caller) throw new Error('createNote got an Idempotency-Key without an authenticated caller');
     // The pet is looked for after the stored answer: a retry gets its 201 even if the pet is gone since.
@@ -213,15 +213,19 @@ export function createNote({ db, idempotencyTtlSeconds, onIdempotentReplay }: Ha
       db,
       { apiKeyId: caller.apiKeyId, key },
       { target: { operation: 'createNote', params }, body, ttlSeconds: idempotencyTtlSeconds },
-      async (tx) =>
-        (await findPetById(tx, params.petId))
-          ? { status: 201, body: JSON.stringify(await insertNote(tx, params.petId, body.text)), location: '' }
-          : undefined,
+      async (tx) => {
+        const note = await insertNote(tx, params.petId, body.text);
+        return note ? { status: 201, body: JSON.stringify(note), location: '' } : undefined;
+      },
     );
     if (outcome.refused)
       return outcome.refused === 'in_use'
         ? errorResult(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed.')
-        : errorResult(422, 'idempotency_key_reused', 'This Idempotency-Key was first used with a different body.');
+        : errorResult(
+            422,
+            'idempotency_key_reused',
+            'This Idempotency-Key was first used with a different request; send a new key.',
+          );
     const { answer, replayed } = outcome;
     if (!answer) return notFound(params.petId);
     if (replayed) onIdempotentReplay('createNote');
