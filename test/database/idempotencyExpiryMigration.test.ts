@@ -1,7 +1,6 @@
 import t from 'tap';
-import { openDatabase } from '../../src/db/index.js';
 import { loadMigrations, migrate } from '../../src/db/migrations.js';
-import { createScratchPostgres, postgresUnavailableReason } from '../helpers/databases.js';
+import { postgresUnavailableReason, scratchPostgresDatabase } from '../helpers/databases.js';
 
 // The embedded database runs the same SQL when its test template is built
 // (on an empty table); rows already stored are what only an upgrade meets.
@@ -11,10 +10,7 @@ t.test(
   '0005 gives keys stored before it the longest window, and a writer that does not set one too',
   { skip: noPostgres ?? false },
   async (t) => {
-    const scratch = await createScratchPostgres();
-    t.teardown(() => scratch.drop());
-    const db = await openDatabase({ url: scratch.url, poolSize: 2 });
-    t.teardown(() => db.close());
+    const { db } = await scratchPostgresDatabase(t, 2);
     const migrations = loadMigrations();
     await migrate(db, migrations.slice(0, 4));
     await db.query({

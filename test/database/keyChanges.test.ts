@@ -6,7 +6,12 @@ import { recordApiKeyUses, revokeApiKeyByName } from '../../src/db/apiKeys.js';
 import { keyChangesChannel } from '../../src/db/keyChanges.js';
 import { openDatabase, type Database, type KeyChange } from '../../src/db/index.js';
 import { migrate } from '../../src/db/migrations.js';
-import { createScratchPostgres, openBackend, postgresUnavailableReason } from '../helpers/databases.js';
+import {
+  createScratchPostgres,
+  openBackend,
+  postgresUnavailableReason,
+  scratchPostgresDatabase,
+} from '../helpers/databases.js';
 import { TcpProxy } from '../helpers/tcpProxy.js';
 
 const noPostgres = await postgresUnavailableReason();
@@ -127,9 +132,6 @@ t.test(
 );
 
 t.test('PostgreSQL without a place to listen hears nothing, and says so', { skip: noPostgres ?? false }, async (t) => {
-  const scratch = await createScratchPostgres();
-  t.teardown(scratch.drop);
-  const db = await openDatabase({ url: scratch.url, poolSize: 1 });
-  t.teardown(() => db.close());
+  const { db } = await scratchPostgresDatabase(t, 1);
   t.notOk(db.keyChanges.live(), 'not live: each remembered key is trusted for its cache time only');
 });

@@ -4,7 +4,7 @@ import { generateApiKey, hashApiKey } from '../../src/auth/keys.js';
 import { listApiKeysWithHistory } from '../../src/db/apiKeys.js';
 import { openDatabase, type Database } from '../../src/db/index.js';
 import { loadMigrations, migrate } from '../../src/db/migrations.js';
-import { createScratchPostgres, postgresUnavailableReason, unmigratedDataDir } from '../helpers/databases.js';
+import { postgresUnavailableReason, unmigratedDataDir, scratchPostgresDatabase } from '../helpers/databases.js';
 
 const insert = { text: 'INSERT INTO api_keys (name, key_hash, key_prefix) VALUES ($1, $2, substr($2, 1, 8))' };
 
@@ -27,10 +27,7 @@ async function recordsTheFormat(t: Test, db: Database): Promise<void> {
 const noPostgres = await postgresUnavailableReason();
 
 t.test('0007 records the format of keys on PostgreSQL', { skip: noPostgres ?? false }, async (t) => {
-  const scratch = await createScratchPostgres();
-  t.teardown(() => scratch.drop());
-  const db = await openDatabase({ url: scratch.url, poolSize: 2 });
-  t.teardown(() => db.close());
+  const { db } = await scratchPostgresDatabase(t, 2);
   await recordsTheFormat(t, db);
 });
 

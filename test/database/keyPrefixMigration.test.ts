@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { hashApiKey } from '../../src/auth/keys.js';
 import { openDatabase, type Database } from '../../src/db/index.js';
 import { loadMigrations, migrate } from '../../src/db/migrations.js';
-import { createScratchPostgres, postgresUnavailableReason, unmigratedDataDir } from '../helpers/databases.js';
+import { postgresUnavailableReason, unmigratedDataDir, scratchPostgresDatabase } from '../helpers/databases.js';
 
 const oldKey = 'pets_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG';
 
@@ -30,10 +30,7 @@ async function rewritesOldRows(t: Test, db: Database): Promise<void> {
 const noPostgres = await postgresUnavailableReason();
 
 t.test('0004 rewrites key_prefix on PostgreSQL', { skip: noPostgres ?? false }, async (t) => {
-  const scratch = await createScratchPostgres();
-  t.teardown(() => scratch.drop());
-  const db = await openDatabase({ url: scratch.url, poolSize: 2 });
-  t.teardown(() => db.close());
+  const { db } = await scratchPostgresDatabase(t, 2);
   await rewritesOldRows(t, db);
 });
 

@@ -1,8 +1,7 @@
 import pg from 'pg';
 import t from 'tap';
-import { openDatabase } from '../../src/db/index.js';
 import { migrate, type Migration } from '../../src/db/migrations.js';
-import { createScratchPostgres, postgresUnavailableReason } from '../helpers/databases.js';
+import { postgresUnavailableReason, scratchPostgresDatabase } from '../helpers/databases.js';
 
 // A deploy migrates while the service runs. Two migrations that lock tables
 // in one order, and a service transaction that locks them in the other:
@@ -35,14 +34,11 @@ t.test(
   'each migration commits before the next one takes its locks: no deadlock with the service',
   { skip: noPostgres ?? false },
   async (t) => {
-    const scratch = await createScratchPostgres();
-    t.teardown(() => scratch.drop());
-    const db = await openDatabase({ url: scratch.url, poolSize: 2 });
-    t.teardown(() => db.close());
+    const { db, url } = await scratchPostgresDatabase(t, 2);
     await migrate(db, migrations.slice(0, 1));
 
-    const service = new pg.Client({ connectionString: scratch.url });
-    const watcher = new pg.Client({ connectionString: scratch.url });
+    const service = new pg.Client({ connectionString: url });
+    const watcher = new pg.Client({ connectionString: url });
     await service.connect();
     await watcher.connect();
     t.teardown(() => Promise.all([service.end(), watcher.end()]));
@@ -79,10 +75,7 @@ t.test(
   'a migration that fails leaves the ones before it applied, and itself not at all',
   { skip: noPostgres ?? false },
   async (t) => {
-    const scratch = await createScratchPostgres();
-    t.teardown(() => scratch.drop());
-    const db = await openDatabase({ url: scratch.url, poolSize: 2 });
-    t.teardown(() => db.close());
+    const { db } = await scratchPostgresDatabase(t, 2);
     const failing: Migration = {
       version: 4,
       name: 'half_done',

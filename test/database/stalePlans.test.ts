@@ -2,10 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { repoRoot } from '../../lib/repoRoot.js';
-import { openDatabase } from '../../src/db/index.js';
 import { migrate } from '../../src/db/migrations.js';
 import { listStatements } from '../../src/db/pets.js';
-import { createScratchPostgres, postgresUnavailableReason } from '../helpers/databases.js';
+import { postgresUnavailableReason, scratchPostgresDatabase } from '../helpers/databases.js';
 
 // The soak's situation: the table analysed small, then grown without an
 // ANALYZE (autovacuum off), every new pet of one status. A page of another
@@ -26,10 +25,7 @@ t.test(
   'a page of each status reads a few index pages on a table grown past its statistics',
   { skip: noPostgres ?? false },
   async (t) => {
-    const scratch = await createScratchPostgres();
-    t.teardown(() => scratch.drop());
-    const db = await openDatabase({ url: scratch.url, poolSize: 1 });
-    t.teardown(() => db.close());
+    const { db } = await scratchPostgresDatabase(t, 1);
     await migrate(db);
     await db.query({ text: 'ALTER TABLE pets SET (autovacuum_enabled = false)' });
     const insert = (from: number, to: number, status: string) =>

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { Test } from 'tap';
 import { openDatabase, type Database } from '../../src/db/index.js';
 import { migrate } from '../../src/db/migrations.js';
 import { copyEmbeddedTemplate } from './embeddedTemplate.js';
@@ -56,6 +57,15 @@ export async function createScratchPostgres(): Promise<ScratchDatabase> {
     drop: () =>
       onServer((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
+}
+
+/** A scratch PostgreSQL database and the service's db opened on it, both gone when the test ends. */
+export async function scratchPostgresDatabase(t: Test, poolSize: number): Promise<{ db: Database; url: string }> {
+  const scratch = await createScratchPostgres();
+  t.teardown(() => scratch.drop());
+  const db = await openDatabase({ url: scratch.url, poolSize });
+  t.teardown(() => db.close());
+  return { db, url: scratch.url };
 }
 
 /** A scratch data directory holding a migrated embedded database (a copy of the template: cheap). */
