@@ -215,7 +215,7 @@ function mainTable(scenarios: Scenario[], results: Rounds[]): string {
       spread(roundRatios(rpsOf(rounds[0]!), rpsOf(rounds[1]!))),
       ...(rounds[4] ? [`${fmt(summarize(rounds[4]).cpuUsPerRequest, 1)}: ${spread(cpuRatio(rounds, 0, 4))}`] : []),
       all.map((x) => fmt(x.rps)).join(' / '),
-      `${fmt(o.p50)} / ${fmt(p.p50)} · ${fmt(o.p99)} / ${fmt(p.p99)}`,
+      `${fmt(o.p50, 1)} / ${fmt(p.p50, 1)} · ${fmt(o.p99, 1)} / ${fmt(p.p99, 1)}`,
       all.map((x) => fmt(x.rssMiB)).join(' / '),
       String(all.reduce((sum, x) => sum + x.failures, 0)),
     ];
