@@ -7,12 +7,17 @@ import { loadMigrations, migrate } from '../../src/db/migrations.js';
 import { postgresUnavailableReason, unmigratedDataDir, scratchPostgresDatabase } from '../helpers/databases.js';
 
 const insert = { text: 'INSERT INTO api_keys (name, key_hash, key_prefix) VALUES ($1, $2, substr($2, 1, 8))' };
+const backdated = {
+  text: "INSERT INTO api_keys (name, key_hash, key_prefix, created_at) VALUES ($1, $2, substr($2, 1, 8), now() - interval '1 hour')",
+};
 
 /** Keys stored before 0006 (when no key had a checksum) are legacy; keys stored by the release between are unknown. */
 async function recordsTheFormat(t: Test, db: Database): Promise<void> {
   const migrations = loadMigrations();
   await migrate(db, migrations.slice(0, 5));
-  await db.query(insert, ['before-checksums', hashApiKey(`pets_${randomBytes(32).toString('base64url')}`)]);
+  // Stored well before 0006, as a real one is: the embedded database's clock counts whole
+  // milliseconds, and a key stored in the millisecond 0006 was applied is rightly not known (NULL).
+  await db.query(backdated, ['before-checksums', hashApiKey(`pets_${randomBytes(32).toString('base64url')}`)]);
   await migrate(db, migrations.slice(0, 6));
   // The INSERT of a release that names no format column: either format.
   await db.query(insert, ['between', hashApiKey(generateApiKey())]);
