@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { int8ToNumber } from './int8.js';
+import { StatementQuery } from './statementQuery.js';
 import type { PostgresOptions, Queryable, QueryResult, Statement } from './types.js';
 import { translate, unavailabilityReason } from './unavailability.js';
 
@@ -37,6 +38,11 @@ const typeParsers = {
   getTypeParser: (oid: number, format: 'text' | 'binary' = 'text'): Parse =>
     oid === int8 && format === 'text' ? int8ToNumber : builtin(oid, format),
 };
+
+/** The parser of a text column of this type (StatementQuery's rows). */
+function textParser(oid: number): Parse {
+  return typeParsers.getTypeParser(oid, 'text');
+}
 
 /** A pg pool whose waits are bounded: for a connection, and (when set) for each answer. */
 export function createPool(url: string, settings: PoolSettings): pg.Pool {
@@ -110,13 +116,19 @@ function dispatch(
         answered(new Error(queryTimeoutMessage));
       }, settings.queryTimeoutMs)
     : undefined;
-  // A Query built from the text and named afterwards: given a config
-  // object, pg copies it property by property on every call.
-  const query = new pg.Query(statement.text, values as unknown[], (error, result) => {
+  const onAnswer = (error: Error | undefined, result: pg.QueryResult) => {
     if (settled) return;
     clearTimeout(timer);
     answered(error, result);
-  }) as NamedQuery;
+  };
+  // A Query built from the text and named afterwards: given a config
+  // object, pg copies it property by property on every call. A script (no
+  // name, no values: the simple protocol, several statements) is pg's own.
+  const query = (
+    statement.name === undefined && values.length === 0
+      ? new pg.Query(statement.text, values as unknown[], onAnswer)
+      : new StatementQuery(statement.text, values as unknown[], onAnswer, textParser)
+  ) as NamedQuery;
   if (settings.named) query.name = statement.name;
   client.query(query);
 }
