@@ -127,7 +127,7 @@ function dispatch(
   const query = (
     statement.name === undefined && values.length === 0
       ? new pg.Query(statement.text, values as unknown[], onAnswer)
-      : new StatementQuery(statement.text, values as unknown[], onAnswer, textParser)
+      : new StatementQuery(statement, values as unknown[], onAnswer, textParser)
   ) as NamedQuery;
   if (settings.named) query.name = statement.name;
   client.query(query);

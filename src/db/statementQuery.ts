@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { Statement } from './types.js';
 
 type Parse = (text: string) => unknown;
 
@@ -20,7 +21,6 @@ interface RowPlan {
 
 /** The parts of pg's Query this subclass reads, sets or extends; its typings do not declare them. */
 interface QueryInternals {
-  text: string;
   _result: { rows: unknown[] };
   _canceledDueToError: Error | false;
   handleRowDescription(message: { fields: Field[] }): void;
@@ -29,8 +29,12 @@ interface QueryInternals {
 
 const pgQuery = pg.Query.prototype as unknown as QueryInternals;
 
-/** The plans of every statement sent, by text: a handful, fixed by the code. */
-const plans = new Map<string, RowPlan>();
+/**
+ * Each statement's plan, kept with the statement object: the statements of
+ * src/db live as long as the process, and one made on the fly (a script's,
+ * a test's) takes its plan with it when it goes.
+ */
+const plans = new WeakMap<Statement, RowPlan>();
 
 function sameFields(plan: RowPlan, fields: readonly Field[]): boolean {
   if (plan.fields.length !== fields.length) return false;
@@ -55,7 +59,7 @@ function planOf(fields: readonly Field[], parserOf: (oid: number) => Parse): Row
 }
 
 /**
- * A statement's rows built from a plan kept per statement text. pg's Query
+ * A statement's rows built from a plan kept per statement. pg's Query
  * sets its row template up again on every RowDescription (once per
  * execution: a dictionary object filled field by field, then copied, with
  * a parser looked up per column), and emits a 'row' event per row; under
@@ -69,12 +73,12 @@ export class StatementQuery extends pg.Query {
   private plan: RowPlan | undefined;
 
   constructor(
-    text: string,
+    private readonly statement: Statement,
     values: unknown[],
     callback: (error: Error | undefined, result: pg.QueryResult) => void,
     private readonly parserOf: (oid: number) => Parse,
   ) {
-    super(text, values, callback);
+    super(statement.text, values, callback);
   }
 
   handleRowDescription(message: { fields: Field[] }): void {
@@ -84,11 +88,10 @@ export class StatementQuery extends pg.Query {
       pgQuery.handleRowDescription.call(this, message);
       return;
     }
-    const text = (this as unknown as QueryInternals).text;
-    let plan = plans.get(text);
+    let plan = plans.get(this.statement);
     if (plan === undefined || !sameFields(plan, fields)) {
       plan = planOf(fields, this.parserOf);
-      plans.set(text, plan);
+      plans.set(this.statement, plan);
     }
     this.plan = plan;
   }
