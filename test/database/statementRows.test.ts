@@ -46,7 +46,6 @@ t.test(
       { id: 1, label: 'one' },
       { id: 2, label: null },
     ]);
-    t.not(before[0], before[1], 'each row is an object of its own');
     await db.query({ text: 'ALTER TABLE shapes ADD COLUMN weight float8 DEFAULT 2.5' });
     t.same(
       (await db.query(every, [1])).rows,
@@ -56,5 +55,23 @@ t.test(
       ],
       'a column added since: a new plan',
     );
+
+    // Column names are written into each plan's row builder: as data, whatever they hold.
+    const oddNames: Statement = {
+      name: 'test.odd_names',
+      text: `SELECT '{"k": 1}'::jsonb AS "__proto__", 'q' AS "a""b\\c", 'r' AS "x}; throw 1; //", 2::int8 AS "constructor"`,
+    };
+    const [odd] = (await db.query<Record<string, unknown>>(oddNames)).rows;
+    t.same(
+      odd && Object.entries(odd),
+      [
+        ['__proto__', { k: 1 }],
+        ['a"b\\c', 'q'],
+        ['x}; throw 1; //', 'r'],
+        ['constructor', 2],
+      ],
+      'names that are not identifiers are keys like any other, in order, as own properties',
+    );
+    t.equal(odd && Object.getPrototypeOf(odd), Object.prototype, 'a column named __proto__ sets no prototype');
   },
 );
