@@ -181,10 +181,15 @@ async function main(): Promise<string> {
 
 // ---------------------------------------------------------------- ours vs the two baselines
 
-// Issue 39's targets, every production default of ours on: server CPU per
-// request at most 1.3x the bare floor's on getPet and listPets 20, at most
-// 0.9x the lean peer's on every load; cold start at most 1.3x the peer's.
-const targets = { cpuOverBare: 1.3, cpuOverPeer: 0.9, coldStart: 1.3 };
+// The targets, every production default of ours on: server CPU per request
+// at most 0.97x the lean peer's on both lists and getPet, at most 1.3x the
+// bare floor's on getPet and listPets 20; cold start at most 1.3x the peer's.
+const targets = { cpuOverBare: 1.3, cpuOverPeer: 0.97, coldStart: 1.3 };
+const peerTargetLoads = new Set([
+  'GET /v1/pets (limit 20)',
+  'GET /v1/pets?status=available&limit=100',
+  'GET /v1/pets/{id}',
+]);
 const bareTargetLoads = new Set(['GET /v1/pets (limit 20)', 'GET /v1/pets/{id}']);
 
 /** The servers of the main table, in the order they take turns. */
@@ -224,7 +229,7 @@ function mainTable(scenarios: Scenario[], results: Rounds[]): string {
     [
       'endpoint',
       `server CPU µs/req ${sides.join(' / ')} (medians)`,
-      `CPU ours ÷ peer (target ≤ ${targets.cpuOverPeer})`,
+      `CPU ours ÷ peer (target ≤ ${targets.cpuOverPeer} on getPet, both lists)`,
       `CPU ours ÷ bare (target ≤ ${targets.cpuOverBare} on getPet, listPets 20)`,
       'CPU ours ÷ same-work',
       'CPU peer ÷ bare',
@@ -255,7 +260,10 @@ function targetLines(scenarios: Scenario[], results: Rounds[]): string {
       const bareTarget = bareTargetLoads.has(scenario.name)
         ? `; ${spread(overBare)} the bare work (target ≤ ${targets.cpuOverBare}×) ${verdict(overBare, targets.cpuOverBare)}`
         : '';
-      return `- ${scenario.name}: CPU ${spread(overPeer)} the peer's (target ≤ ${targets.cpuOverPeer}×) ${verdict(overPeer, targets.cpuOverPeer)}${bareTarget}.`;
+      const peerTarget = peerTargetLoads.has(scenario.name)
+        ? `(target ≤ ${targets.cpuOverPeer}×) ${verdict(overPeer, targets.cpuOverPeer)}`
+        : '(no target)';
+      return `- ${scenario.name}: CPU ${spread(overPeer)} the peer's ${peerTarget}${bareTarget}.`;
     })
     .join('\n');
 }
