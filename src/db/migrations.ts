@@ -52,6 +52,13 @@ const ledgerExists = {
   text: "SELECT to_regclass('schema_migrations') IS NOT NULL AS exists",
 };
 
+const takeLock = { name: 'migrations.lock', text: 'SELECT pg_advisory_xact_lock(72817361)' };
+
+const recordApplied = {
+  name: 'migrations.record',
+  text: 'INSERT INTO schema_migrations (version, name) VALUES ($1, $2)',
+};
+
 async function appliedVersion(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ exists: boolean }>(ledgerExists);
   if (!rows[0]?.exists) return 0;
@@ -76,16 +83,13 @@ export async function schemaStatus(db: Queryable, migrations = loadMigrations())
  */
 async function applyNext(db: Database, migrations: Migration[]): Promise<Migration | undefined> {
   return db.transaction(async (tx) => {
-    await tx.query({ name: 'migrations.lock', text: 'SELECT pg_advisory_xact_lock(72817361)' });
+    await tx.query(takeLock);
     await tx.execScript(createLedger);
     const applied = await appliedVersion(tx);
     const next = migrations.find((migration) => migration.version > applied);
     if (!next) return undefined;
     await tx.execScript(next.sql);
-    await tx.query(
-      { name: 'migrations.record', text: 'INSERT INTO schema_migrations (version, name) VALUES ($1, $2)' },
-      [next.version, next.name],
-    );
+    await tx.query(recordApplied, [next.version, next.name]);
     return next;
   });
 }

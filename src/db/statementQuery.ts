@@ -31,8 +31,10 @@ const pgQuery = pg.Query.prototype as unknown as QueryInternals;
 
 /**
  * Each statement's plan, kept with the statement object: the statements of
- * src/db live as long as the process, and one made on the fly (a script's,
- * a test's) takes its plan with it when it goes.
+ * src/db are module constants that live as long as the process, and one made
+ * on the fly (a script's, a test's) takes its plan with it when it goes, so
+ * it compiles its row builder on each use: fine for a script, not for a
+ * request path.
  */
 const plans = new WeakMap<Statement, RowPlan>();
 
