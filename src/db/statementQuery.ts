@@ -94,9 +94,8 @@ function planOf(fields: readonly Field[], parserOf: (oid: number) => Parse): Row
  * load that was the largest self time of our own request path in a getPet
  * profile. Here a statement's plan (with its row builder) is made once, and
  * each RowDescription is only compared with it (a changed column gets a new
- * plan). Text columns
- * only (this service never asks for binary); anything else is left to pg.
- * pg's submission, callback and error handling are its own.
+ * plan). Text columns only (this service never asks for binary); anything
+ * else is left to pg. pg's submission, callback and error handling are its own.
  */
 export class StatementQuery extends pg.Query {
   private plan: RowPlan | undefined;
