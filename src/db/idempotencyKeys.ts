@@ -9,7 +9,7 @@ export interface StoredAnswer {
 
 export interface StoredKey extends StoredAnswer {
   fingerprint: string;
-  /** The request the key answered (operation and path parameters); null when stored by a release before 0011. */
+  /** The request the key answered (operation and path parameters); null when its answer was stored by a release before 0011. */
   target: string | null;
   /** Past the expiry stored with it: as good as absent, and overwritten by the next use. */
   expired: boolean;
@@ -38,10 +38,13 @@ const tryLock: Statement = {
   text: "SELECT pg_try_advisory_xact_lock(hashtextextended($1::bigint::text || ':' || $2::text, 0)) AS locked",
 };
 
+// A target is read only when it was written with the row's answer (0012):
+// an older release's overwrite changes created_at and leaves both alone.
 const select: Statement = {
   name: 'idempotency.select',
   text:
-    'SELECT fingerprint, request_target, response_status, response_body, location, expires_at <= now() AS expired ' +
+    'SELECT fingerprint, CASE WHEN target_written_at = created_at THEN request_target END AS request_target, ' +
+    'response_status, response_body, location, expires_at <= now() AS expired ' +
     'FROM idempotency_keys WHERE api_key_id = $1 AND key = $2',
 };
 
@@ -49,11 +52,13 @@ const upsert: Statement = {
   name: 'idempotency.upsert',
   text:
     'INSERT INTO idempotency_keys ' +
-    '(api_key_id, key, fingerprint, request_target, response_status, response_body, location, expires_at) ' +
-    'VALUES ($1, $2, $3, $8, $4, $5, $6, now() + make_interval(secs => $7)) ON CONFLICT (api_key_id, key) DO UPDATE SET ' +
+    '(api_key_id, key, fingerprint, request_target, response_status, response_body, location, expires_at, ' +
+    'created_at, target_written_at) ' +
+    'VALUES ($1, $2, $3, $8, $4, $5, $6, now() + make_interval(secs => $7), now(), now()) ' +
+    'ON CONFLICT (api_key_id, key) DO UPDATE SET ' +
     'fingerprint = EXCLUDED.fingerprint, request_target = EXCLUDED.request_target, response_status = EXCLUDED.response_status, ' +
     'response_body = EXCLUDED.response_body, location = EXCLUDED.location, ' +
-    'created_at = now(), expires_at = EXCLUDED.expires_at',
+    'created_at = EXCLUDED.created_at, target_written_at = EXCLUDED.target_written_at, expires_at = EXCLUDED.expires_at',
 };
 
 const purgeBatch: Statement = {

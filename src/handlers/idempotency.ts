@@ -43,8 +43,9 @@ export type IdempotentOutcome<A extends StoredAnswer | undefined = StoredAnswer>
  * the answer is stored in the transaction that does the work, so either both
  * are committed or neither. A key in flight elsewhere, or the same key with
  * another body or at another target (operation or path parameters), is refused (the
- * handler answers 409 or 422); a failure stores nothing. A key stored without a target
- * (by a release before migration 0011) is judged by its body alone.
+ * handler answers 409 or 422); a failure stores nothing. A key whose answer a release
+ * before migration 0011 stored has no target the database gives back (0012), and is
+ * judged by its body alone.
  *
  * The stored answer is looked for before `work` runs, so a retry gets it even
  * when what the request acted on is gone since (the parent of what it made,

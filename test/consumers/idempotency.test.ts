@@ -3,7 +3,7 @@ import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { insertApiKey } from '../../src/db/apiKeys.js';
 import { purgeExpiredKeys } from '../../src/db/idempotencyKeys.js';
 import { buildApp } from '../../src/app.js';
-import { runIdempotently } from '../../src/handlers/idempotency.js';
+import { fingerprintOf, runIdempotently } from '../../src/handlers/idempotency.js';
 import { forEachBackend, startTestApp, testConfig, testLimits, type TestApp } from '../helpers/app.js';
 
 function post(ctx: TestApp, body: unknown, key?: string, auth = ctx.auth) {
@@ -178,6 +178,55 @@ void forEachBackend(t, async (t, backend) => {
     t.equal(retry.body, first.body);
     const other = await post(ctx, { name: 'Other body', categoryId: 1 }, 'key-untargeted');
     t.equal(other.statusCode, 422);
+  });
+
+  await t.test("an older release's reuse of an expired key leaves no stale target behind", async (t) => {
+    const { rows } = await ctx.db.query<{ id: number }>({ text: 'SELECT min(id) AS id FROM api_keys' });
+    const scope = { apiKeyId: Number(rows[0]?.id), key: 'key-overwritten' };
+    const runUnder = (petId: number, text: string) =>
+      runIdempotently(
+        ctx.db,
+        scope,
+        { target: { operation: 'createPet', params: { petId } }, body: { text }, ttlSeconds: 60 },
+        () => Promise.resolve({ status: 201, body: JSON.stringify({ petId, text }), location: '' }),
+      );
+    // Stored an hour ago and expired since, as a key is when it is reused.
+    const expire = () =>
+      ctx.db.query(
+        {
+          text:
+            "UPDATE idempotency_keys SET created_at = created_at - interval '1 hour', " +
+            "target_written_at = target_written_at - interval '1 hour', expires_at = now() - interval '1 minute' " +
+            'WHERE key = $1',
+        },
+        [scope.key],
+      );
+    t.match(await runUnder(1, 'first'), { replayed: false });
+    await expire();
+    // Release 1.2.0's store (before 0011): it knows nothing of the target and leaves it as it was.
+    const secondAnswer = JSON.stringify({ petId: 2, text: 'second' });
+    await ctx.db.query(
+      {
+        text:
+          'INSERT INTO idempotency_keys ' +
+          '(api_key_id, key, fingerprint, response_status, response_body, location, expires_at) ' +
+          'VALUES ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7)) ON CONFLICT (api_key_id, key) DO UPDATE SET ' +
+          'fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status, ' +
+          'response_body = EXCLUDED.response_body, location = EXCLUDED.location, ' +
+          'created_at = now(), expires_at = EXCLUDED.expires_at',
+      },
+      [scope.apiKeyId, scope.key, fingerprintOf({ text: 'second' }), 201, secondAnswer, '', 60],
+    );
+    const retry = await runUnder(2, 'second');
+    t.match(retry, { replayed: true }, "a retry of the old release's request is its replay, not a 422");
+    t.equal('answer' in retry ? retry.answer.body : undefined, secondAnswer);
+    t.same(await runUnder(2, 'third'), { refused: 'reused' }, 'another body is still refused');
+
+    // Reused again by this release: its target counts again.
+    await expire();
+    t.match(await runUnder(3, 'fourth'), { replayed: false });
+    t.match(await runUnder(3, 'fourth'), { replayed: true });
+    t.same(await runUnder(4, 'fourth'), { refused: 'reused' }, 'the same body at another target is refused again');
   });
 
   await t.test('20 concurrent identical requests create one pet; each gets its 201 or a 409', async (t) => {
