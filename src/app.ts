@@ -52,6 +52,8 @@ export interface AppDeps {
    * Absent: the database is ready already.
    */
   databaseReady?: Promise<void>;
+  /** Compile every schema before listening, not soon after (a cluster worker listens only once ready). */
+  compileBeforeListening?: boolean;
   /** Tests only: other values for the fixed limits of src/http/limits.ts. */
   limits?: HttpLimitOverrides;
   /** Tests only: the clock (ms since the epoch) an operation's sunset (x-sunset) and a key's expiry are compared with. */
@@ -88,7 +90,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     deferred,
   });
   if (deps.httpTracing) await app.register(deps.httpTracing);
-  compileOnDemand(app, deferred);
+  compileOnDemand(app, deferred, deps.compileBeforeListening);
   const handleError = answerErrors(app, spec, limits.bodyLimitBytes, metrics.serverError);
 
   const arrival = arrivalStage(app, spec, limits, deps.databaseReady, metrics.loadShed);

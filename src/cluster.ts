@@ -4,10 +4,25 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, metricsPortOf } from './config/load.js';
 import { serveClusterMetrics } from './observability/exposeMetrics.js';
+import { watchWorkers } from './process/workerHealth.js';
 
 // Node 20 ignores listen({ reusePort }) (it arrived in 22.12), so node:cluster
 // is the way to share one port between processes on every supported version.
-// Each worker is the ordinary server entry, with its own pool and key cache.
+// Each worker is the ordinary server entry, with its own pool and key cache;
+// it listens only once ready (database reachable, schema checked, schemas
+// compiled), so no connection reaches a worker that would answer "starting".
+//
+// The workers share the primary's listening socket (SCHED_NONE), and each
+// accept()s from its one queue when its event loop turns: a worker that is
+// stopped or hung takes no new connection. Node's default on Linux
+// (SCHED_RR: the primary accepts and hands each connection to the next worker)
+// hands one to a stopped worker, which holds it, and the primary keeps its own
+// copy of the socket until the worker acknowledges, so that client waits even
+// after the worker is killed; SO_REUSEPORT (Node 22.12+) would give a stopped
+// worker its hash share of the connections. The cost of SCHED_NONE: Linux wakes
+// whichever idle worker first, so an idle cluster's connections are not spread
+// evenly; a busy worker is not in accept(), so under load they are.
+cluster.schedulingPolicy = cluster.SCHED_NONE;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -37,6 +52,7 @@ try {
 const self = fileURLToPath(import.meta.url);
 cluster.setupPrimary({ exec: join(dirname(self), `server${extname(self)}`) });
 
+const health = watchWorkers((message) => process.stderr.write(`${message}\n`));
 let stopping = false;
 const startedAt = new Map<number, number>();
 function fork(): void {
@@ -69,6 +85,7 @@ cluster.on('exit', (worker, code, signal) => {
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
     stopping = true;
+    health.stop();
     // Each worker drains (SIGTERM only) and closes its server and pool, as a lone server does.
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
   });
@@ -77,10 +94,16 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 for (let i = 0; i < workers; i++) fork();
 
 if (metricsPort !== undefined) {
-  const metricsServer = await serveClusterMetrics(metricsHost, metricsPort, (error) => {
-    process.stderr.write(`metrics scrape failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  }).catch((error: unknown) => {
+  const metricsServer = await serveClusterMetrics(
+    metricsHost,
+    metricsPort,
+    (worker) => health.stateOf(worker),
+    (error) => {
+      process.stderr.write(`metrics scrape failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    },
+  ).catch((error: unknown) => {
     stopping = true;
+    health.stop();
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
     return fail(
       `Cannot serve metrics on ${metricsHost}:${metricsPort} (${(error as Error).message}); set METRICS_PORT to a free port or off`,

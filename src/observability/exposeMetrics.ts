@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
-import { clusterMetrics } from './clusterMetrics.js';
+import { clusterMetrics, type WorkerState } from './clusterMetrics.js';
 import { startMetricsServer, type MetricsServer } from './metricsServer.js';
 
 /**
@@ -30,8 +30,14 @@ export async function exposeMetrics(
 
 /**
  * In the cluster primary: one scrape answers the metrics of every worker,
- * summed, departed workers' counters included (clusterMetrics.ts).
+ * summed, departed workers' counters included, within a bounded time
+ * (clusterMetrics.ts).
  */
-export function serveClusterMetrics(host: string, port: number, onError: (error: unknown) => void) {
-  return startMetricsServer(host, port, clusterMetrics(), onError);
+export function serveClusterMetrics(
+  host: string,
+  port: number,
+  stateOf: (worker: number) => WorkerState,
+  onError: (error: unknown) => void,
+) {
+  return startMetricsServer(host, port, clusterMetrics(stateOf), onError);
 }

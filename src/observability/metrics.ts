@@ -2,6 +2,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { batchedObservations } from './batchedObservations.js';
 import type { PoolStatus } from '../db/index.js';
 
+/** pets_ready's help, the same in a lone server and a cluster's primary (clusterMetrics.ts). */
+export const readyHelp = 'Whether /readyz answers 200 (1) or 503 (0); in a cluster, 1 when a worker is ready.';
+
 /** Why a request was not authenticated (the label of the authentication failures counter). */
 export type AuthFailureReason = 'missing' | 'malformed' | 'invalid' | 'duplicate' | 'expired' | 'checksum';
 
@@ -151,7 +154,7 @@ export function createMetrics(): ServiceMetrics {
   let isReady: () => Promise<boolean> = () => Promise.resolve(true);
   new Gauge({
     name: 'pets_ready',
-    help: 'Whether /readyz answers 200 (1) or 503 (0); summed over the workers of a cluster.',
+    help: readyHelp,
     registers,
     async collect() {
       this.set((await isReady().catch(() => false)) ? 1 : 0);

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
 import { metricsPortOf } from '../config/load.js';
@@ -11,6 +12,7 @@ import { apiBasePath } from '../openapi/document.js';
 import { openControlSocket } from './controlSocket.js';
 import { serviceVersion } from './serviceVersion.js';
 import { closeGracefully, type Attached } from './shutdown.js';
+import { answerHealthChecks } from './workerHealth.js';
 import {
   listenOrFail,
   loadConfigOrFail,
@@ -118,17 +120,26 @@ export async function startServer(
   const attached: Attached = { metricsServer: undefined, tracing, controlSocket: undefined };
   const metricsPort = metricsPortOf(config);
   metrics = metricsPort === undefined ? noMetrics : createMetrics();
+  // A lone server listens at once, so that /healthz answers while the database is waited for. A cluster
+  // worker shares its port with workers that serve: it listens only once ready, so that no live request
+  // meets its start-up (503 "starting"); its primary checks its health over IPC meanwhile.
+  const listenFirst = !cluster.isWorker;
   const app = await buildApp(config, {
     db: tracing ? tracing.traceDatabase(db) : db,
     databaseReady,
+    compileBeforeListening: !listenFirst,
     ...(options.logStream ? { logStream: options.logStream } : {}),
     metrics,
     ...(tracing ? { httpTracing: tracing.httpPlugin } : {}),
   });
   logger.current = app.log;
-  try {
+  const listen = async () => {
     const address = await listenOrFail(app, config);
     options.onListening?.(address);
+    return address;
+  };
+  try {
+    let address = listenFirst ? await listen() : undefined;
     const metricsServer =
       metrics.registry && metricsPort !== undefined
         ? await exposeMetrics(metrics.registry, config.METRICS_HOST, metricsPort, (error) => {
@@ -143,7 +154,8 @@ export async function startServer(
     attached.metricsServer = metricsServer;
     if (metricsServer) app.log.info(`metrics on ${metricsServer.address}/metrics`);
     if (tracing) app.log.info('tracing on: spans are exported as the OTEL_* variables say');
-    if (config.DATABASE_URL) app.log.info(`listening on ${address}; waiting for the database`);
+    answerHealthChecks();
+    if (config.DATABASE_URL && address) app.log.info(`listening on ${address}; waiting for the database`);
     if (config.DATABASE_URL && keyChangesUrlOf(config) === undefined)
       app.log.warn(
         'API key changes are not heard through a transaction pooler (DATABASE_STATEMENTS=unnamed): set ' +
@@ -156,6 +168,7 @@ export async function startServer(
       );
     }
     markDatabaseReady();
+    address ??= await listen();
     if (db.kind === 'embedded') attached.controlSocket = await openControlSocket(db, config.DATA_DIR, env, app.log);
     if (prepared.firstKey) out.write(announceFirstKey(prepared.firstKey, address));
     const where = db.kind === 'embedded' ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL database';
