@@ -126,7 +126,7 @@ t.test('a worker killed and forked again makes no summed counter drop', { skip: 
     const pids = workers();
     if (pids.includes(victim!) || pids.length !== 2) return undefined;
     if ((await request()) !== 200) return undefined;
-    return (await scrape()).includes('pets_ready 2') ? true : undefined;
+    return (await scrape()).includes('pets_cluster_workers_ready 2') ? true : undefined;
   });
   // Fewer requests than the victim had counted: a drop of its share would show.
   await traffic(40);
