@@ -5,6 +5,8 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
  * A TCP proxy to PostgreSQL that the test breaks on purpose:
  * - refuse(true) cuts every open connection and closes each new one at once
  *   (no server takes writes: the balancer during a switchover), until refuse(false);
+ * - hold(true) keeps each new connection waiting, unanswered, until hold(false)
+ *   (a database that does not answer new connections); open ones go on;
  * - arm() lets the next COMMIT through and cuts the connection instead of
  *   forwarding the server's answer: the transaction is committed, and the
  *   client never learns it.
@@ -12,6 +14,9 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 export interface FaultyProxy {
   port: number;
   refuse(on: boolean): void;
+  hold(on: boolean): void;
+  /** Connections held so far (hold). */
+  held(): number;
   arm(): void;
   /** COMMIT answers dropped so far. */
   dropped(): number;
@@ -28,6 +33,9 @@ export async function faultyProxy(targetPort: number): Promise<FaultyProxy> {
   let refusing = false;
   let dropped = 0;
   let connections = 0;
+  let holding = false;
+  let held = 0;
+  const waiting: (() => void)[] = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     connections += 1;
@@ -36,6 +44,18 @@ export async function faultyProxy(targetPort: number): Promise<FaultyProxy> {
       client.destroy();
       return;
     }
+    if (holding) {
+      held += 1;
+      sockets.add(client);
+      client.on('error', () => undefined);
+      waiting.push(() => {
+        if (!client.destroyed) forward(client);
+      });
+      return;
+    }
+    forward(client);
+  });
+  function forward(client: Socket): void {
     const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
     for (const socket of [client, upstream]) {
       sockets.add(socket);
@@ -61,7 +81,7 @@ export async function faultyProxy(targetPort: number): Promise<FaultyProxy> {
     });
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
-  });
+  }
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const address = server.address();
@@ -72,6 +92,11 @@ export async function faultyProxy(targetPort: number): Promise<FaultyProxy> {
       refusing = on;
       if (on) for (const socket of sockets) socket.destroy();
     },
+    hold(on) {
+      holding = on;
+      if (!on) for (const release of waiting.splice(0)) release();
+    },
+    held: () => held,
     arm: () => {
       armed = true;
     },
