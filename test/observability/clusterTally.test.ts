@@ -55,7 +55,7 @@ t.test('an exact sum is the same in every order and correctly rounded', async (t
   const values = [6.515929727227629, 7.887233511355132, 0.9385958677423489, 1e-9, 123.456];
   const orders = [values, [...values].reverse(), [values[2]!, values[0]!, values[4]!, values[1]!, values[3]!]];
   const sums = orders.map((order) => order.reduce((sum, value) => sum.add(value), new ExactSum()).value);
-  t.same(new Set(sums).size, 1, `${sums.join(', ')}`);
+  t.same(new Set(sums).size, 1, sums.join(', '));
   const copy = new ExactSum(new ExactSum().add(0.1).add(0.2)).add(0.3);
   t.equal(copy.value, 0.6, 'a copy keeps the partials (0.1 + 0.2 + 0.3 is 0.6000000000000001 summed plainly)');
 });
@@ -98,6 +98,13 @@ t.test('an unresponsive worker counts by its last counters, but not in gauges or
   t.equal(sample(stale, 'pets_cluster_workers_ready'), 0);
   t.equal(sample(stale, 'pets_cluster_workers_unresponsive'), 1);
   t.equal(stale.match(/^# TYPE pets_ready /gm)?.length, 1, 'one pets_ready: the workers’ own are not summed');
+
+  tally.answered(2, registry(2.5, 1, 20));
+  tally.answered(3, registry(0, 1, 0));
+  const two = await tally.aggregate(new Set([1, 2, 3]), { live: 3, unresponsive: 0 }).metrics();
+  t.equal(sample(two, 'pets_ready'), 1, 'two ready workers: ready, as a lone server is');
+  t.equal(sample(two, 'pets_cluster_workers_ready'), 2);
+  tally.departed(3);
 
   const none = await tally.aggregate(new Set(), { live: 2, unresponsive: 2 }).metrics();
   t.equal(sample(none, 'pets_latency_seconds_count{operation="listPets"}'), 31, 'counters without any answer');
