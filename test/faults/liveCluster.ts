@@ -118,11 +118,15 @@ export function requestOnce(cluster: LiveCluster, path: string, timeoutMs: numbe
           }
           resolve({ status: response.statusCode ?? 0, message });
         });
-        response.on('error', (error) => { resolve({ error: error.message }); });
+        response.on('error', (error) => {
+          resolve({ error: error.message });
+        });
       },
     );
     request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    request.on('error', (error) => { resolve({ error: error.message }); });
+    request.on('error', (error) => {
+      resolve({ error: error.message });
+    });
     request.end();
   });
 }
