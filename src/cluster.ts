@@ -22,6 +22,9 @@ import { watchWorkers } from './process/workerHealth.js';
 // worker its hash share of the connections. The cost of SCHED_NONE: Linux wakes
 // whichever idle worker first, so an idle cluster's connections are not spread
 // evenly; a busy worker is not in accept(), so under load they are.
+//
+// The primary's scrape and what it keeps of departed or silent workers:
+// src/observability/clusterMetrics.ts; its health checks: src/process/workerHealth.ts.
 cluster.schedulingPolicy = cluster.SCHED_NONE;
 
 function fail(message: string): never {
