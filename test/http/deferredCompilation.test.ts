@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
+import { buildApp } from '../../src/app.js';
 import { DeferredCompilation } from '../../src/http/operations/deferredCompile.js';
 import { responseValidationAjv } from '../../src/http/operations/responseAjv.js';
+import { noDatabase, testConfig, testLimits } from '../helpers/app.js';
 
 /**
  * The warm-up's timer is unref'd (it must not keep a closing app alive), so
@@ -101,4 +103,23 @@ t.test('response validation: first error on the hot path, the whole list on fail
     'every error of the failing response is reported',
   );
   t.equal(validate({ id: 2, name: 'Fido' }), true, 'valid again after a failure');
+});
+
+t.test('an app that compiles before listening (a cluster worker) is warm once ready', async (t) => {
+  const lines: string[] = [];
+  const app = await buildApp(
+    { ...testConfig, LOG_LEVEL: 'info' },
+    {
+      db: noDatabase,
+      logStream: { write: (line) => lines.push(line) },
+      limits: testLimits,
+      compileBeforeListening: true,
+    },
+  );
+  t.teardown(() => app.close());
+  await app.ready();
+  const compiled = lines.map((line) => JSON.parse(line) as { msg?: string; compiled?: number });
+  const done = compiled.find((line) => line.msg === 'schemas compiled');
+  t.ok(done, 'every schema compiled before ready() resolved, so before any connection');
+  t.ok((done?.compiled ?? 0) > 0, `${done?.compiled} compiled`);
 });
