@@ -16,7 +16,8 @@ import { objectivesOf } from '../lib/objectives/objectives.js';
 import { operationalRuleGroup } from '../lib/objectives/operationalAlerts.js';
 import {
   objectiveEvaluationInterval,
-  objectiveRuleTests,
+  objectivePageTests,
+  objectiveTicketTests,
   operationalRuleTests,
   testFile,
 } from '../lib/objectives/ruleTests.js';
@@ -59,8 +60,13 @@ write(
 );
 write(
   'deploy/prometheus/objectives.test.yml',
-  generated('Unit tests of objectives.yml (lib/objectives/ruleTests.ts).') +
-    yaml(testFile(['objectives.yml'], objectiveRuleTests(objectives, settings), objectiveEvaluationInterval)),
+  generated("Unit tests of objectives.yml's tickets (lib/objectives/ruleTests.ts).") +
+    yaml(testFile(['objectives.yml'], objectiveTicketTests(objectives, settings), objectiveEvaluationInterval)),
+);
+write(
+  'deploy/prometheus/objectives-pages.test.yml',
+  generated("Unit tests of objectives.yml's pages (lib/objectives/ruleTests.ts).") +
+    yaml(testFile(['objectives.yml'], objectivePageTests(objectives, settings))),
 );
 write(
   'deploy/prometheus/alerts.test.yml',

@@ -18,6 +18,13 @@ export interface RuleSettings {
 
 export const defaultJob = 'pet-store-service';
 
+/**
+ * The job the blackbox exporter's probes of /healthz are scraped under
+ * (deploy/prometheus/prometheus.yml): the alerts tell "down" from "answers
+ * but cannot be scraped" by it.
+ */
+export const probeJobOf = (job: string): string => `${job}-healthz`;
+
 /** https://host/owner/name from package.json's repository (a string or { url }), git+ and .git dropped. */
 export function repositoryUrl(packageJson: { repository?: string | { url?: string } }): string {
   const field = packageJson.repository;

@@ -8,6 +8,12 @@ import { repoRoot } from '../../lib/repoRoot.js';
 /** Where the shipped rules and their promtool tests are; promtool runs there, as an operator would. */
 export const rulesFolder = join(repoRoot, 'deploy/prometheus');
 
+/**
+ * The pages' tests (evaluated every minute, about two minutes of promtool):
+ * run by the rules suite (test/rules/), the other shipped tests by npm test.
+ */
+export const pageTestFile = 'objectives-pages.test.yml';
+
 export interface RuleTestFile {
   rule_files: string[];
   evaluation_interval?: string;
