@@ -22,7 +22,8 @@ import {
   testFile,
 } from '../lib/objectives/ruleTests.js';
 import { objectiveRuleGroups } from '../lib/objectives/rules.js';
-import { ruleSettingsOf } from '../lib/objectives/settings.js';
+import { prometheusConfig, ruleSettingsOf } from '../lib/objectives/settings.js';
+import { configSchema } from '../src/config/schema.js';
 import { repoRoot } from '../lib/repoRoot.js';
 import { specPath } from '../src/openapi/files.js';
 
@@ -72,6 +73,20 @@ write(
   'deploy/prometheus/alerts.test.yml',
   generated('Unit tests of alerts.yml (lib/objectives/ruleTests.ts).') +
     yaml(testFile(['alerts.yml'], operationalRuleTests(settings))),
+);
+
+write(
+  'deploy/prometheus/prometheus.yml',
+  generated(
+    'An example Prometheus configuration: the service, the blackbox probe of\n# /healthz (deploy/blackbox/blackbox.yml), the rules and Alertmanager (deploy/alertmanager/). Replace the\n# hosts (pets-1..3, blackbox-exporter, alertmanager) with yours; keep the job names the rules watch.',
+  ) +
+    yaml(
+      prometheusConfig(
+        settings,
+        configSchema.properties.PORT.default,
+        Number(configSchema.properties.METRICS_PORT.default),
+      ),
+    ),
 );
 
 const dashboardPath = join(repoRoot, dashboardFile);

@@ -20,6 +20,14 @@ export {
 } from './processes.js';
 export { ensurePackages, missingPackages } from './packages.js';
 export {
+  startAlertmanager,
+  alertmanagerBin,
+  amtoolBin,
+  type AlertmanagerServer,
+  type AlertmanagerAlert,
+} from './alertmanager.js';
+export { startBlackboxExporter, blackboxBin, type BlackboxServer } from './blackbox.js';
+export {
   startPostgres,
   startReplica,
   waitForReplay,

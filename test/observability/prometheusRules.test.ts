@@ -34,6 +34,10 @@ t.test(
     }
     const check = await promtool(['check', 'rules', 'objectives.yml', 'alerts.yml']);
     t.equal(check.status, 0, `promtool check rules: ${check.output}`);
+    // The shipped scrape configuration: the service, the probe of /healthz the alerts read, the rules beside it.
+    const config = await promtool(['check', 'config', 'prometheus.yml']);
+    t.equal(config.status, 0, `promtool check config prometheus.yml: ${config.output}`);
+    t.match(config.output, /2 rule files found/, 'it loads both rule files');
     t.same(shipped, ['alerts.test.yml', pageTestFile, 'objectives.test.yml'], 'both rule files have their tests');
     for (const file of shipped)
       t.same(
@@ -53,7 +57,7 @@ t.test(
     const run = await promtool(['test', 'rules', ...quick]);
     t.comment(`promtool test rules over ${quick.join(', ')}: ${Date.now() - started} ms`);
     t.equal(run.status, 0, `promtool test rules passes: ${run.output.slice(0, 3000)}`);
-    const byFile = verdicts(run.output);
+    const byFile = verdicts(run.stdout);
     for (const file of quick) t.match(byFile.get(file), /^\s*SUCCESS/, `${file} passes as shipped`);
   },
 );
