@@ -61,8 +61,8 @@ export const objectiveKinds = ['availability', 'latency'] as const;
 export type ObjectiveKind = (typeof objectiveKinds)[number];
 
 const histogram = 'http_server_request_duration_seconds';
-/** Answers counted: all but 4xx (the client's doing, in neither ratio). */
-const counted = 'status_code!~"4.."';
+/** Answers counted: all but 4xx (the client's doing, in neither ratio); the dashboard's ratios count the same. */
+export const counted = 'status_code!~"4.."';
 
 /**
  * The recorded error ratio of one objective over one window, named by the

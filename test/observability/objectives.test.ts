@@ -100,6 +100,19 @@ t.test('the drills run Prometheus with the retention the 30-day window needs', a
   t.ok(minimumRetentionDays > 30, 'more than the 30-day window');
 });
 
+t.test("the dashboard's 5xx ratio divides by the answers the objectives count (4xx aside)", async (t) => {
+  const dashboard = JSON.parse(readFileSync(join(repoRoot, 'deploy/grafana/dashboard.json'), 'utf8')) as {
+    panels: Array<{ title: string; targets?: Array<{ expr: string }> }>;
+  };
+  const ratios = dashboard.panels.filter((panel) => /\bratio\b/i.test(panel.title));
+  t.ok(ratios.length > 0, 'the dashboard has a 5xx ratio');
+  for (const panel of ratios)
+    for (const { expr } of panel.targets ?? []) {
+      const [, denominator = ''] = expr.split(' / ');
+      t.match(denominator, /status_code!~"4\.\."/, `${panel.title}: ${expr}`);
+    }
+});
+
 t.test('the load-shedding facts of the docs and alerts are the code’s own', async (t) => {
   for (const file of ['docs/alerts.md', 'docs/operations.md', 'deploy/prometheus/alerts.yml']) {
     const text = readFileSync(join(repoRoot, file), 'utf8');

@@ -50,6 +50,13 @@ t.test(
       [...readFileSync(join(rulesFolder, file), 'utf8').matchAll(/runbook_url: (\S+)/g)].map((match) => match[1]!),
     );
     t.ok(runbooks.length >= 8, 'every alert has a runbook_url');
+    const headings = new Set(
+      [...readFileSync(join(rulesFolder, '../../docs/alerts.md'), 'utf8').matchAll(/^## (\w+)$/gm)].map((m) =>
+        m[1]!.toLowerCase(),
+      ),
+    );
+    for (const url of new Set(runbooks))
+      t.ok(headings.has(url.split('#')[1]!), `docs/alerts.md has a section for ${url}`);
     for (const url of runbooks) t.ok(url.startsWith(`${settings.runbookBase}#pets`), `runbook_url is absolute: ${url}`);
 
     const started = Date.now();
