@@ -25,6 +25,10 @@ export interface PrometheusOptions {
   parent?: string;
   port?: number;
   readyTimeoutMs?: number;
+  /** host:port of each Alertmanager the alerts are sent to. */
+  alertmanagers?: string[];
+  /** More scrape configurations, as prometheus.yml spells them (the blackbox probe's job). */
+  scrapeConfigs?: Array<Record<string, unknown>>;
 }
 
 /** One alert as GET /api/v1/alerts lists it. */
@@ -95,8 +99,12 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
     stringify({
       global: { scrape_interval: interval, evaluation_interval: interval, scrape_timeout: interval },
       rule_files: rules,
+      ...(options.alertmanagers
+        ? { alerting: { alertmanagers: [{ static_configs: [{ targets: options.alertmanagers }] }] } }
+        : {}),
       scrape_configs: [
         { job_name: options.job ?? 'pet-store-service', static_configs: [{ targets: options.targets }] },
+        ...(options.scrapeConfigs ?? []),
       ],
     }),
   );
