@@ -89,7 +89,9 @@ t.test(
       namePrefix: 'alerting',
       into: progress,
     });
-    t.teardown(() => stopLoad());
+    t.teardown(() => {
+      stopLoad();
+    });
     await moreOutcomes(progress, 300);
     // Prometheus sees the service, the probes and a ratio for createPet before the outage.
     await waitUntil(
