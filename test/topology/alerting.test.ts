@@ -95,13 +95,15 @@ t.test(
     await moreOutcomes(progress, 300);
     // Prometheus sees the service, the probes and a ratio for createPet before the outage.
     await waitUntil(
-      { what: 'every probe of /healthz succeeding and createPet recorded', timeoutMs: 60_000 },
+      { what: 'every probe of /healthz succeeding and createPet recorded', timeoutMs: 60_000, intervalMs: 500 },
       async () => {
-        const probes = await prometheus.query(`probe_success{job="${probeJobOf(settings.job)}"} == 1`);
+        const probes = await prometheus.query(`probe_success{job="${probeJobOf(settings.job)}"}`);
         const ratio = await prometheus.query(
           'job_operation:pets_slo_availability_errors:ratio_rate1h{operation="createPet"}',
         );
-        return probes.length === topology.services.length && ratio.length > 0 ? true : undefined;
+        const succeeding = probes.filter((probe) => probe.value[1] === '1').length;
+        if (succeeding === topology.services.length && ratio.length > 0) return true;
+        throw new Error(`probes ${JSON.stringify(probes)}, createPet ratio ${JSON.stringify(ratio)}`);
       },
     );
     t.same(recorder.notifications, [], 'nothing was sent before the outage');
