@@ -136,7 +136,12 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
     pid,
     url,
     alerts: async () => (await api<{ alerts: PrometheusAlert[] }>(`${url}/api/v1/alerts`)).alerts,
-    query: (expression) => api(`${url}/api/v1/query?query=${encodeURIComponent(expression)}`),
+    query: async (expression) =>
+      (
+        await api<{ result: Awaited<ReturnType<PrometheusServer['query']>> }>(
+          `${url}/api/v1/query?query=${encodeURIComponent(expression)}`,
+        )
+      ).result,
     async stop() {
       if (isAlive(pid)) await stopPid(pid, 'SIGTERM', 15_000);
     },
