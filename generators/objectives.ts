@@ -16,12 +16,14 @@ import { objectivesOf } from '../lib/objectives/objectives.js';
 import { operationalRuleGroup } from '../lib/objectives/operationalAlerts.js';
 import {
   objectiveEvaluationInterval,
-  objectiveRuleTests,
+  objectivePageTests,
+  objectiveTicketTests,
   operationalRuleTests,
   testFile,
 } from '../lib/objectives/ruleTests.js';
 import { objectiveRuleGroups } from '../lib/objectives/rules.js';
-import { ruleSettingsOf } from '../lib/objectives/settings.js';
+import { prometheusConfig, ruleSettingsOf } from '../lib/objectives/settings.js';
+import { configSchema } from '../src/config/schema.js';
 import { repoRoot } from '../lib/repoRoot.js';
 import { specPath } from '../src/openapi/files.js';
 
@@ -59,13 +61,32 @@ write(
 );
 write(
   'deploy/prometheus/objectives.test.yml',
-  generated('Unit tests of objectives.yml (lib/objectives/ruleTests.ts).') +
-    yaml(testFile(['objectives.yml'], objectiveRuleTests(objectives, settings), objectiveEvaluationInterval)),
+  generated("Unit tests of objectives.yml's tickets (lib/objectives/ruleTests.ts).") +
+    yaml(testFile(['objectives.yml'], objectiveTicketTests(objectives, settings), objectiveEvaluationInterval)),
+);
+write(
+  'deploy/prometheus/objectives-pages.test.yml',
+  generated("Unit tests of objectives.yml's pages (lib/objectives/ruleTests.ts).") +
+    yaml(testFile(['objectives.yml'], objectivePageTests(objectives, settings))),
 );
 write(
   'deploy/prometheus/alerts.test.yml',
   generated('Unit tests of alerts.yml (lib/objectives/ruleTests.ts).') +
     yaml(testFile(['alerts.yml'], operationalRuleTests(settings))),
+);
+
+write(
+  'deploy/prometheus/prometheus.yml',
+  generated(
+    'An example Prometheus configuration: the service, the blackbox probe of\n# /healthz (deploy/blackbox/blackbox.yml), the rules and Alertmanager (deploy/alertmanager/). Replace the\n# hosts (pets-1..3, blackbox-exporter, alertmanager) with yours; keep the job names the rules watch.',
+  ) +
+    yaml(
+      prometheusConfig(
+        settings,
+        configSchema.properties.PORT.default,
+        Number(configSchema.properties.METRICS_PORT.default),
+      ),
+    ),
 );
 
 const dashboardPath = join(repoRoot, dashboardFile);

@@ -5,6 +5,7 @@ import { buildHandlers } from './handlers/index.js';
 import { admissionStage } from './http/admission/stage.js';
 import { registerCors, parseOrigins } from './http/arrival/cors.js';
 import { registerContinue } from './http/arrival/expectHeader.js';
+import { shedReasons } from './http/arrival/loadShedding.js';
 import { arrivalStage } from './http/arrival/stage.js';
 import { registerIdempotencyPurge } from './http/background/idempotencyPurge.js';
 import { registerDocs } from './http/docs/docsPage.js';
@@ -94,6 +95,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   const handleError = answerErrors(app, spec, limits.bodyLimitBytes, metrics.serverError);
 
   const arrival = arrivalStage(app, spec, limits, deps.databaseReady, metrics.loadShed);
+  for (const reason of shedReasons) metrics.declareLoadShed(reason);
   const origins = parseOrigins(config.CORS_ORIGINS);
   // CORS preflights carry no key: answered between arrival and admission, so
   // with CORS on, the path is two hooks around the plugin's; without, one.

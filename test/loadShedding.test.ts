@@ -32,7 +32,7 @@ t.test(
     t.equal(atRest, 200, 'not shedding at rest');
 
     type Response = Awaited<ReturnType<typeof app.inject>>;
-    let shed: [Response, Response, Response] | undefined;
+    let shed: [Response, Response, Response, string] | undefined;
     for (let attempt = 0; attempt < 20 && !shed; attempt++) {
       blockEventLoop(800);
       await sleep(1); // the overdue sampling timer runs first
@@ -40,11 +40,14 @@ t.test(
         app.inject({ url: '/v1/pets', headers: auth }),
         app.inject({ url: '/readyz' }),
         app.inject({ url: '/healthz' }),
+        metrics.registry!.metrics(),
       ]);
-      if (round[0].statusCode === 503 && round[1].statusCode === 503) shed = round;
+      if (round[0].statusCode === 503 && round[1].statusCode === 503 && sample(round[3], 'pets_load_shedding') === 1)
+        shed = round;
     }
-    if (!shed) return t.fail('the overloaded loop never caused a 503');
-    const [api, ready, health] = shed;
+    if (!shed) return t.fail('the overloaded loop never caused a 503 with pets_load_shedding 1');
+    const [api, ready, health, scrape] = shed;
+    t.equal(sample(scrape, 'pets_ready'), 0, 'not ready while shedding: PetsNotReady tells it by pets_load_shedding');
     t.same(api.json(), {
       code: 'service_unavailable',
       message: 'The service is overloaded; retry later.',
@@ -67,6 +70,7 @@ t.test(
       recovered = apiAgain.statusCode === 200 && readyAgain.statusCode === 200;
     }
     t.ok(recovered, 'once the loop is idle again, API requests and /readyz answer 200');
+    t.equal(sample(await metrics.registry!.metrics(), 'pets_load_shedding'), 0, 'and pets_load_shedding is 0 again');
   },
 );
 

@@ -1,7 +1,7 @@
 /**
  * Private instances for scripts, the bench and tests (never imported by
  * src/): PostgreSQL primaries and streaming replicas, Redis, PgBouncer,
- * HAProxy, Prometheus, the built service, and the whole topology. Every process is
+ * HAProxy, Prometheus, Alertmanager, the blackbox exporter, the built service, and the whole topology. Every process is
  * started on 127.0.0.1 and a free port, waited for until it really answers,
  * and stopped by its pid. The exports below are its API; docs/deploying.md
  * ("The local topology") says how the tests and scripts/topology/ use it.
@@ -19,6 +19,14 @@ export {
   waitUntil,
 } from './processes.js';
 export { ensurePackages, missingPackages } from './packages.js';
+export {
+  startAlertmanager,
+  alertmanagerBin,
+  amtoolBin,
+  type AlertmanagerServer,
+  type AlertmanagerAlert,
+} from './alertmanager.js';
+export { startBlackboxExporter, blackboxBin, type BlackboxServer } from './blackbox.js';
 export {
   startPostgres,
   startReplica,

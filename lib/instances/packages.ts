@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { alertmanagerBin, amtoolBin } from './alertmanager.js';
 import { pgAutoctlBin } from './autoFailover.js';
+import { blackboxBin } from './blackbox.js';
 import { haproxyBin } from './haproxy.js';
 import { pgbouncerBin } from './pgbouncer.js';
 import { postgresBin } from './postgres.js';
@@ -25,6 +27,9 @@ const requirements = [
   },
   // Prometheus scraping the instances with the objectives' rules; promtool checks and tests the rules.
   { debian: 'prometheus', present: () => onPath(prometheusBin) && onPath(promtoolBin) },
+  // Alertmanager routing the alerts (amtool checks and tests its configuration); the probe of /healthz.
+  { debian: 'prometheus-alertmanager', present: () => onPath(alertmanagerBin) && onPath(amtoolBin) },
+  { debian: 'prometheus-blackbox-exporter', present: () => onPath(blackboxBin) },
 ] as const;
 
 function onPath(command: string): boolean {

@@ -25,6 +25,10 @@ export interface PrometheusOptions {
   parent?: string;
   port?: number;
   readyTimeoutMs?: number;
+  /** host:port of each Alertmanager the alerts are sent to. */
+  alertmanagers?: string[];
+  /** More scrape configurations, as prometheus.yml spells them (the blackbox probe's job). */
+  scrapeConfigs?: Array<Record<string, unknown>>;
 }
 
 /** One alert as GET /api/v1/alerts lists it. */
@@ -95,8 +99,12 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
     stringify({
       global: { scrape_interval: interval, evaluation_interval: interval, scrape_timeout: interval },
       rule_files: rules,
+      ...(options.alertmanagers
+        ? { alerting: { alertmanagers: [{ static_configs: [{ targets: options.alertmanagers }] }] } }
+        : {}),
       scrape_configs: [
         { job_name: options.job ?? 'pet-store-service', static_configs: [{ targets: options.targets }] },
+        ...(options.scrapeConfigs ?? []),
       ],
     }),
   );
@@ -128,7 +136,12 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
     pid,
     url,
     alerts: async () => (await api<{ alerts: PrometheusAlert[] }>(`${url}/api/v1/alerts`)).alerts,
-    query: (expression) => api(`${url}/api/v1/query?query=${encodeURIComponent(expression)}`),
+    query: async (expression) =>
+      (
+        await api<{ result: Awaited<ReturnType<PrometheusServer['query']>> }>(
+          `${url}/api/v1/query?query=${encodeURIComponent(expression)}`,
+        )
+      ).result,
     async stop() {
       if (isAlive(pid)) await stopPid(pid, 'SIGTERM', 15_000);
     },

@@ -1,12 +1,13 @@
 import type { Objective } from './objectives.js';
-import { budgetOf, objectiveKinds, ratioName, windows, type ObjectiveKind } from './rules.js';
+import { budgetOf, counted, objectiveKinds, ratioName, windows, type ObjectiveKind } from './rules.js';
 
 /**
  * The objectives' Grafana panels, generated into deploy/grafana/dashboard.json
  * below the hand-made ones: for each objective kind, the error budget left
  * over 30 days and the burn rate over 1 h, one series per operation. Panels
  * with an id from firstPanelId on are the generated ones; the rest of the
- * dashboard is kept as it is.
+ * dashboard is kept as it is, but for the 5xx ratio's expression, which
+ * takes the objectives' denominator (errorRatioExpression).
  */
 export const firstPanelId = 100;
 
@@ -62,9 +63,28 @@ function burnRate(objectives: Objective[], kind: ObjectiveKind, id: number, y: n
   };
 }
 
+/** The hand-made panel whose ratio the generator keeps on the objectives' denominator. */
+export const errorRatioPanelTitle = '5xx ratio (4xx aside, as the objectives count)';
+
+/**
+ * The 5xx share of the answers the availability objectives count: 4xx are
+ * in neither part, so a flood of 401s does not make the ratio look better.
+ */
+export function errorRatioExpression(): string {
+  const rate = (matcher: string) =>
+    `sum(rate(http_server_request_duration_seconds_count{job=~"$job",${matcher}}[$__rate_interval]))`;
+  return `${rate('status_code=~"5.."')} / ${rate(counted)}`;
+}
+
+function withErrorRatio(panel: Panel): Panel {
+  if (panel['title'] !== errorRatioPanelTitle && panel['title'] !== '5xx ratio') return panel;
+  const targets = panel['targets'] as Array<Record<string, unknown>>;
+  return { ...panel, title: errorRatioPanelTitle, targets: [{ ...targets[0], expr: errorRatioExpression() }] };
+}
+
 /** The dashboard with its generated panels replaced by the ones the objectives make now. */
 export function withObjectivePanels(dashboard: { panels: Panel[] }, objectives: Objective[]): { panels: Panel[] } {
-  const kept = dashboard.panels.filter((panel) => panel.id < firstPanelId);
+  const kept = dashboard.panels.filter((panel) => panel.id < firstPanelId).map(withErrorRatio);
   let y = Math.max(0, ...kept.map((panel) => panel.gridPos.y + panel.gridPos.h));
   const generated: Panel[] = [
     {

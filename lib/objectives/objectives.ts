@@ -22,10 +22,20 @@ export interface Objective {
     /** Percent of counted answers within thresholdSeconds. */
     percent: number;
   };
+  /**
+   * A burn-rate page needs at least this many bad answers per hour of its
+   * long window (so 10 in the 1-hour window, 60 in the 6-hour one): below
+   * it, too few answers fail for the ratio to say much, and the slow burn
+   * opens a ticket at most (docs/alerts.md, "Quiet at low traffic").
+   */
+  minimumBadAnswersPerHour: number;
 }
 
 /** The objective every operation starts from unless it does more work (docs/alerts.md). */
 export const defaultObjective = { availability: 99.9, latency: { thresholdSeconds: 0.25, percent: 99 } } as const;
+
+/** The page floor of an operation whose x-slo does not set minimumBadAnswersPerHour (docs/alerts.md). */
+export const defaultMinimumBadAnswersPerHour = 10;
 
 /** The period an error budget is counted over. */
 export const budgetPeriod = '30d';
@@ -40,6 +50,15 @@ function percentIn(value: unknown, low: number, where: string): number {
   return value;
 }
 
+function floorOf(value: unknown, name: string): number {
+  if (value === undefined) return defaultMinimumBadAnswersPerHour;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    throw new Error(
+      `${name}: x-slo.minimumBadAnswersPerHour must be a whole number from 1, not ${JSON.stringify(value)}`,
+    );
+  return value;
+}
+
 /** Every operation's objective, in the spec's order; throws naming the operation whose x-slo is missing or wrong. */
 export function objectivesOf(spec: SpecLike): Objective[] {
   const objectives: Objective[] = [];
@@ -49,7 +68,12 @@ export function objectivesOf(spec: SpecLike): Objective[] {
       if (operation === undefined) continue;
       const name = operation.operationId ?? `${method.toUpperCase()} ${path}`;
       const slo = operation['x-slo'] as
-        { availability?: unknown; latency?: { thresholdSeconds?: unknown; percent?: unknown } } | undefined;
+        | {
+            availability?: unknown;
+            latency?: { thresholdSeconds?: unknown; percent?: unknown };
+            minimumBadAnswersPerHour?: unknown;
+          }
+        | undefined;
       if (slo === undefined) throw new Error(`${name} has no x-slo: every operation states its objectives`);
       const thresholdSeconds = slo.latency?.thresholdSeconds;
       if (typeof thresholdSeconds !== 'number' || !durationBuckets.includes(thresholdSeconds))
@@ -63,6 +87,7 @@ export function objectivesOf(spec: SpecLike): Objective[] {
         path,
         availability: percentIn(slo.availability, 90, `${name}: x-slo.availability`),
         latency: { thresholdSeconds, percent: percentIn(slo.latency?.percent, 50, `${name}: x-slo.latency.percent`) },
+        minimumBadAnswersPerHour: floorOf(slo.minimumBadAnswersPerHour, name),
       });
     }
   }

@@ -1,12 +1,13 @@
 import { configSchema } from '../../src/config/schema.js';
 import { shedReasons } from '../../src/http/arrival/loadShedding.js';
 import { httpLimits } from '../../src/http/limits.js';
-import { runbookUrl, type AlertingRule, type RuleGroup } from './rules.js';
-import type { RuleSettings } from './settings.js';
+import { runbookUrl, type AlertingRule, type RecordingRule, type RuleGroup } from './rules.js';
+import { probeJobOf, type RuleSettings } from './settings.js';
 
 /**
  * The alerts that are not objectives (deploy/prometheus/alerts.yml): the
- * service gone, an instance not ready, the pool saturated, load shed. They
+ * service gone or unscrapable, too many instances not serving (a page), one
+ * instance down or not ready (a ticket), the pool saturated, load shed. They
  * are generated, not hand-written, so that their job, runbook links and the
  * load-shedding facts (limit, reasons) come from one place each: the
  * generation settings and the code's own constants.
@@ -46,35 +47,88 @@ export function loadSheddingFacts(): string {
   );
 }
 
+/** The share of a job's instances not serving (down, or not ready for no planned reason) that pages. */
+export const notServingPageShare = 0.5;
+
+/** How long one instance may be down or not ready before it is a ticket. */
+export const instanceTicketFor = '15m';
+
+/** The recorded share of the job's instances that are down or not ready, draining and shedding aside. */
+export const notServingShare = 'job:pets_instances_not_serving:ratio';
+
 export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
   const job = `job="${settings.job}"`;
-  const alerts: AlertingRule[] = [
+  const probe = `probe_success{job="${probeJobOf(settings.job)}"}`;
+  // Nothing scraped: every target down, the job gone from discovery, or no request metric.
+  const unscraped = [
+    `max by (job) (up{${job}}) == 0`,
+    `absent(up{${job}})`,
+    `absent_over_time(http_server_request_duration_seconds_count{${job}}[${absence.window}])`,
+  ].join('\n  or\n  ');
+  // Not ready for no planned reason: a drain answers 503 on /readyz on purpose, and so does shedding
+  // (its own ticket, PetsLoadShedding).
+  const notReady =
+    `pets_ready{${job}} == 0\n  unless on (job, instance)\n  ` +
+    `(pets_draining{${job}} > 0 or pets_load_shedding{${job}} > 0)`;
+  const instances = `count by (job) (up{${job}})`;
+  const rules: Array<RecordingRule | AlertingRule> = [
+    {
+      record: notServingShare,
+      expr:
+        `(\n  (\n    count by (job) (up{${job}} == 0)\n    or on (job) 0 * ${instances}\n  )\n  + on (job)\n` +
+        `  (\n    count by (job) (\n    ${notReady}\n    )\n    or on (job) 0 * ${instances}\n  )\n)\n/ on (job)\n${instances}`,
+      labels: {},
+    },
     withRunbook(settings, {
       alert: 'PetsDown',
-      // Every target of the job down, the job gone from discovery, or no request metric scraped: with the
-      // process gone there is no ratio for a burn-rate alert to compare, so absence pages on its own.
-      expr: [
-        `max by (job) (up{${job}}) == 0`,
-        `absent(up{${job}})`,
-        `absent_over_time(http_server_request_duration_seconds_count{${job}}[${absence.window}])`,
-      ].join('\nor\n'),
+      // With the process gone there is no ratio for a burn-rate alert to compare, so absence pages on its
+      // own; unless the probe of /healthz still gets answers (PetsUnscrapable).
+      expr: `(\n  ${unscraped}\n)\nunless on ()\n  max(${probe}) == 1`,
       for: absence.for,
       labels: { severity: 'page' },
-      summary: 'The pet store service is down: no target of its job answers scrapes, or it exports no request metric',
+      summary: 'The pet store service is down: no target of its job answers scrapes or probes',
       description:
         `No target of job {{ $labels.job }} has answered a scrape, or none has exported ` +
-        `http_server_request_duration_seconds for ${absence.window}, for ${absence.for}: the service is down or unscraped.`,
+        `http_server_request_duration_seconds for ${absence.window}, for ${absence.for}, and no probe of /healthz ` +
+        `succeeds: the service is down.`,
+    }),
+    withRunbook(settings, {
+      alert: 'PetsUnscrapable',
+      expr: `(\n  ${unscraped}\n)\nand on ()\n  max(${probe}) == 1`,
+      for: absence.for,
+      labels: { severity: 'ticket' },
+      summary: 'The pet store service answers its probe but cannot be scraped: its alerts are blind',
+      description:
+        `No target of job {{ $labels.job }} has answered a scrape for ${absence.for}, yet the probe of /healthz ` +
+        `succeeds: the service serves, its metrics are not read (metrics listener, network, scrape configuration).`,
     }),
     withRunbook(settings, {
       alert: 'PetsNotReady',
-      // A planned drain answers 503 on /readyz on purpose (pets_draining 1): that is not an outage.
-      expr: 'pets_ready == 0\n  unless on (job, instance) pets_draining > 0',
-      for: '2m',
+      expr: `${notServingShare}{${job}} >= ${notServingPageShare}`,
+      for: '3m',
       labels: { severity: 'page' },
-      summary: 'An instance answers 503 on /readyz and is not draining',
+      summary: `Half or more of the service's instances are down or not ready`,
       description:
-        '{{ $labels.instance }} has not been ready for 2 minutes: database unreachable, schema not migrated, ' +
-        'or shedding load (see its /readyz body, its log and pets_load_shed_requests_total).',
+        `At least ${notServingPageShare * 100} % of the instances of job {{ $labels.job }} have been down or ` +
+        `answering 503 on /readyz (not draining, not shedding) for 3 minutes: the others may not carry the load.`,
+    }),
+    withRunbook(settings, {
+      alert: 'PetsInstanceNotReady',
+      expr: notReady,
+      for: instanceTicketFor,
+      labels: { severity: 'ticket' },
+      summary: 'An instance answers 503 on /readyz, and is neither draining nor shedding',
+      description:
+        `{{ $labels.instance }} has not been ready for ${instanceTicketFor}: database unreachable from it, or ` +
+        'schema not migrated (see its /readyz body and its log).',
+    }),
+    withRunbook(settings, {
+      alert: 'PetsInstanceDown',
+      expr: `up{${job}} == 0`,
+      for: instanceTicketFor,
+      labels: { severity: 'ticket' },
+      summary: 'An instance has not answered scrapes',
+      description: `{{ $labels.instance }} has not answered a scrape for ${instanceTicketFor}: crashed, hung or unreachable.`,
     }),
     withRunbook(settings, {
       alert: 'PetsDbPoolSaturated',
@@ -88,7 +142,10 @@ export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
     }),
     withRunbook(settings, {
       alert: 'PetsLoadShedding',
-      expr: 'sum by (job, instance) (rate(pets_load_shed_requests_total[5m])) > 0',
+      // The gauge too: an instance out of the balancer for shedding gets no requests to shed.
+      expr:
+        `sum by (job, instance) (rate(pets_load_shed_requests_total{${job}}[5m])) > 0\n` +
+        `or\nmax by (job, instance) (pets_load_shedding{${job}}) > 0`,
       for: '5m',
       labels: { severity: 'ticket' },
       summary: 'An instance sheds API requests (503 with Retry-After)',
@@ -97,5 +154,5 @@ export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
         `${shedReasons.join(', ')}.`,
     }),
   ];
-  return { name: 'pet-store-service', rules: alerts };
+  return { name: 'pet-store-service', rules };
 }

@@ -8,6 +8,12 @@ import type { Objective } from './objectives.js';
  * (2 % of a 30-day budget in an hour) or 6 times over 6 h and 30 min (5 % in
  * six hours); a ticket at 1 time over 3 days and 6 h (10 % in three days).
  * The short window of each pair makes the alert stop soon after the burn does.
+ *
+ * Two guards keep the page for what needs a person (docs/alerts.md): a floor
+ * on bad answers in the long window (the SRE workbook's low-traffic caveat:
+ * at one request a minute a single 5xx is 1.7 % of the hour), and a `for` a
+ * little longer than the short window, so that a burn which ends by itself
+ * within about a minute (a failover) does not page.
  */
 
 /** A window's name (as in the recorded series' names) and its length in seconds. */
@@ -42,13 +48,21 @@ export const burnRates = [
   { severity: 'ticket', long: windows['3d'], short: windows['6h'], factor: 1 },
 ] as const;
 
+/**
+ * How long the page's condition must hold: a minute past the 5-minute short
+ * window, which a 1-minute total outage keeps above the burn rate for about
+ * five minutes (the 1-hour window crosses 14.4 times 0.1 % after 52 s of it).
+ * A 3-minute outage holds it for about seven, and pages.
+ */
+export const pageForSeconds = 6 * minute;
+
 /** The two objectives each operation has, and what is counted for each. */
 export const objectiveKinds = ['availability', 'latency'] as const;
 export type ObjectiveKind = (typeof objectiveKinds)[number];
 
 const histogram = 'http_server_request_duration_seconds';
-/** Answers counted: all but 4xx (the client's doing, in neither ratio). */
-const counted = 'status_code!~"4.."';
+/** Answers counted: all but 4xx (the client's doing, in neither ratio); the dashboard's ratios count the same. */
+export const counted = 'status_code!~"4.."';
 
 /**
  * The recorded error ratio of one objective over one window, named by the
@@ -57,6 +71,16 @@ const counted = 'status_code!~"4.."';
  */
 export function ratioName(kind: ObjectiveKind, window: Window): string {
   return `job_operation:pets_slo_${kind}_errors:ratio_rate${window.name}`;
+}
+
+/** The recorded number of bad answers of one objective in a (long) window: `..._bad_answers:increase1h`. */
+export function badAnswersName(kind: ObjectiveKind, window: Window): string {
+  return `job_operation:pets_slo_${kind}_bad_answers:increase${window.name}`;
+}
+
+/** The page's floor in a long window: the objective's bad answers per hour times the window's hours (at least 1). */
+export function floorOf(objective: Objective, window: Window): number {
+  return Math.max(1, Math.round((objective.minimumBadAnswersPerHour * window.seconds) / hour));
 }
 
 /**
@@ -111,6 +135,18 @@ function errorRatio(objective: Objective, kind: ObjectiveKind, range: string): s
   return `1 - ${fast}\n/\n${all}`;
 }
 
+function badAnswers(objective: Objective, kind: ObjectiveKind, range: string): string {
+  const operation = `operation="${objective.operation}"`;
+  const all = `sum by (job, operation) (increase(${histogram}_count{${operation},${counted}}[${range}]))`;
+  if (kind === 'availability') {
+    const failed = `sum by (job, operation) (increase(${histogram}_count{${operation},status_code=~"5.."}[${range}]))`;
+    return `${failed}\nor\n  0 * ${all}`;
+  }
+  const le = bucketMatcher(objective.latency.thresholdSeconds);
+  const fast = `sum by (job, operation) (increase(${histogram}_bucket{${operation},${counted},${le}}[${range}]))`;
+  return `${all}\n-\n${fast}`;
+}
+
 /** An alert's runbook: its section of docs/alerts.md (GitHub's anchor: the heading in lower case). */
 export function runbookUrl(runbookBase: string, alert: string): string {
   return `${runbookBase}#${alert.toLowerCase()}`;
@@ -157,7 +193,14 @@ export function objectiveRuleGroups(objectives: Objective[], options: RuleOption
           labels: { operation: objective.operation },
         })),
       ),
-      ...objectives.flatMap((objective) => alerts(objective, kind, runbookBase)),
+      ...objectives.flatMap((objective) =>
+        pageWindows.map((window) => ({
+          record: badAnswersName(kind, window),
+          expr: badAnswers(objective, kind, duration(window.seconds, scale)),
+          labels: { operation: objective.operation },
+        })),
+      ),
+      ...objectives.flatMap((objective) => alerts(objective, kind, runbookBase, scale)),
     ],
   }));
   groups.push({
@@ -175,12 +218,19 @@ export function objectiveRuleGroups(objectives: Objective[], options: RuleOption
   return groups;
 }
 
-function alerts(objective: Objective, kind: ObjectiveKind, runbookBase: string): AlertingRule[] {
+/** The long windows of the pages, whose bad answers are recorded for the floor. */
+const pageWindows = [...new Set(burnRates.filter((rate) => rate.severity === 'page').map((rate) => rate.long))];
+
+function alerts(objective: Objective, kind: ObjectiveKind, runbookBase: string, scale: number): AlertingRule[] {
   const budget = budgetOf(objective, kind);
   const selector = `{operation="${objective.operation}"}`;
   const condition = (rate: (typeof burnRates)[number]) =>
     `(\n  ${ratioName(kind, rate.long)}${selector} > (${rate.factor} * ${budget})\nand\n  ` +
-    `${ratioName(kind, rate.short)}${selector} > (${rate.factor} * ${budget})\n)`;
+    `${ratioName(kind, rate.short)}${selector} > (${rate.factor} * ${budget})` +
+    (rate.severity === 'page'
+      ? `\nand\n  ${badAnswersName(kind, rate.long)}${selector} >= ${floorOf(objective, rate.long)}`
+      : '') +
+    `\n)`;
   const what =
     kind === 'availability'
       ? `${objective.availability}% of answers not 5xx`
@@ -188,16 +238,23 @@ function alerts(objective: Objective, kind: ObjectiveKind, runbookBase: string):
   return (['page', 'ticket'] as const).map((severity) => {
     const rates = burnRates.filter((rate) => rate.severity === severity);
     const name = alertName(kind, severity);
+    const floor =
+      severity === 'page'
+        ? ` It pages once at least ${rates.map((rate) => `${floorOf(objective, rate.long)} in ${rate.long.name}`).join(' or ')} ` +
+          `answers were bad, and the burn has lasted ${duration(pageForSeconds, 1)}.`
+        : '';
     return {
       alert: name,
       expr: rates.map(condition).join('\nor\n'),
+      ...(severity === 'page' ? { for: duration(pageForSeconds, scale) } : {}),
       labels: { operation: objective.operation, slo: kind, objective: objectiveLabel(objective, kind), severity },
       annotations: {
         summary: `${objective.operation} burns its ${kind} error budget ${severity === 'page' ? 'fast' : 'slowly'}`,
         description:
           `${objective.operation} (${objective.method} ${objective.path}) misses ${what}: its errors run at more than ` +
           `${rates.map((rate) => `${rate.factor}x`).join(' or ')} the budget of ${Number((budget * 100).toFixed(4))}% ` +
-          `over the ${rates.map((rate) => `${rate.long.name} and ${rate.short.name}`).join(', or ')} windows.`,
+          `over the ${rates.map((rate) => `${rate.long.name} and ${rate.short.name}`).join(', or ')} windows.` +
+          floor,
         runbook_url: runbookUrl(runbookBase, name),
       },
     };

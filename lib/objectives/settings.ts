@@ -18,6 +18,13 @@ export interface RuleSettings {
 
 export const defaultJob = 'pet-store-service';
 
+/**
+ * The job the blackbox exporter's probes of /healthz are scraped under
+ * (deploy/prometheus/prometheus.yml): the alerts tell "down" from "answers
+ * but cannot be scraped" by it.
+ */
+export const probeJobOf = (job: string): string => `${job}-healthz`;
+
 /** https://host/owner/name from package.json's repository (a string or { url }), git+ and .git dropped. */
 export function repositoryUrl(packageJson: { repository?: string | { url?: string } }): string {
   const field = packageJson.repository;
@@ -48,4 +55,38 @@ export function ruleSettingsOf(env: NodeJS.ProcessEnv): RuleSettings {
   if (!/^[^"\\\n]+$/.test(job))
     throw new Error(`PROMETHEUS_JOB must be a plain label value, not ${JSON.stringify(job)}`);
   return { runbookBase: absolute(base, 'RUNBOOK_BASE_URL'), job };
+}
+
+/** Where the shipped scrape configuration (deploy/prometheus/prometheus.yml) looks; an example an operator edits. */
+const exampleHosts = ['pets-1', 'pets-2', 'pets-3'];
+
+/**
+ * The Prometheus configuration shipped beside the rules: the service's
+ * metrics listeners (METRICS_PORT, 9464), the blackbox exporter's probe of
+ * each instance's /healthz (deploy/blackbox/blackbox.yml, module healthz,
+ * job probeJobOf), the rules and Alertmanager (deploy/alertmanager/).
+ */
+export function prometheusConfig(settings: RuleSettings, apiPort: number, metricsPort: number) {
+  return {
+    global: { scrape_interval: '15s', evaluation_interval: '15s' },
+    rule_files: ['objectives.yml', 'alerts.yml'],
+    alerting: { alertmanagers: [{ static_configs: [{ targets: ['alertmanager:9093'] }] }] },
+    scrape_configs: [
+      {
+        job_name: settings.job,
+        static_configs: [{ targets: exampleHosts.map((host) => `${host}:${metricsPort}`) }],
+      },
+      {
+        job_name: probeJobOf(settings.job),
+        metrics_path: '/probe',
+        params: { module: ['healthz'] },
+        static_configs: [{ targets: exampleHosts.map((host) => `http://${host}:${apiPort}/healthz`) }],
+        relabel_configs: [
+          { source_labels: ['__address__'], target_label: '__param_target' },
+          { source_labels: ['__param_target'], target_label: 'instance' },
+          { target_label: '__address__', replacement: 'blackbox-exporter:9115' },
+        ],
+      },
+    ],
+  };
 }

@@ -57,6 +57,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The operation's compiled onRequest steps (operations/glue.ts); absent on other routes. */
     compiledPath?: CompiledPath;
+    /** A probe (/healthz, /readyz): its 503 says "not ready", not an API error (pets_server_errors_total leaves it out). */
+    probe?: boolean;
   }
 }
 

@@ -6,7 +6,17 @@ import type { PoolStatus } from '../db/index.js';
 export const readyHelp = 'Whether /readyz answers 200 (1) or 503 (0); in a cluster, 1 when a worker is ready.';
 
 /** Why a request was not authenticated (the label of the authentication failures counter). */
-export type AuthFailureReason = 'missing' | 'malformed' | 'invalid' | 'duplicate' | 'expired' | 'checksum';
+export const authFailureReasons = ['missing', 'malformed', 'invalid', 'duplicate', 'expired', 'checksum'] as const;
+export type AuthFailureReason = (typeof authFailureReasons)[number];
+
+/**
+ * The 5xx the error handler answers, as (status, code): a bug (500) and
+ * every refusal or outage (503). Their series exist from the start.
+ */
+const serverErrorKinds = [
+  { status_code: '500', code: 'internal_error' },
+  { status_code: '503', code: 'service_unavailable' },
+] as const;
 
 /** What the request-duration histogram records for one (operation, method, status). */
 export interface DurationSeries {
@@ -36,6 +46,8 @@ export interface ServiceMetrics {
   declareReplays: (operation: string) => void;
   serverError: (statusCode: number, code: string) => void;
   loadShed: (reason: string) => void;
+  /** Makes a shedding reason's series exist at 0 (see declareDurations). */
+  declareLoadShed: (reason: string) => void;
   /** A database transaction or read was tried again through a short outage, and how that ended. */
   databaseRideThrough: (outcome: 'succeeded' | 'gave up') => void;
   /** Reads the pool at scrape time (nothing per request). */
@@ -44,6 +56,8 @@ export interface ServiceMetrics {
   watchReadiness: (isReady: () => Promise<boolean>) => void;
   /** Asks whether a planned drain is under way, at scrape time. */
   watchDraining: (isDraining: () => boolean) => void;
+  /** Asks whether the process sheds API requests now (over its load limit), at scrape time. */
+  watchShedding: (isShedding: () => boolean) => void;
 }
 
 // Requests here take about a millisecond; the upper buckets catch a slow database.
@@ -64,10 +78,12 @@ export const noMetrics: ServiceMetrics = {
   declareReplays: ignore,
   serverError: ignore,
   loadShed: ignore,
+  declareLoadShed: ignore,
   databaseRideThrough: ignore,
   watchPool: ignore,
   watchReadiness: ignore,
   watchDraining: ignore,
+  watchShedding: ignore,
 };
 
 /** A registry of its own per app (tests build many), with the process's default metrics. */
@@ -107,7 +123,7 @@ export function createMetrics(): ServiceMetrics {
   });
   const serverErrors = new Counter({
     name: 'pets_server_errors_total',
-    help: 'Responses with a 5xx status, by status code and Error object code.',
+    help: "API responses with a 5xx status, by status code and Error object code (a readiness probe's 503 aside: pets_ready).",
     labelNames: ['status_code', 'code'] as const,
     registers,
   });
@@ -126,6 +142,11 @@ export function createMetrics(): ServiceMetrics {
     labelNames: ['outcome'] as const,
     registers,
   });
+
+  // Every label value the code can emit exists at 0 from the start: rate() and increase() miss a series' first value.
+  for (const reason of authFailureReasons) authFailures.labels({ reason }).inc(0);
+  for (const kind of serverErrorKinds) serverErrors.labels(kind).inc(0);
+  for (const outcome of ['succeeded', 'gave_up']) rideThroughs.labels({ outcome }).inc(0);
 
   let poolStatus: () => PoolStatus | undefined = () => undefined;
   const poolGauge = (name: string, help: string, read: (stats: PoolStatus) => number) =>
@@ -173,6 +194,18 @@ export function createMetrics(): ServiceMetrics {
     },
   });
 
+  let isShedding: () => boolean = () => false;
+  new Gauge({
+    name: 'pets_load_shedding',
+    help:
+      'Whether the process sheds API requests now (1): /readyz answers 503 for it, so PetsNotReady leaves it to ' +
+      'PetsLoadShedding; summed over the workers of a cluster.',
+    registers,
+    collect() {
+      this.set(isShedding() ? 1 : 0);
+    },
+  });
+
   return {
     registry,
     durationSeries: (operation, method, statusCode) => {
@@ -204,6 +237,9 @@ export function createMetrics(): ServiceMetrics {
     loadShed: (reason) => {
       shed.labels({ reason }).inc();
     },
+    declareLoadShed: (reason) => {
+      shed.labels({ reason }).inc(0);
+    },
     databaseRideThrough: (outcome) => {
       rideThroughs.labels({ outcome: outcome === 'succeeded' ? 'succeeded' : 'gave_up' }).inc();
     },
@@ -215,6 +251,9 @@ export function createMetrics(): ServiceMetrics {
     },
     watchDraining: (check) => {
       isDraining = check;
+    },
+    watchShedding: (check) => {
+      isShedding = check;
     },
   };
 }

@@ -8,6 +8,12 @@ import { repoRoot } from '../../lib/repoRoot.js';
 /** Where the shipped rules and their promtool tests are; promtool runs there, as an operator would. */
 export const rulesFolder = join(repoRoot, 'deploy/prometheus');
 
+/**
+ * The pages' tests (evaluated every minute, about two minutes of promtool):
+ * run by the rules suite (test/rules/), the other shipped tests by npm test.
+ */
+export const pageTestFile = 'objectives-pages.test.yml';
+
 export interface RuleTestFile {
   rule_files: string[];
   evaluation_interval?: string;
@@ -16,25 +22,33 @@ export interface RuleTestFile {
 
 export const ruleTestFileOf = (path: string) => parse(readFileSync(path, 'utf8')) as RuleTestFile;
 
-/** Runs promtool in the rules' folder; its stdout and stderr together, as it interleaves them. */
-export function promtool(args: string[]): Promise<{ status: number | null; output: string }> {
+/**
+ * Runs promtool in the rules' folder: its stdout and stderr together (output), and its stdout alone,
+ * where `test rules` says which file it tests and SUCCESS (its failures go to stderr, interleaved).
+ */
+export function promtool(args: string[]): Promise<{ status: number | null; output: string; stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(promtoolBin, args, { cwd: rulesFolder, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
+    let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
+      stdout += chunk.toString();
     });
     child.stderr.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
     child.on('error', reject);
     child.on('close', (status) => {
-      resolve({ status, output });
+      resolve({ status, output, stdout });
     });
   });
 }
 
-/** The report of each file of one `promtool test rules`: "Unit Testing:  <file>" then SUCCESS or FAILED and its details. */
+/**
+ * The report of each file of one `promtool test rules`, from its stdout: "Unit Testing:  <file>" then
+ * SUCCESS, or nothing for a file that failed (FAILED and the details go to stderr, out of order).
+ */
 export function verdicts(output: string): Map<string, string> {
   const byFile = new Map<string, string>();
   for (const part of output.split(/^Unit Testing: +/m).slice(1)) {

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { DatabaseUnavailableError } from '../../src/db/index.js';
-import { createMetrics } from '../../src/observability/metrics.js';
+import { shedReasons } from '../../src/http/arrival/loadShedding.js';
+import { authFailureReasons, createMetrics } from '../../src/observability/metrics.js';
 import { idempotentOperations, loadOpenApiDocument } from '../../src/openapi/document.js';
 import { forEachBackend, startTestApp, testLimits } from '../helpers/app.js';
 import { sample } from '../helpers/metrics.js';
@@ -69,7 +70,11 @@ t.test('the readiness gauge follows /readyz, and 5xx are counted by status and c
     t.equal((await app.inject({ url: '/v1/pets', headers: auth })).statusCode, 503);
     t.equal((await app.inject({ url: '/readyz' })).statusCode, 503);
     const scrape = await metrics.registry!.metrics();
-    t.equal(sample(scrape, 'pets_server_errors_total{status_code="503",code="service_unavailable"}'), 2);
+    t.equal(
+      sample(scrape, 'pets_server_errors_total{status_code="503",code="service_unavailable"}'),
+      1,
+      "the API's 503, not /readyz's: a probe's answer is pets_ready",
+    );
     t.equal(sample(scrape, 'pets_ready'), 0);
     failing = false;
     t.equal(sample(await metrics.registry!.metrics(), 'pets_ready'), 1);
@@ -99,6 +104,26 @@ t.test(
     t.notMatch(scrape, /status_code="200"/, 'only the 5xx: a success series appears with its first answer');
   },
 );
+
+t.test('every counter has a sample from the start, for each label value the code can emit', async (t) => {
+  const metrics = createMetrics();
+  await startTestApp(t, 'embedded', {}, { metrics });
+  const scrape = await metrics.registry!.metrics();
+  const counters = (await metrics.registry!.getMetricsAsJSON()).filter(
+    (metric) => String(metric.type) === 'counter' && metric.name.startsWith('pets_'),
+  );
+  t.ok(counters.length >= 6, `the service's counters: ${counters.map((metric) => metric.name).join(', ')}`);
+  for (const counter of counters) t.ok(counter.values.length > 0, `${counter.name} has a sample before any request`);
+  for (const reason of shedReasons) t.equal(sample(scrape, `pets_load_shed_requests_total{reason="${reason}"}`), 0);
+  for (const reason of authFailureReasons)
+    t.equal(sample(scrape, `pets_authentication_failures_total{reason="${reason}"}`), 0, reason);
+  t.equal(sample(scrape, 'pets_server_errors_total{status_code="500",code="internal_error"}'), 0);
+  t.equal(sample(scrape, 'pets_server_errors_total{status_code="503",code="service_unavailable"}'), 0);
+  for (const outcome of ['succeeded', 'gave_up'])
+    t.equal(sample(scrape, `pets_db_ride_throughs_total{outcome="${outcome}"}`), 0, outcome);
+  t.equal(sample(scrape, 'pets_rate_limit_rejections_total'), 0);
+  t.equal(sample(scrape, 'pets_load_shedding'), 0);
+});
 
 t.test('a planned drain shows as pets_draining 1 beside pets_ready 0', async (t) => {
   const metrics = createMetrics();

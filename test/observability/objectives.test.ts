@@ -27,9 +27,30 @@ t.test('every operation must state objectives the histogram can measure', async 
     /listPets: x-slo\.latency\.thresholdSeconds must be a bucket .*0\.25, 0\.5/,
   );
   t.throws(() => objectivesOf(operation({ ...slo, availability: 100 })), /x-slo\.availability must be a number/);
-  t.same(objectivesOf(operation(slo)), [{ operation: 'listPets', method: 'GET', path: '/pets', ...slo }]);
+  t.same(objectivesOf(operation(slo)), [
+    { operation: 'listPets', method: 'GET', path: '/pets', ...slo, minimumBadAnswersPerHour: 10 },
+  ]);
+  t.throws(
+    () => objectivesOf(operation({ ...slo, minimumBadAnswersPerHour: 0.5 })),
+    /listPets: x-slo\.minimumBadAnswersPerHour must be a whole number from 1/,
+  );
   t.equal(budgetOf(objectivesOf(operation(slo))[0]!, 'availability'), 0.001);
   t.equal(budgetOf(objectivesOf(operation(slo))[0]!, 'latency'), 0.01);
+});
+
+t.test('a page needs the floor of bad answers its x-slo sets (10 an hour by default) in its long window', async (t) => {
+  const rulesOf = (extra: object) =>
+    JSON.stringify(
+      objectiveRuleGroups(objectivesOf(operation({ ...slo, ...extra })), { runbookBase: 'https://example.com/a' }),
+    );
+  const byDefault = rulesOf({});
+  t.match(byDefault, /availability_bad_answers:increase1h\{operation=\\"listPets\\"\} >= 10\b/);
+  t.match(byDefault, /availability_bad_answers:increase6h\{operation=\\"listPets\\"\} >= 60\b/);
+  t.match(byDefault, /latency_bad_answers:increase1h\{operation=\\"listPets\\"\} >= 10\b/);
+  const overridden = rulesOf({ minimumBadAnswersPerHour: 3 });
+  t.match(overridden, /availability_bad_answers:increase1h\{operation=\\"listPets\\"\} >= 3\b/);
+  t.match(overridden, /availability_bad_answers:increase6h\{operation=\\"listPets\\"\} >= 18\b/);
+  t.notMatch(byDefault, /increase3d/, 'the ticket has no floor: below it, a ticket at most');
 });
 
 t.test('a drill scales every window, and nothing else', async (t) => {
@@ -77,6 +98,19 @@ t.test('the drills run Prometheus with the retention the 30-day window needs', a
   t.match(retentionFlag, /^--storage\.tsdb\.retention\.time=/);
   t.ok(durationDays(value!) >= minimumRetentionDays, `${retentionFlag} keeps at least ${minimumRetentionDays} days`);
   t.ok(minimumRetentionDays > 30, 'more than the 30-day window');
+});
+
+t.test("the dashboard's 5xx ratio divides by the answers the objectives count (4xx aside)", async (t) => {
+  const dashboard = JSON.parse(readFileSync(join(repoRoot, 'deploy/grafana/dashboard.json'), 'utf8')) as {
+    panels: Array<{ title: string; targets?: Array<{ expr: string }> }>;
+  };
+  const ratios = dashboard.panels.filter((panel) => /\bratio\b/i.test(panel.title));
+  t.ok(ratios.length > 0, 'the dashboard has a 5xx ratio');
+  for (const panel of ratios)
+    for (const { expr } of panel.targets ?? []) {
+      const [, denominator = ''] = expr.split(' / ');
+      t.match(denominator, /status_code!~"4\.\."/, `${panel.title}: ${expr}`);
+    }
 });
 
 t.test('the load-shedding facts of the docs and alerts are the code’s own', async (t) => {

@@ -1,14 +1,14 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse, stringify } from 'yaml';
 import { ensurePackages } from '../../lib/instances/index.js';
 import { objectivesOf, type Objective } from '../../lib/objectives/objectives.js';
-import { objectiveEvaluationInterval, objectiveRuleTests, testFile } from '../../lib/objectives/ruleTests.js';
+import { objectivePageTests, testFile } from '../../lib/objectives/ruleTests.js';
 import { objectiveRuleGroups } from '../../lib/objectives/rules.js';
 import { ruleSettingsOf } from '../../lib/objectives/settings.js';
 import { repoRoot } from '../../lib/repoRoot.js';
-import { promtool, ruleTestFileOf, rulesFolder, verdicts } from '../helpers/promtool.js';
+import { pageTestFile, promtool, ruleTestFileOf, rulesFolder, verdicts } from '../helpers/promtool.js';
 import { scratchDir } from '../helpers/scratchSpace.js';
 
 /**
@@ -37,13 +37,14 @@ interface Mutation {
   caughtBy: string;
 }
 
+const job = `job="${settings.job}"`;
 const mutations: Mutation[] = [
   {
     what: `${burning}'s fast-burn alert reads another operation's short window`,
     rules: 'objectives.yml',
     from: `ratio_rate5m{operation="${burning}"} > (14.4`,
     to: `ratio_rate5m{operation="${burning.toLowerCase()}x"} > (14.4`,
-    caughtBy: 'a 10-minute burst',
+    caughtBy: 'a burst (8 minutes',
   },
   {
     what: `${other.operation}'s fast-burn alert reads ${burning}'s short window`,
@@ -57,7 +58,7 @@ const mutations: Mutation[] = [
     rules: 'objectives.yml',
     from: /status_code=~"5\.\."/g,
     to: 'status_code="500"',
-    caughtBy: 'a 10-minute burst',
+    caughtBy: 'a burst (8 minutes',
   },
   {
     what: 'the ticket reads a label the ratio does not have',
@@ -91,6 +92,27 @@ const mutations: Mutation[] = [
     caughtBy: `every ${other.operation} answer`,
   },
   {
+    what: `${burning}'s page has no floor on the 6-hour window`,
+    rules: 'objectives.yml',
+    from: new RegExp(`(availability_bad_answers:increase6h\\{operation="${burning}"\\}) >= \\d+`),
+    to: '$1 >= 0',
+    caughtBy: 'one 500 every 30 minutes',
+  },
+  {
+    what: `${burning}'s page has no floor on the 1-hour window`,
+    rules: 'objectives.yml',
+    from: new RegExp(`(availability_bad_answers:increase1h\\{operation="${burning}"\\}) >= \\d+`),
+    to: '$1 >= 0',
+    caughtBy: 'half of them failing',
+  },
+  {
+    what: 'the pages fire as soon as both windows burn (no for)',
+    rules: 'objectives.yml',
+    from: /\n\s+for: 6m/g,
+    to: '',
+    caughtBy: 'a 1-minute failover',
+  },
+  {
     what: 'the absence page waits 3 hours',
     rules: 'alerts.yml',
     from: 'for: 3m',
@@ -105,13 +127,54 @@ const mutations: Mutation[] = [
     caughtBy: 'a job gone',
   },
   {
-    what: 'PetsNotReady ignores the draining gauge of the instance',
+    what: 'the absence page ignores the probe of /healthz',
     rules: 'alerts.yml',
-    from: 'pets_draining > 0',
-    to: 'pets_draining{instance="elsewhere"} > 0',
-    caughtBy: 'an instance not ready',
+    from: /unless on \(\)\n\s+max\(probe_success\{[^}]*\}\) == 1/,
+    to: '',
+    caughtBy: 'every scrape failing while the probe',
+  },
+  {
+    what: 'the readiness alerts ignore the draining gauge of the instance',
+    rules: 'alerts.yml',
+    from: new RegExp(`pets_draining\\{${job}\\} > 0`, 'g'),
+    to: `pets_draining{${job},instance="elsewhere"} > 0`,
+    caughtBy: 'instances draining or shedding',
+  },
+  {
+    what: 'the readiness alerts ignore the shedding gauge of the instance',
+    rules: 'alerts.yml',
+    from: new RegExp(` or pets_load_shedding\\{${job}\\} > 0\\)`, 'g'),
+    to: ')',
+    caughtBy: 'instances draining or shedding',
+  },
+  {
+    what: 'PetsNotReady pages for one instance of three',
+    rules: 'alerts.yml',
+    from: '>= 0.5',
+    to: '>= 0.3',
+    caughtBy: 'one instance of three not ready',
+  },
+  {
+    what: 'PetsNotReady pages at once',
+    rules: 'alerts.yml',
+    from: /(>= 0\.5\n\s+for:) 3m/,
+    to: '$1 0s',
+    caughtBy: 'a 1-minute failover (all three',
+  },
+  {
+    what: 'one instance not ready tickets only after 15 hours',
+    rules: 'alerts.yml',
+    from: 'for: 15m',
+    to: 'for: 15h',
+    caughtBy: 'one instance of three not ready',
   },
 ];
+
+/** The shipped test files (deploy/prometheus/*.test.yml) of a rule file. */
+const testFilesOf = (rules: string) =>
+  readdirSync(rulesFolder)
+    .filter((file) => file.endsWith('.test.yml'))
+    .filter((file) => ruleTestFileOf(join(rulesFolder, file)).rule_files.includes(rules));
 
 interface Case {
   file: string;
@@ -121,18 +184,22 @@ interface Case {
 
 /** Writes into dir the rules broken by each mutation and the shipped scenarios that guard them. */
 function mutationCases(dir: string): Case[] {
-  return mutations.map((mutation, index) => {
+  return mutations.flatMap((mutation, index) => {
     const source = readFileSync(join(rulesFolder, mutation.rules), 'utf8');
     const broken = source.replace(mutation.from, mutation.to);
     if (broken === source) throw new Error(`the mutation does not apply: ${mutation.what}`);
     const rules = `mutation-${index}-${mutation.rules}`;
     writeFileSync(join(dir, rules), broken);
-    const tests = ruleTestFileOf(join(rulesFolder, mutation.rules.replace('.yml', '.test.yml')));
-    const chosen = tests.tests.filter((test) => test.name.includes(mutation.caughtBy));
-    if (chosen.length === 0) throw new Error(`no scenario named ${mutation.caughtBy}`);
-    const file = join(dir, `mutation-${index}.test.yml`);
-    writeFileSync(file, stringify({ ...tests, rule_files: [rules], tests: chosen }, { lineWidth: 0 }));
-    return { file, passes: false, what: `broken: ${mutation.what}` };
+    const cases = testFilesOf(mutation.rules).flatMap((testFileName) => {
+      const tests = ruleTestFileOf(join(rulesFolder, testFileName));
+      const chosen = tests.tests.filter((test) => test.name.includes(mutation.caughtBy));
+      if (chosen.length === 0) return [];
+      const file = join(dir, `mutation-${index}-${testFileName}`);
+      writeFileSync(file, stringify({ ...tests, rule_files: [rules], tests: chosen }, { lineWidth: 0 }));
+      return [{ file, passes: false, what: `broken: ${mutation.what}` }];
+    });
+    if (cases.length === 0) throw new Error(`no scenario named ${mutation.caughtBy}`);
+    return cases;
   });
 }
 
@@ -148,7 +215,7 @@ function integerBoundCases(dir: string): Case[] {
   writeFileSync(join(dir, 'integer-bound-prometheus2-only.yml'), onlyLe);
   const cases: Case[] = [];
   for (const spelling of ['prometheus2', 'prometheus3'] as const) {
-    const tests = objectiveRuleTests(atOneSecond, settings, spelling).filter((test) =>
+    const tests = objectivePageTests(atOneSecond, settings, spelling).filter((test) =>
       test.name.startsWith(`every ${other.operation} answer`),
     );
     // The rules that match le="1" alone must fail the buckets as Prometheus 3 stores them.
@@ -156,7 +223,7 @@ function integerBoundCases(dir: string): Case[] {
       spelling === 'prometheus3' ? ['integer-bound.yml', 'integer-bound-prometheus2-only.yml'] : ['integer-bound.yml'];
     for (const ruleFile of ruleFiles) {
       const file = join(dir, `${ruleFile.replace('.yml', '')}-${spelling}.test.yml`);
-      writeFileSync(file, stringify(testFile([ruleFile], tests, objectiveEvaluationInterval), { lineWidth: 0 }));
+      writeFileSync(file, stringify(testFile([ruleFile], tests), { lineWidth: 0 }));
       const passes = ruleFile === 'integer-bound.yml';
       cases.push({ file, passes, what: `a 1 s threshold, ${ruleFile}, buckets as ${spelling} stores them` });
     }
@@ -177,16 +244,18 @@ t.test(
     }
     const dir = scratchDir('pets-promtool-');
     t.teardown(dir.remove);
-    const cases = [...mutationCases(dir.path), ...integerBoundCases(dir.path)];
+    // The pages' shipped tests as an operator runs them (npm test runs the others: they take seconds).
+    const shippedPages = { file: join(rulesFolder, pageTestFile), passes: true, what: `${pageTestFile} as shipped` };
+    const cases = [shippedPages, ...mutationCases(dir.path), ...integerBoundCases(dir.path)];
     const started = Date.now();
     const run = await promtool(['test', 'rules', ...cases.map((one) => one.file)]);
     t.comment(`one promtool test rules over ${cases.length} files: ${Date.now() - started} ms`);
-    const byFile = verdicts(run.output);
+    const byFile = verdicts(run.stdout);
     for (const one of cases) {
       const report = byFile.get(one.file);
       t.ok(report !== undefined, `promtool reports on ${one.what}`);
-      if (one.passes) t.match(report, /^\s*SUCCESS/, `passes: ${one.what}: ${report?.slice(0, 3000)}`);
-      else t.match(report, /^\s*FAILED/, `fails: ${one.what}`);
+      if (one.passes) t.match(report, /^\s*SUCCESS/, `passes: ${one.what}: ${run.output.slice(0, 3000)}`);
+      else t.notMatch(report, /SUCCESS/, `fails: ${one.what}`);
     }
   },
 );

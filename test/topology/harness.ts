@@ -11,6 +11,7 @@ import {
   startPrometheus,
   startTopology,
   waitUntil,
+  type PrometheusOptions,
   type PrometheusServer,
   type Topology,
   type TopologyOptions,
@@ -225,7 +226,11 @@ export const drillWindowScale = 60;
  * A private Prometheus scraping every instance's metrics port each second, with the objectives'
  * rules generated from openapi.yaml at drillWindowScale and deploy/prometheus/alerts.yml as shipped.
  */
-export async function startTestPrometheus(t: Test, topology: Topology): Promise<PrometheusServer> {
+export async function startTestPrometheus(
+  t: Test,
+  topology: Topology,
+  more: Pick<PrometheusOptions, 'alertmanagers' | 'scrapeConfigs'> = {},
+): Promise<PrometheusServer> {
   const objectives = objectivesOf(parse(readFileSync(specPath, 'utf8')) as Parameters<typeof objectivesOf>[0]);
   const scaled = join(topology.folder, `objectives-scaled-${drillWindowScale}.yml`);
   writeFileSync(
@@ -237,6 +242,7 @@ export async function startTestPrometheus(t: Test, topology: Topology): Promise<
     ruleFiles: [scaled, join(repoRoot, 'deploy/prometheus/alerts.yml')],
     parent: topology.folder,
     intervalSeconds: 1,
+    ...more,
   });
   t.teardown(() => prometheus.remove());
   return prometheus;

@@ -102,7 +102,9 @@ export function errorHandler(
     } else if (apiError.status >= 500 && !(error instanceof DatabaseUnavailableError)) {
       request.log.error({ err: error }, 'request failed');
     }
-    if (apiError.status >= 500) countServerError(apiError.status, apiError.code);
+    // A probe's 503 is its answer ("not ready"), counted by pets_ready, not an API error.
+    if (apiError.status >= 500 && request.routeOptions.config.probe !== true)
+      countServerError(apiError.status, apiError.code);
     reply.code(apiError.status).headers(apiError.headers).type('application/json; charset=utf-8');
     return { ...apiError.body(), message: boundedMessage(apiError.message) };
   };

@@ -114,7 +114,7 @@ export function registerHealthRoutes(
   db: Database,
   checkReadiness: () => Promise<Readiness>,
 ): void {
-  const probe = { config: { rateLimit: false as const }, logLevel: 'warn' as const };
+  const probe = { config: { rateLimit: false as const, probe: true }, logLevel: 'warn' as const };
 
   app.get('/healthz', probe, async () => ({ status: 'ok' }));
 

@@ -13,7 +13,7 @@ export interface ProbeInputs {
   readinessMaxAgeMs: number;
 }
 
-/** /healthz and /readyz, and the readiness, draining and pool gauges read at scrape time. */
+/** /healthz and /readyz, and the readiness, draining, shedding and pool gauges read at scrape time. */
 export function probesStage(app: FastifyInstance, inputs: ProbeInputs, metrics: ServiceMetrics): void {
   const { db, isReady } = inputs;
   const checkReadiness = readinessCheck(db, inputs.drain, inputs.isOverloaded, inputs.readinessMaxAgeMs);
@@ -21,4 +21,5 @@ export function probesStage(app: FastifyInstance, inputs: ProbeInputs, metrics: 
   metrics.watchReadiness(() => (isReady() ? checkReadiness().then(() => true) : Promise.resolve(false)));
   metrics.watchPool(() => db.poolStatus());
   metrics.watchDraining(() => inputs.drain.draining());
+  metrics.watchShedding(inputs.isOverloaded);
 }
