@@ -120,6 +120,7 @@ t.test('GET: If-None-Match answers 304 (weakly), If-Match the declared 412 (stro
   const stale = await get({ 'if-match': '"stale"' });
   t.equal(stale.statusCode, 412);
   t.equal(stale.json().code, 'precondition_failed');
+  t.equal(stale.headers['etag'], undefined, 'the 412 does not tell the current tag');
   t.equal((await get({ 'if-match': `W/${tag}` })).statusCode, 412, 'a weak tag never matches If-Match');
   t.equal((await get({ 'if-match': '"stale"', 'if-none-match': tag })).statusCode, 412, 'If-Match is evaluated first');
 });

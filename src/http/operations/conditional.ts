@@ -132,14 +132,12 @@ function preconditionFailed(facts: ConditionalFacts): ApiError {
  */
 export function tagged(request: FastifyRequest, reply: FastifyReply, json: string, facts: ConditionalFacts): boolean {
   const tag = entityTagOf(json, reply.getHeader('link'));
+  const conditions = isSafe(request.method) ? conditionsOf(request, facts) : undefined;
+  const outcome = conditions === undefined ? 'met' : evaluateConditions(conditions, tag, true);
+  // The 412 is an Error object: it tells nothing of the representation, its tag included.
+  if (outcome === 'failed' || (outcome === 'not_modified' && !facts.notModified)) throw preconditionFailed(facts);
   reply.header('etag', tag);
-  if (!isSafe(request.method)) return false;
-  const conditions = conditionsOf(request, facts);
-  if (conditions === undefined) return false;
-  const outcome = evaluateConditions(conditions, tag, true);
-  if (outcome === 'met') return false;
-  if (outcome === 'not_modified' && facts.notModified) return true;
-  throw preconditionFailed(facts);
+  return outcome === 'not_modified';
 }
 
 /** A write's precondition as its handler checks it, and whether it was checked. */
