@@ -15,9 +15,8 @@ freshRoutes=$(mktemp --suffix=.json)
 freshConfig=$(mktemp --suffix=.js)
 freshReference=$(mktemp --suffix=.md)
 trap 'rm -f "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig" "$freshReference"' EXIT
-npx --no-install openapi-typescript openapi.yaml -o "$fresh" >/dev/null 2>&1 || {
-  echo "openapi-typescript failed on openapi.yaml" >&2
-  npx --no-install openapi-typescript openapi.yaml -o "$fresh"
+npx --no-install tsx generators/apiTypes.ts openapi.yaml "$fresh" || {
+  echo "the types of openapi.yaml could not be generated (generators/apiTypes.ts)" >&2
   exit 1
 }
 if ! diff -u src/generated/api.ts "$fresh" >&2; then

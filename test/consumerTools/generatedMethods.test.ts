@@ -123,7 +123,10 @@ const packageDir = join(scratch.path, 'client');
 mkdirSync(join(packageDir, 'src'), { recursive: true });
 const specFile = join(scratch.path, 'openapi.yaml');
 writeFileSync(specFile, fixtureSpec());
-await run(bin('openapi-typescript'), [specFile, '-o', join(scratch.path, 'api.ts')], { timeout: 120_000 });
+await run(bin('tsx'), ['generators/apiTypes.ts', specFile, join(scratch.path, 'api.ts')], {
+  cwd: repoRoot,
+  timeout: 120_000,
+});
 await run(bin('tsx'), ['generators/client.ts', join(scratch.path, 'api.ts'), packageDir, specFile], {
   cwd: repoRoot,
   timeout: 120_000,

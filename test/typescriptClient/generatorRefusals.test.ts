@@ -1,4 +1,5 @@
 import t from 'tap';
+import { apiTypesSource, untypedBodies } from '../../generators/apiTypes.js';
 import { clientOperations } from '../../generators/clientOperations.js';
 import type { JsonObject } from '../../lib/openapi/dereference.js';
 
@@ -69,5 +70,75 @@ t.test('a parameter the client cannot send is a generation error naming it', asy
         ]),
       ),
     { message: /two header parameters would be the option xTrace/ },
+  );
+});
+
+// The types of bodies (generators/apiTypes.ts): a field renamed the usual way is a union, and a body schema
+// openapi-typescript would type `unknown` is refused, named.
+const withBody = (schemas: Record<string, unknown>, body: unknown): JsonObject =>
+  ({
+    openapi: '3.1.0',
+    info: { title: 'fixture', version: '1.0.0' },
+    paths: {
+      '/pets': {
+        post: {
+          operationId: 'createPet',
+          requestBody: { required: true, content: { 'application/json': { schema: body } } },
+          responses: { '201': { description: 'ok', content: { 'application/json': { schema: body } } } },
+        },
+      },
+    },
+    components: { schemas },
+  }) as JsonObject;
+
+const renamed = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['categoryId'],
+  properties: {
+    name: { type: 'string', deprecated: true },
+    displayName: { type: 'string' },
+    categoryId: { type: 'integer' },
+  },
+  anyOf: [{ required: ['name'] }, { required: ['displayName'] }],
+};
+
+t.test('a field renamed with anyOf requiring either is a union of the two objects, not unknown', async (t) => {
+  const source = await apiTypesSource(withBody({ NewPet: renamed }, { $ref: '#/components/schemas/NewPet' }));
+  const newPet = source.slice(source.indexOf('NewPet: '), source.indexOf('responses: never'));
+  t.notMatch(newPet, 'unknown');
+  t.match(newPet, /\{[^}]*name: string;[^}]*displayName\?: string;[^}]*categoryId: number;[^}]*\} \| \{/);
+  t.match(newPet, /\} \| \{[^}]*name\?: string;[^}]*displayName: string;[^}]*categoryId: number;/);
+});
+
+t.test('a body schema typed unknown fails generation, naming where it is', async (t) => {
+  for (const [schemas, body, named] of [
+    [{}, {}, '#/paths/~1pets/post/requestBody/content/application~1json/schema'],
+    [
+      { Loose: { anyOf: [{ required: ['a'] }, { required: ['b'] }] } },
+      { $ref: '#/components/schemas/Loose' },
+      '#/components/schemas/Loose/anyOf/0',
+    ],
+    [
+      { Thing: { type: 'object', properties: { anything: {} } } },
+      { $ref: '#/components/schemas/Thing' },
+      '#/components/schemas/Thing/properties/anything',
+    ],
+    [
+      { Either: { oneOf: [{ type: 'string' }, { not: { type: 'string' } }] } },
+      { $ref: '#/components/schemas/Either' },
+      '#/components/schemas/Either/oneOf/1',
+    ],
+  ] as const) {
+    await t.rejects(
+      apiTypesSource(withBody(schemas, body)),
+      { message: new RegExp(`typed unknown.*${named.replace(/[~/]/g, '\\$&')}`) },
+      named,
+    );
+  }
+  t.same(
+    untypedBodies(withBody({ NewPet: renamed }, { $ref: '#/components/schemas/NewPet' })),
+    ['#/components/schemas/NewPet/anyOf/0', '#/components/schemas/NewPet/anyOf/1'],
+    'the rename is untyped as written: the typing view is what makes it a union',
   );
 });
