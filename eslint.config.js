@@ -66,7 +66,7 @@ const layerRules = [
     message: 'src/db knows no HTTP, no handlers and no environment variable names (it takes DatabaseOptions).',
   }),
   layer(
-    ['src/errors.ts'],
+    ['src/errors.ts', 'src/entityTags.ts'],
     framework,
     drivers,
     above('http', 'handlers', 'auth', 'observability', 'config', 'openapi', 'db', ...processLayer),

@@ -29,12 +29,16 @@ const patches: [string, string | RegExp, string][] = [
   [
     'http/operations/answer.js',
     'export function answerFor(',
-    "const timedNotModified = __timed('ETag', answersNotModified);\nexport function answerFor(",
+    "const timedTagged = __timed('ETag', tagged);\nexport function answerFor(",
   ],
-  ['http/operations/answer.js', 'answersNotModified(request, reply, json)', 'timedNotModified(request, reply, json)'],
+  [
+    'http/operations/answer.js',
+    'tagged(request, reply, json, conditional)',
+    'timedTagged(request, reply, json, conditional)',
+  ],
   [
     'http/operations/glue.js',
-    /handler: (toRouteHandler\([^;]*?answerFor\(hasConditionalGet\(operation\)\)\))/,
+    /handler: (toRouteHandler\([^;]*?conditionalFactsOf\(spec, operation, route, routes\)\))/,
     "handler: __timed('handler (until it waits)', $1)",
   ],
   [

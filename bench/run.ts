@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/load.js';
 import { listStatements } from '../src/db/pets.js';
-import { entityTagOf } from '../src/http/operations/conditional.js';
+import { entityTagOf } from '../src/entityTags.js';
 import { repoRoot } from '../lib/repoRoot.js';
 import {
   baselineSpec,

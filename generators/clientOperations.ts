@@ -1,9 +1,10 @@
 // What the TypeScript client's methods are, read from an OpenAPI document: one per operationId, its
 // signature from where the operation puts its parts (path parameters in path order, the body, the query,
 // the call's options), its retries from its method and whether it declares Idempotency-Key, its pages from
-// a declared Link on an array answer, its deprecation from `deprecated` and `x-sunset`. A part the client
-// cannot send as the contract says (another media type, a required header or cookie, a query style other
-// than form) fails generation rather than making a method that breaks the contract.
+// a declared Link on an array answer, its deprecation from `deprecated` and `x-sunset`; every header
+// parameter is sent (a required one in options.headers, an optional one as its camelCase option). A part the
+// client cannot send as the contract says (another media type, a cookie, a header that is not one scalar, a
+// query style other than form) fails generation, naming it, rather than making a method that drops it.
 import { isObject, type Json, type JsonObject } from '../lib/openapi/dereference.js';
 
 const methodsInOrder = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -23,6 +24,10 @@ export interface ClientOperation {
   idempotencyKey: boolean;
   /** The required header parameters other than Idempotency-Key: the caller gives them (options.headers). */
   headers: string[];
+  /** The optional header parameters other than Idempotency-Key: each an option of the call, named in camelCase. */
+  optionalHeaders: { header: string; option: string }[];
+  /** Whether it declares a 304: an answer to `If-None-Match`, which the call rejects with as `not_modified`. */
+  notModified: boolean;
   /** Each 2xx status, with its JSON body's media type (undefined without a body) and schema name (if a $ref). */
   success: { status: number; mediaType: string | undefined; schemaName: string | undefined }[];
   /** Whether its answers are pages: a GET whose 2xx declares Link and carries an array. */
@@ -86,6 +91,36 @@ function identifierFree(name: string): boolean {
   return /^[A-Za-z0-9-]+$/.test(name);
 }
 
+/** Options every call has (operationSpec.ts's CallOptions, KeyedCallOptions), which no header may take. */
+const callOptions = new Set(['signal', 'idempotencyKey', 'headers', 'onHeaders']);
+
+/** The option a header parameter is: its name in camelCase (If-None-Match is ifNoneMatch). */
+function optionName(operationId: string, header: string): string {
+  const option = header
+    .toLowerCase()
+    .split('-')
+    .filter((part) => part !== '')
+    .map((part, index) => (index === 0 ? part : `${part.charAt(0).toUpperCase()}${part.slice(1)}`))
+    .join('');
+  if (!identifier.test(option) || callOptions.has(option))
+    fail(operationId, `header parameter ${header} would be the option ${option}, which is not free`);
+  return option;
+}
+
+/** A header the client can send as the contract says: a schema of one string, number, integer or boolean. */
+function scalarHeader(document: JsonObject, parameter: JsonObject): boolean {
+  if (parameter['content'] !== undefined) return false;
+  const schema = object(document, parameter['schema']);
+  const type = schema['type'];
+  const scalar = (name: unknown) => ['string', 'number', 'integer', 'boolean'].includes(String(name));
+  if (type === undefined)
+    return (
+      Array.isArray(schema['enum']) &&
+      schema['enum'].every((value) => ['string', 'number', 'boolean'].includes(typeof value))
+    );
+  return Array.isArray(type) ? type.length > 0 && type.every(scalar) : scalar(type);
+}
+
 function querySupported(document: JsonObject, parameter: JsonObject): boolean {
   const style = parameter['style'] ?? 'form';
   const schema = object(document, parameter['schema']);
@@ -122,13 +157,20 @@ function readOperation(
       fail(operationId, `query parameter ${String(parameter['name'])}: not a scalar or array of scalars in form style`);
   let idempotencyKey = false;
   const headers: string[] = [];
+  const optionalHeaders: ClientOperation['optionalHeaders'] = [];
   for (const parameter of parameters.filter(({ in: place }) => place === 'header' || place === 'cookie')) {
     const name = String(parameter['name']);
-    if (parameter['in'] === 'header' && name.toLowerCase() === idempotencyKeyHeader) idempotencyKey = true;
-    else if (parameter['required'] !== true) continue;
-    else if (parameter['in'] === 'header' && identifierFree(name)) headers.push(name);
-    else fail(operationId, `required ${String(parameter['in'])} ${name}`);
+    const what = `${parameter['required'] === true ? 'required' : 'optional'} ${String(parameter['in'])} ${name}`;
+    if (parameter['in'] !== 'header' || !identifierFree(name)) fail(operationId, what);
+    if (!scalarHeader(document, parameter))
+      fail(operationId, `${what}: not one scalar value (string, number, boolean)`);
+    if (name.toLowerCase() === idempotencyKeyHeader) idempotencyKey = true;
+    else if (parameter['required'] === true) headers.push(name);
+    else optionalHeaders.push({ header: name, option: optionName(operationId, name) });
   }
+  const options = optionalHeaders.map(({ option }) => option);
+  const clash = options.find((option, index) => options.indexOf(option) !== index);
+  if (clash !== undefined) fail(operationId, `two header parameters would be the option ${clash}`);
   return {
     operationId,
     method: method.toUpperCase() as ClientOperation['method'],
@@ -145,6 +187,8 @@ function readOperation(
     body: bodyOf(document, operationId, operation),
     idempotencyKey,
     headers,
+    optionalHeaders,
+    notModified: isObject(operation['responses']) && '304' in operation['responses'],
     ...successOf(document, operationId, method, operation),
     deprecation: deprecationOf(operation),
   };

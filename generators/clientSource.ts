@@ -10,7 +10,8 @@ const quoted = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "
 const docText = (text: string) => text.replace(/\*\//g, '*\\/');
 
 export const queryTypeName = (operation: ClientOperation) => `${pascal(operation.operationId)}Query`;
-const hasOwnOptions = (operation: ClientOperation) => operation.idempotencyKey || operation.headers.length > 0;
+const hasOwnOptions = (operation: ClientOperation) =>
+  operation.idempotencyKey || operation.headers.length > 0 || operation.optionalHeaders.length > 0;
 export const optionsTypeName = (operation: ClientOperation) =>
   hasOwnOptions(operation) ? `${pascal(operation.operationId)}Options` : 'CallOptions';
 
@@ -29,7 +30,10 @@ export function typesSource(schemaNames: string[], operations: ClientOperation[]
   const bases = optionBases(operations);
   const generatedTypes = [
     ...(schemaNames.length > 0 ? ['components'] : []),
-    ...(operations.some((operation) => operation.query !== undefined || operation.headers.length > 0)
+    ...(operations.some(
+      (operation) =>
+        operation.query !== undefined || operation.headers.length > 0 || operation.optionalHeaders.length > 0,
+    )
       ? ['operations']
       : []),
   ];
@@ -51,13 +55,22 @@ export function typesSource(schemaNames: string[], operations: ClientOperation[]
     const declares = [
       ...(operation.idempotencyKey ? ['Idempotency-Key'] : []),
       ...(operation.headers.length > 0 ? [`the required headers (${operation.headers.join(', ')})`] : []),
+      ...(operation.optionalHeaders.length > 0
+        ? [`the optional headers (${operation.optionalHeaders.map(({ header }) => header).join(', ')})`]
+        : []),
     ];
     lines.push('', `/** The options of ${operation.operationId}, which declares ${declares.join(' and ')}. */`);
-    const names = operation.headers.map(quoted).join(' | ');
-    const headers = `{ headers: Pick<NonNullable<operations[${id}]['parameters']['header']>, ${names}> }`;
-    lines.push(
-      `export type ${optionsTypeName(operation)} = ${base}${operation.headers.length > 0 ? ` & ${headers}` : ''};`,
-    );
+    const declared = `NonNullable<operations[${id}]['parameters']['header']>`;
+    const parts = [base];
+    if (operation.headers.length > 0)
+      parts.push(`{ headers: Pick<${declared}, ${operation.headers.map(quoted).join(' | ')}> }`);
+    if (operation.optionalHeaders.length > 0) {
+      const members = operation.optionalHeaders.map(
+        ({ header, option }) => `  /** Sent as ${header}. */\n  ${option}?: ${declared}[${quoted(header)}];`,
+      );
+      parts.push(`{\n${members.join('\n')}\n}`);
+    }
+    lines.push(`export type ${optionsTypeName(operation)} = ${parts.join(' & ')};`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -72,6 +85,12 @@ function tableEntry(operation: ClientOperation): string {
     ...(operation.body === undefined ? [] : [`    body: ${quoted(operation.body.mediaType)},`]),
     `    idempotencyKey: ${operation.idempotencyKey},`,
     ...(operation.headers.length === 0 ? [] : [`    headers: [${operation.headers.map(quoted).join(', ')}],`]),
+    ...(operation.optionalHeaders.length === 0
+      ? []
+      : [
+          `    optionalHeaders: { ${operation.optionalHeaders.map(({ header, option }) => `${option}: ${quoted(header)}`).join(', ')} },`,
+        ]),
+    ...(operation.notModified ? ['    notModified: true,'] : []),
     `    success: { ${success} },`,
     '  },',
   ].join('\n');
@@ -150,6 +169,9 @@ function methodSource(operation: ClientOperation): string[] {
   const doc = jsDoc([
     `${operation.summary}: \`${operation.method} ${operation.path}\`.`,
     retryNote(operation),
+    ...(operation.notModified
+      ? ['With `ifNoneMatch` holding its current ETag, rejects with PetStoreError 304 `not_modified`.']
+      : []),
     ...deprecationNote(operation),
     `@throws {PetStoreError<'${id}'>} for an error answer (\`PetStoreError.is(error, '${id}')\` narrows it)`,
   ]);
@@ -181,7 +203,7 @@ export function operationsSource(operations: ClientOperation[]): string {
   ];
   const lines = [
     generatedBy,
-    "import type { CallOptions, OperationRequest, OperationSpec } from '../operationSpec.js';",
+    `import type { ${operations.every(hasOwnOptions) ? '' : 'CallOptions, '}OperationRequest, OperationSpec } from '../operationSpec.js';`,
     "import type { operations } from './api.js';",
     ...(typeImports.length === 0 ? [] : [`import type { ${[...new Set(typeImports)].join(', ')} } from './types.js';`]),
     '',
@@ -222,6 +244,7 @@ export function methodTable(operations: ClientOperation[]): string {
     const options = [
       ...(operation.headers.length > 0 ? ['headers'] : []),
       ...(operation.idempotencyKey ? ['idempotencyKey?'] : []),
+      ...operation.optionalHeaders.map(({ option }) => `${option}?`),
       'signal?',
     ];
     parts.push(`{ ${options.join(', ')} }${operation.headers.length > 0 ? '' : '?'}`);

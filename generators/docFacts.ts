@@ -4,7 +4,8 @@
 //   src/generated/release.json for the start line, the client README's tarball name);
 // - the operations with their scopes (a table in info.description and docs/api.md; a list in bearerAuth's
 //   description; the scopes inline in README.md), and those that take an Idempotency-Key (a list in
-//   docs/api.md), between <!-- BEGIN/END generated: NAME --> markers;
+//   docs/api.md), and the error codes (docs/errors.md, from the tables in the Error schemas' descriptions),
+//   between <!-- BEGIN/END generated: NAME --> markers;
 // - CHANGELOG.md's entries for the version under way (lib/contract/changelogSection.ts).
 // Argument (for npm run generate -- --check): the folder to write the files into, as repository paths; default
 // the repository.
@@ -19,6 +20,7 @@ import type { OpenApiDocument } from '../src/openapi/document.js';
 import { specPath } from '../src/openapi/files.js';
 import { withUnreleasedSection } from '../lib/contract/changelogSection.js';
 import { withBlock } from '../lib/generatedBlocks.js';
+import { errorCodeTable } from './prose/errorCodes.js';
 import { idempotentOperationList, operationTable, scopeList, scopesInline } from './prose/operations.js';
 
 const [outRoot = repoRoot] = process.argv.slice(2);
@@ -58,6 +60,7 @@ rewrite('openapi.yaml', (text) =>
     'openapi.yaml',
   ),
 );
+rewrite('docs/errors.md', (text) => withBlock(text, 'error-codes', errorCodeTable(spec), 'docs/errors.md'));
 rewrite('docs/api.md', (text) =>
   withBlock(
     withBlock(text, 'operations', operationTable(spec), 'docs/api.md'),

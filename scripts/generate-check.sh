@@ -15,9 +15,8 @@ freshRoutes=$(mktemp --suffix=.json)
 freshConfig=$(mktemp --suffix=.js)
 freshReference=$(mktemp --suffix=.md)
 trap 'rm -f "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig" "$freshReference"' EXIT
-npx --no-install openapi-typescript openapi.yaml -o "$fresh" >/dev/null 2>&1 || {
-  echo "openapi-typescript failed on openapi.yaml" >&2
-  npx --no-install openapi-typescript openapi.yaml -o "$fresh"
+npx --no-install tsx generators/apiTypes.ts openapi.yaml "$fresh" || {
+  echo "the types of openapi.yaml could not be generated (generators/apiTypes.ts)" >&2
   exit 1
 }
 if ! diff -u src/generated/api.ts "$fresh" >&2; then
@@ -48,7 +47,7 @@ fi
 freshDocs=$(mktemp -d)
 trap 'rm -rf "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig" "$freshReference" "$freshClient" "$freshDocs"' EXIT
 npx --no-install tsx generators/docFacts.ts "$freshDocs"
-for file in openapi.yaml docs/api.md CHANGELOG.md README.md clients/typescript/README.md package.json package-lock.json src/generated/release.json; do
+for file in openapi.yaml docs/api.md docs/errors.md CHANGELOG.md README.md clients/typescript/README.md package.json package-lock.json src/generated/release.json; do
   if ! diff -u "$file" "$freshDocs/$file" >&2; then
     echo "$file states another version, list of operations and scopes, or changelog entries than openapi.yaml: run 'npm run generate' and commit the result." >&2
     exit 1

@@ -72,7 +72,7 @@ case $group in
     case $choice in
       '')
         tsx generators/docFacts.ts
-        openapi-typescript openapi.yaml -o src/generated/api.ts
+        tsx generators/apiTypes.ts openapi.yaml src/generated/api.ts
         tsx generators/spec.ts
         tsx generators/config.ts
         tsx generators/objectives.ts

@@ -1,11 +1,17 @@
 import type { components } from './generated/api.js';
 
-/** The Error object; a few operations declare codes of their own in a schema of the same shape. */
-export type ErrorBody =
-  | components['schemas']['Error']
-  | components['schemas']['IdempotencyError']
-  | components['schemas']['SunsetError']
-  | components['schemas']['ScopeError'];
+/**
+ * Every schema of the Error object's shape among `Schemas`: `Error`, and those of operations that declare
+ * codes of their own (IdempotencyError...), as one union.
+ */
+export type ErrorShaped<Schemas> = {
+  [Name in keyof Schemas]: Schemas[Name] extends { code: string; message: string; status: number }
+    ? Schemas[Name]
+    : never;
+}[keyof Schemas];
+
+/** The Error object as openapi.yaml declares it: a new code is an enum value or a schema of this shape there. */
+export type ErrorBody = ErrorShaped<components['schemas']>;
 export type ErrorCode = ErrorBody['code'];
 
 /** An error meant for the client: it becomes the Error object as it stands. */

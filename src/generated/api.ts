@@ -143,17 +143,17 @@ export interface components {
          * @description The body of every error response. `code` is stable and meant for
          *     programs; `message` is meant for people and may change.
          *
-         *     | code | status |
-         *     |---|---|
-         *     | invalid_request | 400 |
-         *     | unauthorized | 401 |
-         *     | not_found | 404 |
-         *     | method_not_allowed | 405 |
-         *     | payload_too_large | 413 |
-         *     | unsupported_media_type | 415 |
-         *     | rate_limited | 429 |
-         *     | internal_error | 500 |
-         *     | service_unavailable | 503 |
+         *     | code | status | when |
+         *     |---|---|---|
+         *     | invalid_request | 400, 408, 414, 417, 431 | invalid body, parameter or JSON (`message` names the field and the rule); a single-valued header sent twice; 408, 414, 417, 431: a request not received in time, a path parameter over 100 characters, an `Expect` other than `100-continue`, headers over 16 KiB |
+         *     | unauthorized | 401 | missing, invalid or expired API key (`WWW-Authenticate` says which) |
+         *     | not_found | 404 | no such pet, or no such route |
+         *     | method_not_allowed | 405 | known path, other method (`Allow` lists the methods); `CONNECT` |
+         *     | payload_too_large | 413 | body over 64 KiB |
+         *     | unsupported_media_type | 415 | body not `application/json` in UTF-8, or compressed |
+         *     | rate_limited | 429 | too many requests; more than 16 pipelined requests waiting on one connection (it is closed) |
+         *     | internal_error | 500 | a bug, including a response that would have broken the contract |
+         *     | service_unavailable | 503 | the database cannot be reached, is not ready yet, or its disk is full; retry after `Retry-After` (a create with the same `Idempotency-Key`) |
          */
         Error: {
             /** @enum {string} */
@@ -166,10 +166,10 @@ export interface components {
          * @description The Error object of a request whose `Idempotency-Key` cannot be
          *     used now: the same shape as `Error`, with its own codes.
          *
-         *     | code | status |
-         *     |---|---|
-         *     | idempotency_key_in_use | 409 |
-         *     | idempotency_key_reused | 422 |
+         *     | code | status | when |
+         *     |---|---|---|
+         *     | idempotency_key_in_use | 409 | a request with this `Idempotency-Key` is still in flight; retry later |
+         *     | idempotency_key_reused | 422 | the `Idempotency-Key` was used with another body |
          */
         IdempotencyError: {
             /** @enum {string} */
@@ -185,9 +185,9 @@ export interface components {
          * @description The Error object of a request whose API key lacks the scope the
          *     operation requires: the same shape as `Error`, with its own code.
          *
-         *     | code | status |
-         *     |---|---|
-         *     | insufficient_scope | 403 |
+         *     | code | status | when |
+         *     |---|---|---|
+         *     | insufficient_scope | 403 | the key lacks the scope the operation's security requirement names; `WWW-Authenticate` names it |
          */
         ScopeError: {
             /** @enum {string} */
@@ -203,9 +203,9 @@ export interface components {
          * @description The Error object of a deprecated operation past its sunset
          *     (`x-sunset`): the same shape as `Error`, with its own code.
          *
-         *     | code | status |
-         *     |---|---|
-         *     | gone | 410 |
+         *     | code | status | when |
+         *     |---|---|---|
+         *     | gone | 410 | the operation is past its sunset (`x-sunset`); its `Link` names the successor |
          */
         SunsetError: {
             /** @enum {string} */

@@ -1,4 +1,5 @@
 import type { Database } from '../db/index.js';
+import type { Precondition } from '../entityTags.js';
 import type { operations } from '../generated/api.js';
 
 export type OperationId = keyof operations;
@@ -13,7 +14,9 @@ export interface Caller {
 }
 
 /** What a handler is given: the validated request parts, never the framework's request. */
-export interface HandlerInput<K extends OperationId> {
+export type HandlerInput<K extends OperationId> = RequestParts<K> & PreconditionPart<Operation<K>>;
+
+interface RequestParts<K extends OperationId> {
   params: OrEmpty<Operation<K>['parameters']['path']>;
   query: OrEmpty<Operation<K>['parameters']['query']>;
   /** The header parameters the operation declares, under their names in openapi.yaml. */
@@ -22,6 +25,25 @@ export interface HandlerInput<K extends OperationId> {
   /** The authenticated caller; undefined only for an operation that requires no API key. */
   caller: Caller | undefined;
 }
+
+type SuccessStatus = 200 | 201 | 202 | 203 | 206;
+
+/** What a success of the operation answers: the representation its precondition is checked against. */
+type RepresentationOf<Op extends { responses: object }> = Exclude<
+  { [S in keyof Op['responses'] & SuccessStatus]: JsonBody<Op['responses'][S]> }[keyof Op['responses'] & SuccessStatus],
+  undefined
+>;
+
+/**
+ * An operation that declares 412 has its If-Match and If-None-Match as
+ * `precondition`; a write checks it inside its transaction
+ * (`precondition.isMetBy(current)`, src/entityTags.ts) and answers its 412
+ * when it fails. A write without a success body (a DELETE's 204) checks the
+ * representation its GET answers.
+ */
+export type PreconditionPart<Op extends { responses: object }> = 412 extends keyof Op['responses']
+  ? { precondition: Precondition<[RepresentationOf<Op>] extends [never] ? unknown : RepresentationOf<Op>> }
+  : { precondition?: never };
 
 /**
  * Headers the HTTP layer sets on its own (request id, rate limit and its

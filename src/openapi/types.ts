@@ -13,6 +13,12 @@ export interface ParameterObject {
   [extension: `x-${string}`]: unknown;
 }
 
+/** A response, or a reference to one under components/responses. */
+export interface ResponseObject {
+  $ref?: string;
+  headers?: Record<string, unknown>;
+}
+
 export interface OperationObject {
   operationId: string;
   summary?: string;
@@ -20,7 +26,7 @@ export interface OperationObject {
   deprecated?: boolean;
   security?: SecurityRequirement[];
   requestBody?: { required?: boolean };
-  responses?: Record<string, { $ref?: string; headers?: Record<string, unknown> }>;
+  responses?: Record<string, ResponseObject>;
   [extension: `x-${string}`]: unknown;
 }
 
@@ -39,6 +45,7 @@ export interface OpenApiDocument {
   components: {
     securitySchemes: Record<string, { type: string; scheme?: string }>;
     parameters?: Record<string, ParameterObject>;
+    responses?: Record<string, ResponseObject>;
   };
 }
 

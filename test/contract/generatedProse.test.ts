@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
+import { errorCodeTable } from '../../generators/prose/errorCodes.js';
 import { idempotentOperationList, operationTable, scopeList } from '../../generators/prose/operations.js';
 import { blockContent, withBlock } from '../../lib/generatedBlocks.js';
 import { repoRoot } from '../../lib/repoRoot.js';
@@ -61,4 +62,47 @@ t.test('no count of operations is written by hand', async (t) => {
   const count = new RegExp(`\\b(?:${numbers}) (?:operations|endpoints)\\b`, 'i');
   for (const path of ['openapi.yaml', 'README.md', 'ARCHITECTURE.md', 'docs/api.md', 'docs/contract.md'])
     t.notMatch(read(path), count, path);
+});
+
+t.test("docs/errors.md's codes are every code of every Error-shaped schema in the spec", async (t) => {
+  const table = errorCodeTable(spec);
+  t.equal(blockContent(read('docs/errors.md'), 'error-codes'), table, 'the generated block is the spec now');
+  const schemas = (
+    spec.components as unknown as { schemas: Record<string, { properties?: Record<string, { enum?: string[] }> }> }
+  ).schemas;
+  for (const [name, schema] of Object.entries(schemas)) {
+    const shaped = ['code', 'message', 'status'].every((key) => schema.properties?.[key] !== undefined);
+    for (const code of shaped ? (schema.properties?.['code']?.enum ?? []) : [])
+      t.match(table, `| \`${code}\` |`, `${name}: ${code}`);
+  }
+});
+
+t.test('a new error code is its schema in the spec: the table follows, a code without its row fails', async (t) => {
+  const withSchema = (description: string) => {
+    const copy = structuredClone(spec) as OpenApiDocument & { components: { schemas: Record<string, unknown> } };
+    copy.components.schemas['PreconditionError'] = {
+      description,
+      type: 'object',
+      properties: {
+        code: { type: 'string', enum: ['precondition_failed'] },
+        message: { type: 'string' },
+        status: { type: 'integer', enum: [412] },
+      },
+    };
+    return copy;
+  };
+  const table = errorCodeTable(
+    withSchema(
+      'If-Match did not hold.\n\n| code | status | when |\n|---|---|---|\n| precondition_failed | 412 | the ETag sent is not current |\n',
+    ),
+  );
+  t.match(table, '| `precondition_failed` | 412 | the ETag sent is not current (schema `PreconditionError`) |');
+  t.throws(() => errorCodeTable(withSchema('No table.')), /PreconditionError's code precondition_failed needs its row/);
+  t.throws(
+    () =>
+      errorCodeTable(
+        withSchema('| code | status | when |\n|---|---|---|\n| precondition_failed | 412 | x |\n| stale | 412 | y |'),
+      ),
+    /PreconditionError's description has a row for stale, which its code enum lacks/,
+  );
 });

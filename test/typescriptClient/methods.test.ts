@@ -3,15 +3,19 @@ import type { operations } from '../../clients/typescript/src/generated/api.js';
 import { operationTable } from '../../clients/typescript/src/generated/operations.js';
 import {
   PetStore,
+  PetStoreError,
   type CallOptions,
   type CreatePetOptions,
+  type GetPetOptions,
+  type KeyedCallOptions,
+  type ListPetsOptions,
   type ListPetsQuery,
   type NewPet,
   type Pet,
   type PetStatus,
 } from '../../clients/typescript/src/index.js';
 import { isRepeatable, type HttpMethod } from '../../clients/typescript/src/retryPolicy.js';
-import { listOperations, loadOpenApiDocument } from '../../src/openapi/document.js';
+import { listOperations, loadOpenApiDocument, parametersOf } from '../../src/openapi/document.js';
 import { scriptedFetch, unavailable } from '../helpers/typescriptClient.js';
 
 // The client's methods against the contract they are generated from: one per operationId, resolving with
@@ -35,8 +39,27 @@ type Declares<Op extends keyof operations, Header extends string> = [HeadersOf<O
   : Header extends keyof HeadersOf<Op>
     ? true
     : false;
-type OptionsOf<Op extends keyof operations> =
-  Declares<Op, 'Idempotency-Key'> extends true ? { idempotencyKey?: string; signal?: AbortSignal } : CallOptions;
+/** A header's option name: If-None-Match is ifNoneMatch. */
+type Camel<Name extends string> = Name extends `${infer Head}-${infer Tail}`
+  ? `${Lowercase<Head>}${Capitalize<Camel<Tail>>}`
+  : Lowercase<Name>;
+/** Every optional header the operation declares (Idempotency-Key aside), as an option typed by its schema. */
+type HeaderOptions<Op extends keyof operations> = {
+  [
+    Name in keyof HeadersOf<Op> as Name extends 'Idempotency-Key'
+      ? never
+      : undefined extends HeadersOf<Op>[Name]
+        ? Name extends string
+          ? Camel<Name>
+          : never
+        : never
+  ]?: HeadersOf<Op>[Name];
+};
+type BaseOptions<Op extends keyof operations> =
+  Declares<Op, 'Idempotency-Key'> extends true ? KeyedCallOptions : CallOptions;
+type OptionsOf<Op extends keyof operations> = [keyof HeaderOptions<Op>] extends [never]
+  ? BaseOptions<Op>
+  : BaseOptions<Op> & HeaderOptions<Op>;
 
 /** For each operationId: whether PetStore has its method, resolving with its 2xx body, its options last. */
 type MethodMatches = {
@@ -56,14 +79,17 @@ export const everyOperationHasItsMethod: Equal<MethodMatches[keyof operations], 
 // The public API as it was before the methods were generated, as signatures.
 export const publicApi: [
   Equal<PetStore['createPet'], (body: NewPet, options?: CreatePetOptions) => Promise<Pet>>,
-  Equal<PetStore['listPets'], (query?: ListPetsQuery, options?: CallOptions) => Promise<Pet[]>>,
-  Equal<PetStore['getPet'], (petId: number, options?: CallOptions) => Promise<Pet>>,
+  Equal<PetStore['listPets'], (query?: ListPetsQuery, options?: ListPetsOptions) => Promise<Pet[]>>,
+  Equal<PetStore['getPet'], (petId: number, options?: GetPetOptions) => Promise<Pet>>,
   Equal<
     PetStore['pets'],
     (filter?: { status?: PetStatus }, options?: CallOptions) => AsyncGenerator<Pet, void, undefined>
   >,
-  Equal<CreatePetOptions, { idempotencyKey?: string; signal?: AbortSignal }>,
-] = [true, true, true, true, true];
+  Equal<CreatePetOptions, KeyedCallOptions>,
+  Equal<Pick<KeyedCallOptions, 'idempotencyKey' | 'signal'>, { idempotencyKey?: string; signal?: AbortSignal }>,
+  // Calls written before the header options still compile.
+  CallOptions extends GetPetOptions & ListPetsOptions ? true : false,
+] = [true, true, true, true, true, true, true];
 
 t.test('the operation table and the methods are the spec operations, by operationId', async (t) => {
   const fromSpec = listOperations(loadOpenApiDocument()).map(({ method, path, operation }) => ({
@@ -131,4 +157,43 @@ t.test('the existing calls send what they sent before', async (t) => {
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- the deprecated call keeps working until its sunset
   t.same(await getting.getPet(7), pet);
   t.equal(got.requests[0]!.url, 'https://pets.test/v1/pets/7');
+});
+
+t.test('optional header parameters are options: ifNoneMatch is sent, its 304 rejects as not_modified', async (t) => {
+  const pet = { id: 7, name: 'Rex', categoryId: 3, status: 'available' } as const;
+  const tag = '"3q2-7wEAAJgBAAAAAAAAAA"';
+  const { fetch, requests } = scriptedFetch([
+    { status: 200, body: pet, headers: { etag: tag } },
+    { status: 304, headers: { etag: tag } },
+  ]);
+  const store = new PetStore({ baseUrl: 'https://pets.test/v1', apiKey: 'k', fetch, onDeprecation: () => undefined });
+  const seen: (string | null)[] = [];
+  const onHeaders = (headers: Headers) => seen.push(headers.get('etag'));
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the deprecated call keeps working until its sunset
+  t.same(await store.getPet(7, { onHeaders }), pet);
+  t.same(seen, [tag], "onHeaders is told the answer's ETag");
+  t.equal(requests[0]!.headers.get('if-none-match'), null, 'nothing sent unasked');
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- as above
+  const error = await store.getPet(7, { ifNoneMatch: tag, onHeaders }).catch((error: unknown) => error);
+  t.equal(requests[1]!.headers.get('if-none-match'), tag, 'ifNoneMatch is sent as If-None-Match');
+  t.ok(error instanceof PetStoreError, 'a 304 rejects');
+  t.match(error, { status: 304, code: 'not_modified' });
+  t.same(seen, [tag], 'onHeaders is told successes only');
+  t.same(
+    Object.entries(operationTable).flatMap(([id, spec]) =>
+      Object.entries((spec as { optionalHeaders?: Record<string, string> }).optionalHeaders ?? {}).map(
+        ([option, header]) => `${id} ${option} ${header}`,
+      ),
+    ),
+    listOperations(loadOpenApiDocument()).flatMap(({ operation }) =>
+      parametersOf(loadOpenApiDocument(), operation)
+        .filter((parameter) => parameter.in === 'header' && parameter.required !== true)
+        .filter((parameter) => parameter.name !== 'Idempotency-Key')
+        .map(
+          (parameter) =>
+            `${operation.operationId} ${parameter.name === 'If-None-Match' ? 'ifNoneMatch' : '?'} ${parameter.name}`,
+        ),
+    ),
+    "every optional header of the spec is an option of its operation's method",
+  );
 });

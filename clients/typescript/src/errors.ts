@@ -27,6 +27,9 @@ export type DeclaredError<Op extends OperationId> = {
 /** The code of an answer the contract does not declare (a gateway's 502 page, a body not an Error object). */
 export const unexpectedResponse = 'unexpected_response';
 
+/** The code of a 304 to a call that sent `ifNoneMatch`: what the caller holds is current. */
+export const notModified = 'not_modified';
+
 /**
  * The service answered a call with an error: `status` is the HTTP status, `code` the Error object's stable
  * code (`unexpected_response` for an answer the contract does not declare), `requestId` the answer's

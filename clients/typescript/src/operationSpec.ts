@@ -13,6 +13,10 @@ export interface OperationSpec {
   readonly idempotencyKey: boolean;
   /** The required header parameters the caller gives (`options.headers`), Idempotency-Key aside. */
   readonly headers?: readonly string[];
+  /** Its optional header parameters: the call option (camelCase) each is sent from. */
+  readonly optionalHeaders?: Readonly<Record<string, string>>;
+  /** Whether it declares 304 (an answer to If-None-Match): the call rejects with PetStoreError 304 `not_modified`. */
+  readonly notModified?: boolean;
   /** Its 2xx statuses, each with whether its answer carries a JSON body. */
   readonly success: Readonly<Record<number, boolean>>;
 }
@@ -21,6 +25,8 @@ export interface OperationSpec {
 export interface CallOptions {
   /** Cancels the call: it rejects with the signal's reason and is not retried. */
   signal?: AbortSignal;
+  /** Told the headers of each success answer (its `ETag`, to send back as `ifMatch` or `ifNoneMatch`). */
+  onHeaders?: (headers: Headers) => void;
 }
 
 /** Options of a call to an operation that declares `Idempotency-Key`. */
@@ -37,5 +43,6 @@ export interface OperationRequest {
   readonly query?: object;
   /** The request body, sent as JSON under the operation's media type. */
   readonly body?: unknown;
+  /** The call's options; an operation's optional headers are options too, named in its table (optionalHeaders). */
   readonly options: KeyedCallOptions & { readonly headers?: Readonly<Record<string, unknown>> };
 }

@@ -1,5 +1,5 @@
 import { DeprecationWatch, resolvedLink, warnOnce, type DeprecationHandler } from './deprecation.js';
-import { PetStoreError, errorObjectOf, unexpectedResponse, type OperationId } from './errors.js';
+import { PetStoreError, errorObjectOf, notModified, unexpectedResponse, type OperationId } from './errors.js';
 import { exchange, type Answer, type Outgoing, type Transport } from './exchange.js';
 import { maxPageSize } from './generated/contract.js';
 import { PetStoreOperations, operationTable } from './generated/operations.js';
@@ -62,7 +62,7 @@ export class PetStore extends PetStoreOperations {
 
   protected override async sendOperation(operation: OperationId, request: OperationRequest): Promise<unknown> {
     const spec: OperationSpec = operationTable[operation];
-    const answer = await this.#send(operation, this.#outgoing(spec, request), request.options.signal);
+    const answer = await this.#send(operation, spec, this.#outgoing(spec, request), request.options);
     return this.#body(operation, spec, answer);
   }
 
@@ -77,7 +77,7 @@ export class PetStore extends PetStoreOperations {
     const spec: OperationSpec = operationTable[operation];
     let outgoing: Outgoing | undefined = this.#outgoing(spec, request);
     while (outgoing !== undefined) {
-      const answer = await this.#send(operation, outgoing, request.options.signal);
+      const answer = await this.#send(operation, spec, outgoing, request.options);
       const page = this.#body(operation, spec, answer);
       const next = resolvedLink(answer.headers, 'next', this.#base);
       if (next !== undefined && new URL(next).origin !== this.#base.origin)
@@ -94,6 +94,11 @@ export class PetStore extends PetStoreOperations {
     if (spec.idempotencyKey) headers['Idempotency-Key'] = request.options.idempotencyKey ?? newIdempotencyKey();
     for (const name of spec.headers ?? []) {
       const value = request.options.headers?.[name];
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+        headers[name] = String(value);
+    }
+    for (const [option, name] of Object.entries(spec.optionalHeaders ?? {})) {
+      const value = (request.options as Readonly<Record<string, unknown>>)[option];
       if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
         headers[name] = String(value);
     }
@@ -125,10 +130,20 @@ export class PetStore extends PetStoreOperations {
   }
 
   /** One call: the answer when it succeeded, else its PetStoreError. */
-  async #send(operation: OperationId, outgoing: Outgoing, signal: AbortSignal | undefined): Promise<Answer> {
-    const answer = await exchange(this.#transport, outgoing, signal);
+  async #send(operation: OperationId, spec: OperationSpec, outgoing: Outgoing, options: CallOptions): Promise<Answer> {
+    const answer = await exchange(this.#transport, outgoing, options.signal);
     this.#deprecations.observe(operation, answer.headers);
-    if (answer.status >= 200 && answer.status < 300) return answer;
+    if (answer.status >= 200 && answer.status < 300) {
+      options.onHeaders?.(answer.headers);
+      return answer;
+    }
+    if (answer.status === 304 && spec.notModified === true)
+      throw new PetStoreError(operation, {
+        status: 304,
+        code: notModified,
+        message: 'Not modified: the ETag sent in If-None-Match is current.',
+        requestId: answer.headers.get('x-request-id') ?? undefined,
+      });
     const error = errorObjectOf(answer.text);
     if (error === undefined || error.status !== answer.status)
       throw this.#unexpected(operation, answer, `unexpected answer: HTTP ${answer.status}`);

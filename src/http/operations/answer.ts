@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answersNotModified } from './conditional.js';
+import { tagged, type ConditionalFacts } from './conditional.js';
 
 /** The media type of every body the spec declares, as fastify would write it for JSON. */
 const jsonContentType = 'application/json; charset=utf-8';
@@ -10,12 +10,13 @@ type Serialize = (document: unknown) => string;
  * How a route answers its handler's success, compiled once per operation:
  * the body validated and serialized by the serializer fastify compiled for
  * that status from the spec (serialization.ts: a body outside the contract
- * throws, and the error handler answers 500), then, for an operation with
- * conditional GETs, the ETag over those bytes and the 304. One function
- * where fastify would look the serializer up per response (by status and
- * media type), run a preSerialization check and an onSend hook.
+ * throws, and the error handler answers 500), then, for a success that
+ * declares ETag, the tag over those bytes, and for a GET its conditions
+ * (304, or a 412 where declared). One function where fastify would look the
+ * serializer up per response (by status and media type), run a
+ * preSerialization check and an onSend hook.
  */
-export function answerFor(conditionalGet: boolean) {
+export function answerFor(conditional: ConditionalFacts | undefined) {
   // Each status's serializer, taken from the route's once: the handler is the route's own.
   const serializers = new Map<number, Serialize | null>();
   function serializerOf(reply: FastifyReply, status: number): Serialize | null {
@@ -31,7 +32,7 @@ export function answerFor(conditionalGet: boolean) {
     // A status the spec gives no JSON body: fastify's own way.
     if (serialize === null) return body;
     const json = serialize(body);
-    if (conditionalGet && status === 200 && answersNotModified(request, reply, json)) {
+    if (conditional?.taggedStatuses.has(status) && tagged(request, reply, json, conditional)) {
       reply.code(304);
       return reply.send();
     }

@@ -1,49 +1,187 @@
-import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  entityTagOf,
+  evaluateConditions,
+  parseEntityTagList,
+  type EntityTagConditions,
+  type Precondition,
+} from '../../entityTags.js';
+import { ApiError, type ErrorCode } from '../../errors.js';
+import type { OpenApiDocument, OperationObject, ResponseObject, RouteEntry } from '../../openapi/document.js';
 
-// Below this many UTF-16 units a body is joined to its Link and hashed once:
-// copying a short string costs less than a second hash call.
-const joinBelow = 1024;
+type Serialize = (document: unknown) => string;
 
 /**
- * A strong entity tag of what a 200 says: the serialized body and, when the
- * handler set one, its Link header (a page whose body is unchanged but that
- * gained a next page has changed). 132 bits of SHA-256, base64url, from
- * the one-shot crypto.hash (no Hash object per response). A long body is
- * hashed alone and the Link mixed into its digest: joined to the Link it
- * would be a new string, copied whole to be hashed and the body copied again
- * to be written, while hashed alone it is flattened once and written as it
- * is: one copy fewer of each long body (6.4 KB for a 100-pet page).
+ * What an operation's spec says about entity tags, read once at start:
+ * which successes carry an ETag, whether a GET may answer 304, and, when it
+ * declares a 412, the code of that Error object and the schema of the
+ * representation a precondition is checked against.
  */
-export function entityTagOf(payload: string, link: unknown): string {
-  if (typeof link !== 'string') return `"${hash('sha256', payload, 'base64url').slice(0, 22)}"`;
-  const tagged =
-    payload.length < joinBelow
-      ? hash('sha256', `${payload}\n${link}`, 'base64url')
-      : hash('sha256', `${hash('sha256', payload, 'base64url')}\n${link}`, 'base64url');
-  return `"${tagged.slice(0, 22)}"`;
+export interface ConditionalFacts {
+  operationId: string;
+  /** The 2xx statuses whose response declares ETag: their answers carry one, over the bytes answered. */
+  taggedStatuses: ReadonlySet<number>;
+  notModified: boolean;
+  /** Present when the operation declares 412: If-Match and If-None-Match are honoured for its method. */
+  preconditions:
+    | {
+        code: ErrorCode;
+        /** The JSON schema the target's representation is serialized by (its GET's, or the operation's own success). */
+        representation: { status: number; schema: object };
+      }
+    | undefined;
+}
+
+const responseRef = /^#\/components\/responses\/([^/]+)$/;
+
+function responseOf(spec: OpenApiDocument, response: ResponseObject | undefined): ResponseObject | undefined {
+  if (response?.$ref === undefined) return response;
+  const name = responseRef.exec(response.$ref)?.[1];
+  return name === undefined ? undefined : spec.components.responses?.[name];
+}
+
+function jsonSchemaOf(route: RouteEntry | undefined, status: number): object | undefined {
+  const responses = route?.schema['response'] as Record<string, { content?: Record<string, { schema?: object }> }>;
+  return responses[String(status)]?.content?.['application/json']?.schema;
+}
+
+function taggedStatusesOf(spec: OpenApiDocument, operation: OperationObject): number[] {
+  return Object.entries(operation.responses ?? {})
+    .filter(([status, response]) => /^2\d\d$/.test(status) && responseOf(spec, response)?.headers?.['ETag'])
+    .map(([status]) => Number(status))
+    .sort((a, b) => a - b);
+}
+
+/** The code of the operation's 412 Error object: the one its schema allows, or `precondition_failed` among several. */
+function preconditionCodeOf(route: RouteEntry): ErrorCode {
+  const schema = jsonSchemaOf(route, 412) as
+    { properties?: { code?: { enum?: string[]; const?: string } } } | undefined;
+  const code = schema?.properties?.code;
+  const codes = code?.const === undefined ? (code?.enum ?? []) : [code.const];
+  const chosen = codes.length === 1 ? codes[0] : codes.find((value) => value === 'precondition_failed');
+  if (chosen === undefined)
+    throw new Error(
+      `openapi.yaml: ${route.operationId}'s 412 must allow one code (or precondition_failed among them), ` +
+        `not [${codes.join(', ')}]`,
+    );
+  return chosen as ErrorCode;
 }
 
 /**
- * If-None-Match (RFC 9110, 13.1.2): `*`, or a list of tags compared weakly
- * (W/ ignored). Commas inside a tag cannot occur in the tags this service makes.
+ * The operation's conditional facts, or undefined when it has none. A
+ * precondition is checked against the representation a GET of the same path
+ * answers (its 200 with an ETag), else the operation's own first tagged
+ * success: a DELETE with If-Match compares with what GET tagged.
  */
-export function noneMatch(header: string | undefined, tag: string): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((candidate) => {
-    const value = candidate.trim();
-    return value === '*' || (value.startsWith('W/') ? value.slice(2) : value) === tag;
-  });
+export function conditionalFactsOf(
+  spec: OpenApiDocument,
+  operation: OperationObject,
+  route: RouteEntry,
+  routes: readonly RouteEntry[],
+): ConditionalFacts | undefined {
+  const taggedStatuses = taggedStatusesOf(spec, operation);
+  const notModified = operation.responses?.['304'] !== undefined && taggedStatuses.length > 0;
+  const declares412 = operation.responses?.['412'] !== undefined;
+  if (taggedStatuses.length === 0 && !declares412) return undefined;
+  let preconditions: ConditionalFacts['preconditions'];
+  if (declares412) {
+    const get = routes.find((other) => other.method === 'GET' && other.url === route.url);
+    const getOperation = get && Object.values(spec.paths).find((item) => item['get']?.operationId === get.operationId);
+    const getTagged = getOperation?.['get'] && taggedStatusesOf(spec, getOperation['get']).includes(200);
+    const [source, status] = getTagged ? [get, 200] : [route, taggedStatuses[0]];
+    const schema = status === undefined ? undefined : jsonSchemaOf(source, status);
+    if (schema === undefined)
+      throw new Error(
+        `openapi.yaml: ${operation.operationId} declares 412, but neither it nor a GET of its path ` +
+          'answers a JSON body with an ETag to compare with',
+      );
+    preconditions = { code: preconditionCodeOf(route), representation: { status: status as number, schema } };
+  }
+  return { operationId: operation.operationId, taggedStatuses: new Set(taggedStatuses), notModified, preconditions };
+}
+
+const isSafe = (method: string) => method === 'GET' || method === 'HEAD';
+
+/** The request's If-Match and If-None-Match, as far as the operation honours them; undefined when it sent neither. */
+function conditionsOf(request: FastifyRequest, facts: ConditionalFacts): EntityTagConditions | undefined {
+  const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = request.headers;
+  const honoursMatch = facts.preconditions !== undefined && typeof ifMatch === 'string';
+  const honoursNoneMatch =
+    typeof ifNoneMatch === 'string' &&
+    (facts.preconditions !== undefined || (facts.notModified && isSafe(request.method)));
+  if (!honoursMatch && !honoursNoneMatch) return undefined;
+  return {
+    ifMatch: honoursMatch ? parseEntityTagList(ifMatch) : undefined,
+    ifNoneMatch: honoursNoneMatch ? parseEntityTagList(ifNoneMatch) : undefined,
+  };
+}
+
+function preconditionFailed(facts: ConditionalFacts): ApiError {
+  return new ApiError(
+    412,
+    facts.preconditions?.code ?? 'invalid_request',
+    'The resource does not match If-Match or If-None-Match (RFC 9110, 13.1): read it again for its current ETag.',
+  );
 }
 
 /**
- * The conditional GET of an operation that declares ETag and 304 in
- * openapi.yaml, for a 200 whose body `json` has been validated and
- * serialized: tags the reply, and says whether the request's If-None-Match
- * matches (the reply is then a 304 without a body).
+ * A success's entity tag, set on the reply, over the bytes it answers (and
+ * its Link), and for a GET or HEAD the outcome of the request's conditions
+ * against it: true when the answer is a 304 without a body. A failed
+ * If-Match is the operation's 412.
  */
-export function answersNotModified(request: FastifyRequest, reply: FastifyReply, json: string): boolean {
+export function tagged(request: FastifyRequest, reply: FastifyReply, json: string, facts: ConditionalFacts): boolean {
   const tag = entityTagOf(json, reply.getHeader('link'));
+  const conditions = isSafe(request.method) ? conditionsOf(request, facts) : undefined;
+  const outcome = conditions === undefined ? 'met' : evaluateConditions(conditions, tag, true);
+  // The 412 is an Error object: it tells nothing of the representation, its tag included.
+  if (outcome === 'failed' || (outcome === 'not_modified' && !facts.notModified)) throw preconditionFailed(facts);
   reply.header('etag', tag);
-  return noneMatch(request.headers['if-none-match'], tag);
+  return outcome === 'not_modified';
+}
+
+/** A write's precondition as its handler checks it, and whether it was checked. */
+export interface CheckedPrecondition {
+  precondition: Precondition<unknown>;
+  /** The request sent a condition the handler never evaluated. */
+  unchecked(): boolean;
+}
+
+/**
+ * The precondition handed to a handler of an operation that declares 412:
+ * the request's conditions, checked against a representation the handler
+ * passes, serialized by the same schema and tagged by the same function as a
+ * GET answer of it. For GET and HEAD the answer itself is checked (tagged),
+ * so there the handler may ignore it.
+ */
+export function preconditionFor(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  facts: ConditionalFacts,
+): CheckedPrecondition | undefined {
+  const declared = facts.preconditions;
+  if (declared === undefined) return undefined;
+  const conditions = conditionsOf(request, facts) ?? { ifMatch: undefined, ifNoneMatch: undefined };
+  const sent = conditions.ifMatch !== undefined || conditions.ifNoneMatch !== undefined;
+  let evaluated = false;
+  const { schema, status } = declared.representation;
+  // fastify caches what it compiles per schema object: compiled once per route, on first use.
+  const tagOf = (representation: unknown) =>
+    entityTagOf(
+      (reply.compileSerializationSchema(schema as Record<string, unknown>, String(status)) as Serialize)(
+        representation,
+      ),
+    );
+  return {
+    precondition: {
+      ...conditions,
+      tagOf,
+      isMetBy(current) {
+        evaluated = true;
+        if (!sent) return true;
+        return evaluateConditions(conditions, current === undefined ? undefined : tagOf(current), false) === 'met';
+      },
+    },
+    unchecked: () => sent && !evaluated && !isSafe(request.method),
+  };
 }

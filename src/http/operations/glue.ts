@@ -14,10 +14,10 @@ import {
   scopeRequirementsOf,
   securityOf,
   type OpenApiDocument,
-  type OperationObject,
   type RouteEntry,
 } from '../../openapi/document.js';
 import { answerFor } from './answer.js';
+import { conditionalFactsOf, preconditionFor, type ConditionalFacts } from './conditional.js';
 import {
   deprecationHeadersFor,
   deprecationHeadersOf,
@@ -38,8 +38,9 @@ function toRouteHandler<K extends OperationId>(
   handler: Handler<K>,
   deprecation: Record<string, string> | undefined,
   headerNames: readonly string[],
-  answer: ReturnType<typeof answerFor>,
+  conditional: ConditionalFacts | undefined,
 ): RouteHandlerMethod {
+  const answer = answerFor(conditional);
   return async function route(request: FastifyRequest, reply: FastifyReply) {
     // The declared header parameters under their names in the spec; Node has lower-cased them.
     const headers: Record<string, string> = {};
@@ -48,6 +49,7 @@ function toRouteHandler<K extends OperationId>(
       if (typeof value === 'string') headers[name] = value;
     }
     const caller = request.apiKeyId === undefined ? undefined : { apiKeyId: request.apiKeyId };
+    const checked = conditional && preconditionFor(request, reply, conditional);
     // Validation has run: the parts have the shapes the generated types say.
     const input = {
       params: request.params,
@@ -55,11 +57,15 @@ function toRouteHandler<K extends OperationId>(
       headers,
       body: request.body,
       caller,
+      ...(checked ? { precondition: checked.precondition } : {}),
     } as HandlerInput<K>;
     const result = await handler(input);
     const status = Number(result.status);
     // An error result takes the road of a thrown error: one handler logs it and writes the Error object.
     if (status >= 400) throw errorOf(status, result.body as ErrorBody, result.headers);
+    // A write that succeeded without asking whether its If-Match or If-None-Match held: a bug, never a silent success.
+    if (checked?.unchecked())
+      throw new Error(`The handler of ${conditional?.operationId} succeeded without checking input.precondition`);
     reply.code(status);
     if (result.headers)
       reply.headers(
@@ -78,12 +84,6 @@ function requireBody(request: FastifyRequest, _reply: FastifyReply, done: HookHa
   else done();
 }
 
-/** Operations whose 200 declares an ETag and that declare a 304 get conditional GETs. */
-function hasConditionalGet(operation: OperationObject): boolean {
-  const responses = operation.responses ?? {};
-  return responses['304'] !== undefined && responses['200']?.headers?.['ETag'] !== undefined;
-}
-
 /** What the glue merges into the route it builds from the spec (method, url and schemas are its own). */
 type RouteParts = Pick<RouteOptions, 'handler' | 'config' | 'onRequest' | 'preValidation'>;
 
@@ -91,19 +91,21 @@ type RouteParts = Pick<RouteOptions, 'handler' | 'config' | 'onRequest' | 'preVa
  * fastify-openapi-glue's operationResolver: for each operation of the spec,
  * its handler, the route config the auth hook reads (the security schemes
  * the operation requires and the scopes its requirements list), the deprecation headers, the 410 after a sunset
- * and conditional GETs, all taken from the spec. `now` is the clock sunsets
- * are compared with.
+ * and conditional requests (conditional.ts), all taken from the spec and
+ * the route table. `now` is the clock sunsets are compared with.
  */
 export function operationResolver(
   spec: OpenApiDocument,
   handlers: HandlerMap,
   compilePath: PathCompiler,
+  routes: readonly RouteEntry[],
   now: () => number = Date.now,
 ) {
   const operations = new Map(listOperations(spec).map((entry) => [entry.operation.operationId, entry.operation]));
   // Computed up front so that a malformed deprecation fails at start.
   const deprecations = new Map([...operations].map(([id, operation]) => [id, deprecationHeadersOf(operation)]));
-  return (operationId: string, url: string): RouteOptions => {
+  return (route: RouteEntry): RouteOptions => {
+    const { operationId, url } = route;
     const operation = operations.get(operationId);
     if (!operation || !(operationId in handlers)) {
       throw new Error(`openapi.yaml has operation ${operationId} but src/handlers has no handler for it`);
@@ -123,7 +125,7 @@ export function operationResolver(
         handlers[operationId as OperationId] as Handler<OperationId>,
         deprecation,
         headerNames,
-        answerFor(hasConditionalGet(operation)),
+        conditionalFactsOf(spec, operation, route, routes),
       ),
       // The deprecation headers are set on arrival, with the security headers
       // (no onSend hook per response): every answer of the route carries
@@ -153,10 +155,10 @@ export function operationResolver(
  */
 export function registerOperations(
   api: FastifyInstance,
-  routes: RouteEntry[],
-  resolve: (operationId: string, url: string) => RouteOptions,
+  routes: readonly RouteEntry[],
+  resolve: (route: RouteEntry) => RouteOptions,
 ): void {
   for (const route of routes) {
-    api.route({ ...resolve(route.operationId, route.url), method: route.method, url: route.url, schema: route.schema });
+    api.route({ ...resolve(route), method: route.method, url: route.url, schema: route.schema });
   }
 }

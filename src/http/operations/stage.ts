@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { HandlerMap } from '../../handlers/types.js';
-import { loadRouteTable, type OpenApiDocument } from '../../openapi/document.js';
+import { loadRouteTable, type OpenApiDocument, type RouteEntry } from '../../openapi/document.js';
 import type { ErrorAnswer } from '../errors/stage.js';
 import type { DeferredCompilation } from './deferredCompile.js';
 import { operationResolver, registerOperations, type PathCompiler } from './glue.js';
@@ -14,6 +14,8 @@ export interface OperationsInputs {
   compilePath: PathCompiler;
   /** The clock an operation's sunset (x-sunset) is compared with. */
   now: (() => number) | undefined;
+  /** The spec's route table; the one `npm run generate` wrote when absent (a test's spec brings its own). */
+  routes?: readonly RouteEntry[];
 }
 
 /**
@@ -26,10 +28,11 @@ export async function operationsStage(app: FastifyInstance, inputs: OperationsIn
   await app.register(async (api) => {
     // The second layer of the error handler (see errorHandler).
     api.setErrorHandler(inputs.handleError);
+    const routes = inputs.routes ?? loadRouteTable();
     registerOperations(
       api,
-      loadRouteTable(),
-      operationResolver(inputs.spec, inputs.handlers, inputs.compilePath, inputs.now),
+      routes,
+      operationResolver(inputs.spec, inputs.handlers, inputs.compilePath, routes, inputs.now),
     );
   });
 }

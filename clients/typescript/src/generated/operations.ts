@@ -1,8 +1,8 @@
 // Generated from openapi.yaml by npm run generate (generators/client.ts): never edit.
 
-import type { CallOptions, OperationRequest, OperationSpec } from '../operationSpec.js';
+import type { OperationRequest, OperationSpec } from '../operationSpec.js';
 import type { operations } from './api.js';
-import type { CreatePetOptions, ListPetsQuery } from './types.js';
+import type { ListPetsOptions, CreatePetOptions, GetPetOptions, ListPetsQuery } from './types.js';
 
 /** Each operation of the contract as the transport sends it. */
 export const operationTable = {
@@ -11,6 +11,8 @@ export const operationTable = {
     path: '/pets',
     query: ['limit', 'status', 'cursor', 'id'],
     idempotencyKey: false,
+    optionalHeaders: { ifNoneMatch: 'If-None-Match' },
+    notModified: true,
     success: { 200: true },
   },
   createPet: {
@@ -26,6 +28,8 @@ export const operationTable = {
     path: '/pets/{petId}',
     query: [],
     idempotencyKey: false,
+    optionalHeaders: { ifNoneMatch: 'If-None-Match' },
+    notModified: true,
     success: { 200: true },
   },
 } as const satisfies Record<keyof operations, OperationSpec>;
@@ -47,11 +51,12 @@ export abstract class PetStoreOperations {
   /**
    * List all animals: `GET /pets`.
    * Retried after a lost connection or a retryable answer (GET is idempotent).
+   * With `ifNoneMatch` holding its current ETag, rejects with PetStoreError 304 `not_modified`.
    * @throws {PetStoreError<'listPets'>} for an error answer (`PetStoreError.is(error, 'listPets')` narrows it)
    */
   listPets(
     query: ListPetsQuery = {},
-    options: CallOptions = {},
+    options: ListPetsOptions = {},
   ): Promise<operations['listPets']['responses'][200]['content']['application/json']> {
     return this.sendOperation('listPets', { query, options }) as Promise<
       operations['listPets']['responses'][200]['content']['application/json']
@@ -64,7 +69,7 @@ export abstract class PetStoreOperations {
    */
   listPetsPages(
     query: ListPetsQuery = {},
-    options: CallOptions = {},
+    options: ListPetsOptions = {},
   ): AsyncGenerator<operations['listPets']['responses'][200]['content']['application/json'], void, undefined> {
     return this.walkOperation('listPets', { query, options }) as AsyncGenerator<
       operations['listPets']['responses'][200]['content']['application/json'],
@@ -90,12 +95,13 @@ export abstract class PetStoreOperations {
   /**
    * Get an animal (deprecated): `GET /pets/{petId}`.
    * Retried after a lost connection or a retryable answer (GET is idempotent).
+   * With `ifNoneMatch` holding its current ETag, rejects with PetStoreError 304 `not_modified`.
    * @deprecated The service removes it at its sunset (Thu, 05 Dec 2030 00:00:00 GMT); after it, calls fail with PetStoreError 410 `gone` whose `successor` names the replacement. Use `listPets` (`/v1/pets?id={petId}`) instead.
    * @throws {PetStoreError<'getPet'>} for an error answer (`PetStoreError.is(error, 'getPet')` narrows it)
    */
   getPet(
     petId: operations['getPet']['parameters']['path']['petId'],
-    options: CallOptions = {},
+    options: GetPetOptions = {},
   ): Promise<operations['getPet']['responses'][200]['content']['application/json']> {
     return this.sendOperation('getPet', { path: { petId }, options }) as Promise<
       operations['getPet']['responses'][200]['content']['application/json']

@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import type { Test } from 'tap';
+import { computeRouteTable } from '../../generators/routeTable.js';
+import type { HandlerMap } from '../../src/handlers/types.js';
+import { answerErrors } from '../../src/http/errors/stage.js';
+import { limitsWith } from '../../src/http/limits.js';
+import { compileOnDemand } from '../../src/http/operations/compilation.js';
+import { DeferredCompilation } from '../../src/http/operations/deferredCompile.js';
+import { operationsStage } from '../../src/http/operations/stage.js';
+import { createServer } from '../../src/http/server/fastifyServer.js';
+import type { OpenApiDocument } from '../../src/openapi/document.js';
+
+/**
+ * The operations stage of the app (glue, validation, serialization,
+ * conditional requests, the Error object) for a spec other than
+ * openapi.yaml, with handlers of the test's own: what the HTTP layer does
+ * for a shape today's spec does not have. No admission (the spec declares
+ * no security), no database.
+ */
+export async function startSpecApp(
+  t: Test,
+  spec: OpenApiDocument,
+  handlers: Record<string, (input: never) => Promise<unknown>>,
+): Promise<FastifyInstance> {
+  const deferred = new DeferredCompilation();
+  const limits = limitsWith({ loadShedding: { maxEventLoopDelayMs: 0 } });
+  const app = createServer({ logger: false, keepAliveTimeoutMs: 5000, trustProxy: 'false', limits, deferred });
+  compileOnDemand(app, deferred);
+  const handleError = answerErrors(app, spec, limits.bodyLimitBytes, () => undefined);
+  await operationsStage(app, {
+    spec,
+    handlers: handlers as unknown as HandlerMap,
+    deferred,
+    handleError,
+    compilePath: () => ({ arrival: [], admission: [], whole: [] }),
+    now: undefined,
+    routes: await computeRouteTable(spec),
+  });
+  await app.ready();
+  t.teardown(() => app.close());
+  return app;
+}
