@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { generateApiKey } from '../../src/auth/keys.js';
 import { freePort, loopback } from '../../lib/instances/network.js';
 import { childPids, signal, spawnLogged, stopPid, waitUntil } from '../../lib/instances/processes.js';
 import { repoRoot } from '../../lib/repoRoot.js';
@@ -15,7 +16,7 @@ import { scratchDir } from '../helpers/scratchSpace.js';
  * whole count of the surviving worker taken for new traffic.
  */
 
-const key = 'cluster-metrics-test-key-0000001';
+const key = generateApiKey();
 
 /** Counter samples of a scrape (counters, and histograms' _bucket, _count and _sum), by series. */
 function counterSamples(scrape: string): Map<string, number> {
