@@ -14,7 +14,9 @@ freshSpec=$(mktemp --suffix=.json)
 freshRoutes=$(mktemp --suffix=.json)
 freshConfig=$(mktemp --suffix=.js)
 freshReference=$(mktemp --suffix=.md)
-trap 'rm -f "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig" "$freshReference"' EXIT
+freshPublishedJson=$(mktemp --suffix=.json)
+freshPublishedYaml=$(mktemp --suffix=.yaml)
+trap 'rm -f "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig" "$freshReference" "$freshPublishedJson" "$freshPublishedYaml"' EXIT
 npx --no-install tsx generators/apiTypes.ts openapi.yaml "$fresh" || {
   echo "the types of openapi.yaml could not be generated (generators/apiTypes.ts)" >&2
   exit 1
@@ -23,16 +25,17 @@ if ! diff -u src/generated/api.ts "$fresh" >&2; then
   echo "src/generated/api.ts is out of step with openapi.yaml: run 'npm run generate' and commit the result." >&2
   exit 1
 fi
-npx --no-install tsx generators/spec.ts "$freshSpec" "$freshRoutes"
+npx --no-install tsx generators/spec.ts "$freshSpec" "$freshRoutes" "$freshPublishedJson" "$freshPublishedYaml"
 npx --no-install tsx generators/config.ts "$freshConfig" "$freshReference"
-for pair in "openapi.json:$freshSpec" "routes.json:$freshRoutes" "configValidator.js:$freshConfig"; do
+for pair in "openapi.json:$freshSpec" "routes.json:$freshRoutes" "published.json:$freshPublishedJson" \
+  "published.yaml:$freshPublishedYaml" "configValidator.js:$freshConfig"; do
   if ! diff -u "src/generated/${pair%%:*}" "${pair#*:}" >&2; then
     echo "src/generated/${pair%%:*} is out of step with openapi.yaml or src/config/schema.ts: run 'npm run generate' and commit the result." >&2
     exit 1
   fi
 done
 freshClient=$(mktemp -d)
-trap 'rm -rf "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig" "$freshReference" "$freshClient"' EXIT
+trap 'rm -rf "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig" "$freshReference" "$freshPublishedJson" "$freshPublishedYaml" "$freshClient"' EXIT
 npx --no-install tsx generators/client.ts "$fresh" "$freshClient"
 for file in src/generated package.json README.md; do
   if ! diff -ru "clients/typescript/$file" "$freshClient/$file" >&2; then

@@ -115,6 +115,7 @@ case $group in
   statements        builds; DATABASE_STATEMENTS=unnamed and the PgBouncer hop (bench/statements.ts)
   hooks             builds; what each stage of the request path costs under load (bench/hookCosts.ts)
   cold              builds; cold starts, interleaved (bench/coldStart.ts)
+  refused-flood     builds; /healthz during a flood of refused uploads (bench/refusedFlood.ts)
   capacity          the cost per statement in PostgreSQL and PgBouncer, with pgbench (bench/capacity.ts)
   read-your-writes  read-after-write through a streaming replica (bench/readYourWrites.ts)
   switchover-gap    where the write gap of a planned switchover goes (bench/switchoverGap.ts)'
@@ -146,6 +147,10 @@ case $group in
       cold)
         build
         exec tsx bench/coldStart.ts "$@"
+        ;;
+      refused-flood)
+        build
+        exec tsx bench/refusedFlood.ts "$@"
         ;;
       capacity) exec tsx bench/capacity.ts "$@" ;;
       read-your-writes) exec tsx bench/readYourWrites.ts "$@" ;;

@@ -11,6 +11,7 @@ import { registerIdempotencyPurge } from './http/background/idempotencyPurge.js'
 import { registerDocs } from './http/docs/docsPage.js';
 import { answerErrors } from './http/errors/stage.js';
 import { limitsWith, type HttpLimitOverrides } from './http/limits.js';
+import { cutRequestMetric } from './http/observation/requestMetrics.js';
 import { observeResponses } from './http/observation/stage.js';
 import { compileOnDemand } from './http/operations/compilation.js';
 import { DeferredCompilation } from './http/operations/deferredCompile.js';
@@ -89,6 +90,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     trustProxy: config.TRUST_PROXY,
     limits,
     deferred,
+    observeCut: cutRequestMetric(metrics),
   });
   if (deps.httpTracing) await app.register(deps.httpTracing);
   compileOnDemand(app, deferred, deps.compileBeforeListening);
@@ -118,7 +120,12 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
   // 100 Continue only for a request admitted above, before its body is read.
   registerContinue(app, limits.bodyLimitBytes);
   // Formatted without pino where the lines go to the buffered stdout (see requestLines).
-  observeResponses(app, metrics, deps.logger === undefined && writesToBufferedStdout(deps.logStream));
+  observeResponses(
+    app,
+    metrics,
+    deps.logger === undefined && writesToBufferedStdout(deps.logStream),
+    admission.afterSteps,
+  );
 
   const { drain, isReady, loadShedding } = arrival;
   const probeInputs = { db: deps.db, drain, isOverloaded: loadShedding.isOverloaded, isReady };

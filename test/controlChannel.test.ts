@@ -71,7 +71,8 @@ async function idleConnections(path: string, count: number) {
       { length: count },
       () =>
         new Promise<void>((resolve) => {
-          const socket = createConnection(path);
+          // Read: a client sees the server's end only once it has read the busy line before it.
+          const socket = createConnection(path).resume();
           sockets.push(socket);
           socket.on('connect', () => {
             resolve();

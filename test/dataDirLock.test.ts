@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { generateApiKey } from '../src/auth/keys.js';
 import { DataDirLockedError, lockDataDir } from '../src/db/dataDirLock.js';
 import { migratedDataDir } from './helpers/databases.js';
 import { scratchDir } from './helpers/scratchSpace.js';
@@ -82,7 +83,7 @@ function startAsPid1(dataDir: string): ChildProcess {
       PORT: '0',
       METRICS_PORT: 'off',
       DRAIN_DELAY_MS: '0',
-      BOOTSTRAP_API_KEY: 'pid-one-test-key-000000000000001',
+      BOOTSTRAP_API_KEY: generateApiKey(),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import t, { type Test } from 'tap';
+import { generateApiKey } from '../src/auth/keys.js';
 import { runApiKey, runApiKeyCommand } from '../src/cli/apikey.js';
 import { findControlSocket } from '../src/control/socketPath.js';
 import { keyChangesApplicationName } from '../src/db/keyChanges.js';
@@ -233,7 +234,7 @@ t.test('a socket left by a server that died is replaced at the next start', asyn
     DATA_DIR: scratch.path,
     PORT: '0',
     LOG_LEVEL: 'silent',
-    BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-of-the-socket-0044',
+    BOOTSTRAP_API_KEY: generateApiKey(),
   };
   const socket = join(scratch.path, 'control', 'apikey.sock');
   // A socket file whose listener is gone, as a server killed with SIGKILL leaves it.

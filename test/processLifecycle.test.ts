@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import t, { type Test } from 'tap';
+import { generateApiKey } from '../src/auth/keys.js';
 import { openBackend, postgresUnavailableReason } from './helpers/databases.js';
 import { repoRoot } from '../lib/repoRoot.js';
 import { testNodeFlags, testServerEnv } from './helpers/processes.js';
@@ -33,7 +34,7 @@ async function startProcess(t: Test, env: Record<string, string> = {}) {
         METRICS_PORT: 'off',
         LOG_LEVEL: 'info',
         DRAIN_DELAY_MS: '0',
-        BOOTSTRAP_API_KEY: 'process-test-key-000000000000001',
+        BOOTSTRAP_API_KEY: generateApiKey(),
         ...env,
       },
       stdio: ['pipe', 'pipe', 'pipe'],

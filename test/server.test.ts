@@ -1,4 +1,5 @@
 import t from 'tap';
+import { generateApiKey } from '../src/auth/keys.js';
 import { lockDataDir } from '../src/db/dataDirLock.js';
 import { startServer } from './helpers/server.js';
 import { migratedDataDir } from './helpers/databases.js';
@@ -37,17 +38,15 @@ t.test('npm start on the embedded default: a first key, real HTTP, a clean stop'
   t.equal(await server.shutdown('SIGTERM'), 0, 'a clean shutdown');
 
   const restartPrinted = textSink();
-  const restarted = await startServer(
-    { ...env, BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0000000001' },
-    restartPrinted.stream,
-  );
+  const bootstrapKey = generateApiKey();
+  const restarted = await startServer({ ...env, BOOTSTRAP_API_KEY: bootstrapKey }, restartPrinted.stream);
   t.teardown(() => restarted.app.close());
   const secondUrl = `${restarted.address}/v1`;
   const kept = await fetch(`${secondUrl}/pets`, { headers: { authorization: `Bearer ${key}` } });
   t.equal(kept.status, 200, 'the first key and the data survive a restart');
   t.equal(((await kept.json()) as unknown[]).length, 1);
   const bootstrap = await fetch(`${secondUrl}/pets`, {
-    headers: { authorization: 'Bearer bootstrap-key-for-tests-0000000001' },
+    headers: { authorization: `Bearer ${bootstrapKey}` },
   });
   t.equal(bootstrap.status, 200, 'BOOTSTRAP_API_KEY is accepted');
   t.equal(await restarted.shutdown('SIGINT'), 0);
@@ -61,7 +60,7 @@ t.test('the process: a second server is refused, SIGTERM and SIGINT exit 0', asy
     DATA_DIR: dir.path,
     PORT: '0',
     METRICS_PORT: 'off',
-    BOOTSTRAP_API_KEY: 'bootstrap-key-for-tests-0000000002',
+    BOOTSTRAP_API_KEY: generateApiKey(),
   };
   const first = spawnEntry('src/server.ts', [], env);
   t.teardown(() => first.kill('SIGKILL'));

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { generateApiKey } from '../src/auth/keys.js';
 import t from 'tap';
 import { startServer } from './helpers/server.js';
 import { migratedDataDir } from './helpers/databases.js';
@@ -47,7 +48,7 @@ t.test(
     process.env['OTEL_RESOURCE_ATTRIBUTES'] = 'deployment.environment.name=otlp-defaults-test';
     // Only a caller's sampled trace is recorded: proves the sampler variables reach the SDK.
     process.env['OTEL_TRACES_SAMPLER'] = 'parentbased_always_off';
-    const key = 'tracing-defaults-key-00000000001';
+    const key = generateApiKey();
     const server = await startServer({
       DATA_DIR: dir.path,
       PORT: '0',

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { StoredKey } from '../db/apiKeys.js';
 import { crc32 } from './crc32.js';
+import { weakSecretReason } from './keyStrength.js';
 
 /** Every key this service issues starts with this, so leaked keys are recognisable. */
 export const keyPrefix = 'pets_';
@@ -68,52 +69,29 @@ export function isChecksummed(key: string): boolean {
  */
 export const minForeignKeyLength = 32;
 /**
- * The fewest different characters in it: a random one of 32 hex characters
- * has about 14, while placeholders ("changeme" repeated) and runs of one
- * character have fewer.
- */
-const minForeignKeySymbols = 10;
-/**
- * The fewest characters that do not follow from the one before (the same,
- * or the next or previous in character order: "aaaa", "abcd", "4321"). Of a
- * random hex key's 31 steps about 5 are such, and 18 or more (fewer than 14
- * left) about once in 3 million keys; "abcdefghijklmnopqrstuvwxyz012345"
- * has 1 left.
- */
-const minUnpredictableSteps = 14;
-
-function unpredictableSteps(text: string): number {
-  let count = 0;
-  for (let index = 1; index < text.length; index += 1) {
-    if (Math.abs(text.charCodeAt(index) - text.charCodeAt(index - 1)) > 1) count += 1;
-  }
-  return count;
-}
-
-/**
  * Why a key may not be a bootstrap key, or undefined. One of the checksummed
- * shape must carry its checksum (a mistyped one could never be used): such a
- * key's checksum says it was made by `npm run apikey -- new`. Any other,
- * the shape of keys issued before the checksum included (whose shape says
- * nothing of how it was made), must be long and varied enough to be
- * unguessable once the public prefix is set aside.
+ * shape must carry its checksum (a mistyped one could never be used); its
+ * body is then judged like any other secret, since the checksum is public
+ * and proves nothing of how the key was made. Any other key must have at
+ * least minForeignKeyLength characters after any public prefix. The secret
+ * must then cost enough guesses to an estimator that knows repetition,
+ * sequences, keyboard walks and dictionary words (keyStrength.ts).
  */
 export function bootstrapKeyProblem(key: string): string | undefined {
   const make = 'make one with npm run apikey -- new';
   const verdict = checksumVerdict(key);
   if (verdict === 'mismatch')
     return `has the shape of a key of this service but its checksum does not match: copy the whole key, or ${make}`;
-  if (verdict === 'matches') return undefined;
-  const secret = key.startsWith(keyPrefix) ? key.slice(keyPrefix.length) : key;
-  if (
-    secret.length < minForeignKeyLength ||
-    new Set(secret).size < minForeignKeySymbols ||
-    unpredictableSteps(secret) < minUnpredictableSteps
-  )
-    return (
-      `is too easy to guess: use at least ${minForeignKeyLength} random characters after any ${keyPrefix} ` +
-      `(${minForeignKeySymbols} or more different ones, not runs like aaaa or abcd), or ${make}`
-    );
+  const secret =
+    verdict === 'matches'
+      ? key.slice(keyPrefix.length, -checksumLength)
+      : key.startsWith(keyPrefix)
+        ? key.slice(keyPrefix.length)
+        : key;
+  if (secret.length < minForeignKeyLength)
+    return `is too easy to guess: use at least ${minForeignKeyLength} random characters after any ${keyPrefix}, or ${make}`;
+  const weakness = weakSecretReason(secret);
+  if (weakness !== undefined) return `is too easy to guess: ${weakness}; use random characters, or ${make}`;
   return undefined;
 }
 

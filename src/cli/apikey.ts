@@ -12,7 +12,7 @@ import {
   type KeyTerms,
 } from '../db/apiKeys.js';
 import { DataDirLockedError, openDatabase, type Database } from '../db/index.js';
-import { sendCommand, UnprovenServerError } from '../control/channel.js';
+import { ControlBusyError, ControlTimeoutError, sendCommand, UnprovenServerError } from '../control/channel.js';
 import { findControlSocket, UntrustedControlSocketError } from '../control/socketPath.js';
 import { assertSchemaCurrent, migrate, SchemaOutdatedError } from '../db/migrations.js';
 import { isMainModule } from '../entryPoint.js';
@@ -269,7 +269,14 @@ export async function runApiKeyCommand(db: Database, argv: string[], { out, err 
 
 function failed(error: unknown, err: NodeJS.WritableStream): number {
   err.write(
-    `${describeFailure(error, [UsageError, SchemaOutdatedError, UntrustedControlSocketError, UnprovenServerError])}\n`,
+    `${describeFailure(error, [
+      UsageError,
+      SchemaOutdatedError,
+      UntrustedControlSocketError,
+      UnprovenServerError,
+      ControlBusyError,
+      ControlTimeoutError,
+    ])}\n`,
   );
   return error instanceof UsageError ? 2 : 1;
 }

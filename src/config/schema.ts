@@ -77,9 +77,10 @@ export const configSchema = Type.Object({
       pattern: '^[A-Za-z0-9._~+/-]+=*$',
       description:
         'An API key to accept, stored hashed at start: for a deployment or test that needs a known key ' +
-        'before anyone runs npm run apikey. Make one with npm run apikey -- new; any other value must be 32 ' +
-        'or more random RFC 6750 token characters, 10 or more of them different, and a value starting ' +
-        'pets_ a whole key whose checksum matches, or the start stops.',
+        'before anyone runs npm run apikey. Make one with npm run apikey -- new. Any value (after pets_, ' +
+        'checksum aside) must be 32 or more RFC 6750 token characters costing at least 10^30 guesses to a ' +
+        'zxcvbn estimator (repeated blocks, sequences, keyboard walks, dictionary words fail), and one ' +
+        'starting pets_ of the checksummed shape a whole key whose checksum matches, or the start stops.',
     }),
   ),
   LOG_LEVEL: Type.Unsafe<(typeof logLevels)[number]>({

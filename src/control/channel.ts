@@ -4,9 +4,11 @@ import { Writable } from 'node:stream';
 import { isProof, newNonce, proofOf } from './serverProof.js';
 
 // One command per connection, as lines of JSON: the client sends
-// {"argv": [...], "nonce": hex}, the server answers {"proof": HMAC of the
-// nonce under its secret} (serverProof.ts), then {"out": text} and
-// {"err": text} as the command writes, then {"exit": code}, and closes.
+// {"nonce": hex}, the server answers {"proof": HMAC of the nonce under its
+// secret} (serverProof.ts); only then does the client send {"argv": [...]},
+// and the server answers {"out": text} and {"err": text} as the command
+// writes, then {"exit": code}, and closes. A server with all its
+// connections taken answers {"busy": true} and closes.
 
 /** The longest request line, the arguments of one command: far above any real one. */
 const maxRequestBytes = 64 * 1024;
@@ -34,6 +36,36 @@ export const controlLimits: ControlLimits = {
   idleTimeoutMs: controlIdleTimeoutMs,
   maxConnections: maxControlConnections,
 };
+
+/** How long the CLI waits on the server; past either, it gives up with one line. */
+export interface ControlDeadlines {
+  /**
+   * For the proof, which the server writes as soon as it reads the nonce:
+   * the server's own idle timeout, so a listener that says nothing is left
+   * no sooner than the server would leave a silent client.
+   */
+  proofMs: number;
+  /**
+   * For the command's end: each is a statement or two on the embedded
+   * database (milliseconds); a minute means the server is stuck.
+   */
+  commandMs: number;
+}
+
+export const controlDeadlines: ControlDeadlines = { proofMs: controlIdleTimeoutMs, commandMs: 60_000 };
+
+/** The server had all its control connections taken: nothing was sent; trying again later works. */
+export class ControlBusyError extends Error {
+  override name = 'ControlBusyError';
+  constructor(path: string) {
+    super(`The server is busy (all its control connections at ${path} are taken); nothing was sent. Try again.`);
+  }
+}
+
+/** The server did not answer in time (controlDeadlines). */
+export class ControlTimeoutError extends Error {
+  override name = 'ControlTimeoutError';
+}
 
 /** A listener that did not prove it holds DATA_DIR's lock: nothing it said is reported, and the command may not have run. */
 export class UnprovenServerError extends Error {
@@ -64,20 +96,25 @@ function frameWriter(socket: Socket, stream: 'out' | 'err'): Writable {
   });
 }
 
-interface Request {
-  argv: string[];
-  nonce: string;
-}
-
-function parseRequest(line: string): Request | undefined {
+function parseNonce(line: string): string | undefined {
   try {
-    const { argv, nonce } = JSON.parse(line) as { argv?: unknown; nonce?: unknown };
-    if (!Array.isArray(argv) || !argv.every((arg) => typeof arg === 'string')) return undefined;
-    return typeof nonce === 'string' && /^[0-9a-f]{32}$/.test(nonce) ? { argv, nonce } : undefined;
+    const { nonce } = JSON.parse(line) as { nonce?: unknown };
+    return typeof nonce === 'string' && /^[0-9a-f]{32}$/.test(nonce) ? nonce : undefined;
   } catch {
     return undefined;
   }
 }
+
+function parseArgv(line: string): string[] | undefined {
+  try {
+    const { argv } = JSON.parse(line) as { argv?: unknown };
+    return Array.isArray(argv) && argv.every((arg) => typeof arg === 'string') ? argv : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const malformed = `${JSON.stringify({ err: 'malformed request\n' })}\n${JSON.stringify({ exit: 2 })}\n`;
 
 function serveConnection(
   socket: Socket,
@@ -88,35 +125,48 @@ function serveConnection(
   started: () => void,
 ): void {
   let received = '';
+  let proven = false;
   socket.setEncoding('utf8');
   socket.on('error', onError);
   socket.setTimeout(idleTimeoutMs, () => socket.destroy());
   const onData = (chunk: string) => {
     received += chunk;
-    const end = received.indexOf('\n');
-    if (end < 0) {
-      if (received.length > maxRequestBytes) socket.destroy();
+    let end: number;
+    while ((end = received.indexOf('\n')) >= 0) {
+      const line = received.slice(0, end);
+      received = received.slice(end + 1);
+      if (!proven) {
+        const nonce = parseNonce(line);
+        if (nonce === undefined) {
+          socket.off('data', onData);
+          socket.end(malformed);
+          return;
+        }
+        proven = true;
+        socket.write(`${JSON.stringify({ proof: proofOf(secret, nonce) })}\n`);
+        continue;
+      }
+      socket.off('data', onData);
+      // A command may run as long as it needs; only silence before it is cut.
+      socket.setTimeout(0);
+      started();
+      const argv = parseArgv(line);
+      if (!argv) {
+        socket.end(malformed);
+        return;
+      }
+      run(argv, { out: frameWriter(socket, 'out'), err: frameWriter(socket, 'err') }).then(
+        (code) => socket.end(`${JSON.stringify({ exit: code })}\n`),
+        (error: unknown) => {
+          onError(error);
+          socket.end(
+            `${JSON.stringify({ err: 'the server failed to run the command\n' })}\n${JSON.stringify({ exit: 1 })}\n`,
+          );
+        },
+      );
       return;
     }
-    socket.off('data', onData);
-    // A command may run as long as it needs; only silence before it is cut.
-    socket.setTimeout(0);
-    started();
-    const request = parseRequest(received.slice(0, end));
-    if (!request) {
-      socket.end(`${JSON.stringify({ err: 'malformed request\n' })}\n${JSON.stringify({ exit: 2 })}\n`);
-      return;
-    }
-    socket.write(`${JSON.stringify({ proof: proofOf(secret, request.nonce) })}\n`);
-    run(request.argv, { out: frameWriter(socket, 'out'), err: frameWriter(socket, 'err') }).then(
-      (code) => socket.end(`${JSON.stringify({ exit: code })}\n`),
-      (error: unknown) => {
-        onError(error);
-        socket.end(
-          `${JSON.stringify({ err: 'the server failed to run the command\n' })}\n${JSON.stringify({ exit: 1 })}\n`,
-        );
-      },
-    );
+    if (received.length > maxRequestBytes) socket.destroy();
   };
   socket.on('data', onData);
 }
@@ -140,12 +190,21 @@ export async function serveCommands(
 ): Promise<ControlServer> {
   // Connections that have not sent their command yet: closing ends them.
   const waiting = new Set<Socket>();
+  let open = 0;
   const server: Server = createServer((socket) => {
+    // Past the cap a new connection is told so and closed at once (never
+    // held: a flood of them must not take the API's descriptors).
+    if (open >= limits.maxConnections) {
+      socket.on('error', () => undefined);
+      socket.end(`${JSON.stringify({ busy: true })}\n`, () => socket.destroy());
+      return;
+    }
+    open += 1;
+    socket.once('close', () => (open -= 1));
     waiting.add(socket);
     socket.on('close', () => waiting.delete(socket));
     serveConnection(socket, run, secret, limits.idleTimeoutMs, onError, () => waiting.delete(socket));
   });
-  server.maxConnections = limits.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(path, () => {
@@ -169,6 +228,7 @@ export async function serveCommands(
 
 interface Frame {
   proof?: unknown;
+  busy?: unknown;
   out?: string;
   err?: string;
   exit?: number;
@@ -177,49 +237,92 @@ interface Frame {
 /**
  * Sends argv to the server listening at path and writes what the command
  * writes to streams; resolves with its exit code (1 if the connection ends
- * without one). Rejects with UnprovenServerError, before anything is
- * written, unless the first answer proves the listener knows secret.
+ * without one). Sends only a nonce until the listener proves it knows
+ * secret: rejects with UnprovenServerError (nothing sent, nothing written)
+ * unless it does, with ControlBusyError when the server has no connection
+ * left, and with ControlTimeoutError past the deadlines.
  */
-export function sendCommand(path: string, argv: string[], secret: Buffer, streams: CommandStreams): Promise<number> {
+export function sendCommand(
+  path: string,
+  argv: string[],
+  secret: Buffer,
+  streams: CommandStreams,
+  deadlines: ControlDeadlines = controlDeadlines,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const socket = createConnection(path);
     const nonce = newNonce();
     let proven = false;
+    let settled = false;
     let received = '';
     let exit: number | undefined;
+    const fail = (error: Error) => {
+      settled = true;
+      clearTimeout(deadline);
+      socket.destroy();
+      reject(error);
+    };
+    let deadline = setTimeout(() => {
+      fail(
+        new ControlTimeoutError(
+          `The server at ${path} did not answer within ${deadlines.proofMs} ms; nothing was sent.`,
+        ),
+      );
+    }, deadlines.proofMs);
     socket.setEncoding('utf8');
-    socket.on('connect', () => socket.write(`${JSON.stringify({ argv, nonce })}\n`));
-    socket.on('data', (chunk: string) => {
-      received += chunk;
-      let end: number;
-      while ((end = received.indexOf('\n')) >= 0) {
-        let frame: Frame;
-        try {
-          frame = JSON.parse(received.slice(0, end)) as Frame;
-        } catch (error) {
-          socket.destroy();
-          reject(error instanceof Error ? error : new Error(String(error)));
-          return;
-        }
-        received = received.slice(end + 1);
-        if (!proven) {
-          if (!isProof(secret, nonce, frame.proof)) {
-            socket.destroy();
-            reject(
-              new UnprovenServerError(`the listener at ${path} did not prove it is the server holding DATA_DIR's lock`),
-            );
-            return;
-          }
-          proven = true;
-          continue;
-        }
+    socket.on('connect', () => socket.write(`${JSON.stringify({ nonce })}\n`));
+    const onFrame = (frame: Frame): void => {
+      if (proven) {
         if (frame.out !== undefined) streams.out.write(frame.out);
         if (frame.err !== undefined) streams.err.write(frame.err);
         if (frame.exit !== undefined) exit = frame.exit;
+        return;
+      }
+      if (frame.busy === true) {
+        fail(new ControlBusyError(path));
+        return;
+      }
+      if (!isProof(secret, nonce, frame.proof)) {
+        fail(new UnprovenServerError(`the listener at ${path} did not prove it is the server holding DATA_DIR's lock`));
+        return;
+      }
+      proven = true;
+      clearTimeout(deadline);
+      deadline = setTimeout(() => {
+        fail(
+          new ControlTimeoutError(
+            `The server at ${path} did not finish the command within ${deadlines.commandMs} ms; ` +
+              'it may still finish: see npm run apikey -- list.',
+          ),
+        );
+      }, deadlines.commandMs);
+      socket.write(`${JSON.stringify({ argv })}\n`);
+    };
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      let end: number;
+      while (!settled && (end = received.indexOf('\n')) >= 0) {
+        let frame: Frame;
+        try {
+          frame = JSON.parse(received.slice(0, end)) as Frame;
+        } catch {
+          fail(new UnprovenServerError(`the listener at ${path} answered something that is not the protocol`));
+          return;
+        }
+        received = received.slice(end + 1);
+        onFrame(frame);
       }
     });
-    socket.on('error', reject);
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (settled) return;
+      // Cut before a word (a server of an older release at its cap): nothing was sent either.
+      if (!proven && (error.code === 'EPIPE' || error.code === 'ECONNRESET')) fail(new ControlBusyError(path));
+      else fail(error);
+    });
     socket.on('close', () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
       if (!proven) reject(new UnprovenServerError(`the listener at ${path} closed before proving it is the server`));
       else if (exit !== undefined) resolve(exit);
       else {

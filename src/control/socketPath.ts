@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync, type Stats } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, type Stats } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { readServerSecret, removeServerSecret, writeServerSecret } from './serverProof.js';
 
 /**
@@ -13,6 +12,8 @@ const controlFolderName = 'control';
 const socketName = 'apikey.sock';
 /** In DATA_DIR/control when the socket lives elsewhere: the socket's path. */
 const recordName = 'socket-path';
+/** The start of the name of a socket's folder elsewhere; mkdtemp adds six random characters. */
+const folderPrefix = 'pet-store-';
 
 export interface ControlSocketPlace {
   /** The folder only the owner may enter (0700), holding the socket. */
@@ -26,28 +27,21 @@ export class ControlFolderError extends Error {
   override name = 'ControlFolderError';
 }
 
-/**
- * Where the server's control socket goes: DATA_DIR/control/apikey.sock, or,
- * when that path is too long for a socket, a folder named by a hash of
- * DATA_DIR under runtimeDir ($XDG_RUNTIME_DIR, else the temporary folder),
- * recorded in DATA_DIR/control/socket-path.
- */
-export function controlSocketPlace(dataDir: string, runtimeDir: string): ControlSocketPlace {
-  const home = join(resolve(dataDir), controlFolderName);
-  const inHome = join(home, socketName);
-  if (Buffer.byteLength(inHome) <= maxSocketPathBytes) return { folder: home, socket: inHome, home };
-  const hash = createHash('sha256').update(home).digest('hex').slice(0, 16);
-  const folder = join(resolve(runtimeDir), `pet-store-${hash}`);
-  return { folder, socket: join(folder, socketName), home };
+/** DATA_DIR/control: the socket when its path is short enough, else the record of where it is; the secret. */
+export function controlHome(dataDir: string): string {
+  return join(resolve(dataDir), controlFolderName);
 }
 
 /**
  * Makes folder (0700) or checks the one there: a directory, not a link,
- * owned by this user, then closed to everyone else. In a shared temporary
- * folder another user could have made it first to receive the commands.
+ * owned by this user, then closed to everyone else.
  */
 export function ownedFolder(folder: string): void {
   mkdirSync(folder, { recursive: true, mode: 0o700 });
+  assertOwnedFolder(folder);
+}
+
+function assertOwnedFolder(folder: string): void {
   const stat = lstatSync(folder);
   const uid = process.getuid?.();
   if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid))
@@ -56,33 +50,81 @@ export function ownedFolder(folder: string): void {
 }
 
 /**
- * Prepares the place's folders, removes a socket left by a server that died,
- * records a socket kept elsewhere, and writes the secret this server proves
- * itself with (serverProof.ts), which it returns. The last start's record
- * and secret go first, before anything here can fail: a record left behind
- * would point the CLI at a path another user may now hold.
+ * A folder for the socket under runtimeDir with a name nobody can choose
+ * first: mkdtemp makes it (0700) under a random name and fails rather than
+ * take one that exists, so another user of a shared temporary folder can
+ * neither pre-empt it nor make the server go without a socket.
  */
-export function prepareControlSocket(place: ControlSocketPlace): Buffer {
-  ownedFolder(place.home);
-  const record = join(place.home, recordName);
+function folderElsewhere(runtimeDir: string): string {
+  const folder = mkdtempSync(join(resolve(runtimeDir), folderPrefix));
+  assertOwnedFolder(folder);
+  return folder;
+}
+
+/**
+ * The folder the last start recorded, if it is still there and this
+ * user's: a server that died could not remove it. Its name was random and
+ * the record is in the owner-only DATA_DIR/control, but the folder is
+ * checked before it goes, as anything in a shared folder is.
+ */
+function removeRecordedFolder(record: string): void {
+  let recorded: string;
+  try {
+    recorded = dirname(readFileSync(record, 'utf8').trim());
+  } catch {
+    return;
+  }
+  const stats = lstatOrUndefined(recorded);
+  const uid = process.getuid?.();
+  if (!basename(recorded).startsWith(folderPrefix) || !stats?.isDirectory()) return;
+  if (uid === undefined || stats.uid === uid) rmSync(recorded, { recursive: true, force: true });
+}
+
+/**
+ * Prepares the socket's place: DATA_DIR/control/apikey.sock, or, when that
+ * path is too long for a socket, a folder made by mkdtemp under runtimeDir
+ * ($XDG_RUNTIME_DIR, else the temporary folder), recorded in
+ * DATA_DIR/control/socket-path. Removes a socket or folder left by a server
+ * that died, and writes the secret this server proves itself with
+ * (serverProof.ts). The last start's record and secret go first, before
+ * anything here can fail: a record left behind would point the CLI at a
+ * path another user may now hold.
+ */
+export function prepareControlSocket(
+  dataDir: string,
+  runtimeDir: string,
+): { place: ControlSocketPlace; secret: Buffer } {
+  const home = controlHome(dataDir);
+  ownedFolder(home);
+  const record = join(home, recordName);
+  removeRecordedFolder(record);
   rmSync(record, { force: true });
-  removeServerSecret(place.home);
-  ownedFolder(place.folder);
-  // The caller holds DATA_DIR's lock: a socket there belongs to a server that is gone.
-  rmSync(place.socket, { force: true });
-  if (place.folder !== place.home) writeFileSync(record, `${place.socket}\n`, { mode: 0o600, flag: 'wx' });
-  return writeServerSecret(place.home);
+  removeServerSecret(home);
+  const inHome = join(home, socketName);
+  let place: ControlSocketPlace = { folder: home, socket: inHome, home };
+  if (Buffer.byteLength(inHome) > maxSocketPathBytes) {
+    const folder = folderElsewhere(runtimeDir);
+    place = { folder, socket: join(folder, socketName), home };
+    writeFileSync(record, `${place.socket}\n`, { mode: 0o600, flag: 'wx' });
+  } else {
+    // The caller holds DATA_DIR's lock: a socket there belongs to a server that is gone.
+    rmSync(inHome, { force: true });
+  }
+  return { place, secret: writeServerSecret(home) };
 }
 
 /**
  * Takes back the secret and the record of a socket that could not be
- * opened, touching nothing outside DATA_DIR (the folder elsewhere may not
- * be ours). Never throws: it runs on the way out of a failure.
+ * opened, with the folder made for it elsewhere. Never throws: it runs on
+ * the way out of a failure.
  */
-export function withdrawControlSocket(place: ControlSocketPlace): void {
+export function withdrawControlSocket(dataDir: string): void {
   try {
-    removeServerSecret(place.home);
-    rmSync(join(place.home, recordName), { force: true });
+    const home = controlHome(dataDir);
+    removeServerSecret(home);
+    const record = join(home, recordName);
+    removeRecordedFolder(record);
+    rmSync(record, { force: true });
   } catch {
     // Nothing to take back, or DATA_DIR/control is not there.
   }
@@ -150,7 +192,7 @@ function assertTrusted(path: string, kind: 'socket' | 'folder'): void {
  * when the socket, its folder or DATA_DIR/control is not this user's alone.
  */
 export function findControlSocket(dataDir: string): TrustedControlSocket | undefined {
-  const home = join(resolve(dataDir), controlFolderName);
+  const home = controlHome(dataDir);
   if (lstatOrUndefined(home) === undefined) return undefined;
   assertTrusted(home, 'folder');
   let socket = join(home, socketName);

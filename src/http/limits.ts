@@ -39,6 +39,14 @@ export interface UnreadBodyLimits {
   lingerMs: number;
   /** ...and this many bytes at most, before it is closed. */
   lingerBytes: number;
+  /**
+   * Across all connections (src/http/server/refusedBytes.ts): bytes of refused
+   * bodies read at once at most, refilled at refusedBytesPerSecond, and sockets
+   * lingering at once at most; past either, a refused connection closes at once.
+   */
+  refusedBytesBurst: number;
+  refusedBytesPerSecond: number;
+  maxLingering: number;
 }
 
 /**
@@ -66,6 +74,20 @@ const unreadBody: UnreadBodyLimits = {
   // What a client still sending can put on the wire before it notices the
   // answer: 2 s at 32 Mbit/s. Beyond that it is not reading answers at all.
   lingerBytes: 8 * 1024 * 1024,
+  // Reading and dropping a refused body costs the event loop about 1 ms per
+  // MiB on loopback (npm run bench -- refused-flood: 200 refused 10 MiB
+  // uploads, 1.6 GB read, stalled /healthz for over a second). 16 MiB a
+  // second is under 2 % of the loop whatever the number of connections; a
+  // burst of 16 MiB (two clients lingering to lingerBytes, or sixteen read to
+  // discardBytes at once) is a stall of some 16 ms at most. Honest clients
+  // rarely send a body over the limit, so they do not meet the budget.
+  refusedBytesBurst: 16 * 1024 * 1024,
+  refusedBytesPerSecond: 16 * 1024 * 1024,
+  // The bytes are bounded above; this bounds the sockets a silent client
+  // holds after its answer (one descriptor and one timer each, for lingerMs).
+  // Far more than honest clients refused at the same moment, far below the
+  // process's descriptor limit (1,024 by default).
+  maxLingering: 64,
 };
 
 /**

@@ -25,12 +25,14 @@ function generated(name: string, reviver?: (key: string, value: unknown) => unkn
 }
 
 /**
- * openapi.yaml as JSON text, every integer with the digits the YAML has (the
- * int64 bounds included): what /v1/openapi.json serves. The parsed document
- * below holds JavaScript numbers, which round those bounds.
+ * The published spec (openapi.yaml without its internal servers, published.ts)
+ * as /v1/openapi.json serves it, every integer with the digits the YAML has
+ * (the int64 bounds included; the parsed document below holds JavaScript
+ * numbers, which round them), or as /v1/openapi.yaml serves it, the
+ * checked-in text with the internal servers' lines cut out.
  */
-export function openApiJsonText(): string {
-  return generatedText('openapi.json');
+export function publishedText(format: 'json' | 'yaml'): string {
+  return generatedText(`published.${format}`);
 }
 
 /**

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { runApiKeyCommand } from '../cli/apikey.js';
 import { serveCommands } from '../control/channel.js';
 import {
-  controlSocketPlace,
+  controlHome,
   prepareControlSocket,
   removeControlSocket,
   withdrawControlSocket,
@@ -30,11 +30,12 @@ export async function openControlSocket(
   env: NodeJS.ProcessEnv,
   log: FastifyBaseLogger,
 ): Promise<ControlSocket | undefined> {
-  const place: ControlSocketPlace = controlSocketPlace(dataDir, env['XDG_RUNTIME_DIR'] || tmpdir());
+  let place: ControlSocketPlace | undefined;
   try {
-    const secret = prepareControlSocket(place);
+    const { place: prepared, secret } = prepareControlSocket(dataDir, env['XDG_RUNTIME_DIR'] || tmpdir());
+    place = prepared;
     const server = await serveCommands(
-      place.socket,
+      prepared.socket,
       async (argv, streams) => {
         const code = await runApiKeyCommand(db, argv, streams);
         log.info({ command: argv[0], exitCode: code }, 'npm run apikey ran over the control socket');
@@ -45,20 +46,21 @@ export async function openControlSocket(
         log.warn({ err: error }, 'control socket error');
       },
     );
-    log.info(`npm run apikey reaches this server over ${place.socket}`);
+    log.info(`npm run apikey reaches this server over ${prepared.socket}`);
     return {
-      path: place.socket,
+      path: prepared.socket,
       async close() {
         await server.close();
-        removeControlSocket(place);
+        removeControlSocket(prepared);
       },
     };
   } catch (error) {
     // No secret left behind: the CLI sends nothing to a socket no server of ours answers.
-    withdrawControlSocket(place);
+    withdrawControlSocket(dataDir);
     log.warn(
       { err: error },
-      `cannot open the control socket ${place.socket}: npm run apikey needs this server stopped`,
+      `cannot open the control socket ${place?.socket ?? `for ${controlHome(dataDir)}`}: ` +
+        'npm run apikey needs this server stopped',
     );
     return undefined;
   }

@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
+import { generateApiKey } from '../../src/auth/keys.js';
 import { startPostgres, type PostgresServer } from '../../lib/instances/index.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { walkPets, type Pet } from '../helpers/pages.js';
 
-export const apiKey = 'faults-suite-key-0123456789abcdef';
+export const apiKey = generateApiKey();
 export const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
 
 /** A private PostgreSQL cluster with an empty database "pets"; removed when the test ends. */

@@ -5,6 +5,7 @@ import type { Test } from 'tap';
 import { freePort, loopback } from '../../lib/instances/network.js';
 import { childPids, spawnLogged, stopPid, waitUntil } from '../../lib/instances/processes.js';
 import { repoRoot } from '../../lib/repoRoot.js';
+import { generateApiKey } from '../../src/auth/keys.js';
 import { scratchDir } from '../helpers/scratchSpace.js';
 
 /** `npm start -- --cluster` as a process of its own, on 127.0.0.1 and free ports. */
@@ -36,7 +37,7 @@ export async function startCluster(
   t.teardown(folder.remove);
   const logFile = join(folder.path, 'cluster.log');
   const [port, metricsPort] = [await freePort(), await freePort()];
-  const key = 'cluster-live-test-key-0000000000001';
+  const key = generateApiKey();
   const primary = spawnLogged({
     command: process.execPath,
     args: ['--import', 'tsx', 'src/cluster.ts'],

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { assertBootstrapKeyUsable } from '../../src/auth/provisioning.js';
-import { generateApiKey } from '../../src/auth/keys.js';
+import { bootstrapKeyProblem, generateApiKey, keyChecksum } from '../../src/auth/keys.js';
 import { startServer } from '../../src/process/startServer.js';
 import { textSink } from '../helpers/processes.js';
 
@@ -18,7 +18,43 @@ const guessable = [
   'abcdefghijklmnopqrstuvwxyz012345',
   // pets_ and 33 characters: shorter than either format, and the prefix is public.
   `pets_${'abcdefgh'.repeat(5).slice(0, 33)}`,
+  // The checksummed shape with a weak body: the checksum is public, so it proves nothing.
+  withChecksum(`pets_${'a'.repeat(43)}`),
 ];
+
+function withChecksum(body: string): string {
+  return body + keyChecksum(body);
+}
+
+/** What an outside review started the service with (issue 63), and the pattern each refusal must name. */
+const reviewed: [string, RegExp][] = [
+  [`pets_${'q1w2e3r4t5'.repeat(4)}`, /a repeated block \("q1w2e3r4t5/],
+  ['zaq12wsxcde34rfvbgt56yhnmju78ik,lo9', /a keyboard walk \("zaq12wsx/],
+  ['qwertyuiopasdfghjklzxcvbnm1234567890', /dictionary words or common passwords \("qwertyuiop", "asdfghjkl"/],
+  [`${'changeme'.repeat(4)}1234`, /a repeated block \("changemechangeme.*"1234"/],
+  ['correct horse battery staple orange window mountain', /dictionary words .*"correct", "horse", "battery"/],
+  ['correct-horse-battery-staple-orange-window', /dictionary words .*"correct", "horse"/],
+  [withChecksum(`pets_${'a'.repeat(43)}`), /a repeated block \("aaaa/],
+  [withChecksum(`pets_${'0123456789'.repeat(5).slice(0, 43)}`), /a repeated block|a sequence/],
+  [withChecksum(`pets_Tr0ub4dor${'Tr0ub4dor'.repeat(4).slice(0, 34)}`), /too easy to guess/],
+];
+
+t.test('the reviewed weak keys are refused, naming why', (t) => {
+  for (const [key, why] of reviewed) {
+    const problem = bootstrapKeyProblem(key);
+    t.match(problem, /^is too easy to guess: it is made of .*: about 10\^\d+ guesses, at least 10\^30 needed/, key);
+    t.match(problem, why, `${key.slice(0, 20)}: names the pattern`);
+  }
+  t.end();
+});
+
+t.test('every generated key passes', (t) => {
+  // A generated body (43 base62 characters) scores about 10^77, 47 orders of magnitude over the floor:
+  // no chance arrangement of its characters comes near it. 100 keys on a busy machine take seconds.
+  const refused = Array.from({ length: 100 }, generateApiKey).filter((key) => bootstrapKeyProblem(key) !== undefined);
+  t.same(refused, [], 'none of 100 refused');
+  t.end();
+});
 
 t.test('a guessable BOOTSTRAP_API_KEY of any shape stops the start, naming the variable', async (t) => {
   for (const key of guessable) {

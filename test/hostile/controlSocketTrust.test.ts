@@ -1,12 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, lchownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import pino from 'pino';
 import t, { type Test } from 'tap';
 import { runApiKey } from '../../src/cli/apikey.js';
-import { ControlFolderError, controlSocketPlace, prepareControlSocket } from '../../src/control/socketPath.js';
+import { prepareControlSocket } from '../../src/control/socketPath.js';
+import { openDatabase } from '../../src/db/index.js';
 import { lockDataDir } from '../../src/db/dataDirLock.js';
+import { openControlSocket } from '../../src/process/controlSocket.js';
 import { migratedDataDir } from '../helpers/databases.js';
+import { copyEmbeddedTemplate } from '../helpers/embeddedTemplate.js';
 import { runInProcess } from '../helpers/processes.js';
 import { scratchDir } from '../helpers/scratchSpace.js';
 import { otherUser } from './otherUser.js';
@@ -92,8 +96,26 @@ t.test(
   },
 );
 
+t.test('the server removes a stale record and secret before anything can fail', async (t) => {
+  const dir = await migratedDataDir();
+  t.teardown(dir.remove);
+  const dataDir = join(dir.path, 'x'.repeat(100));
+  const home = join(dataDir, 'control');
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  writeFileSync(join(home, 'socket-path'), `${join(dir.path, 'gone', 'apikey.sock')}\n`);
+  writeFileSync(join(home, 'server-secret'), randomBytes(32).toString('hex'));
+  // The socket's folder cannot be made: the runtime folder does not exist.
+  t.throws(() => prepareControlSocket(dataDir, join(dir.path, 'no-such-runtime')), { code: 'ENOENT' });
+  t.notOk(existsSync(join(home, 'socket-path')), 'the stale record is gone');
+  t.notOk(existsSync(join(home, 'server-secret')), 'and the dead server secret');
+});
+
+/** The folder release 1.3.0 put the socket in for a long DATA_DIR: a hash anyone can compute. */
+const hashedFolder = (runtime: string, dataDir: string) =>
+  join(runtime, `pet-store-${createHash('sha256').update(join(dataDir, 'control')).digest('hex').slice(0, 16)}`);
+
 t.test(
-  'the server removes a stale record and secret before anything can fail',
+  "another user's folder at the hashed name no longer turns live key management off",
   'skip' in other ? { skip: other.skip } : {},
   async (t) => {
     if ('skip' in other) return;
@@ -101,18 +123,33 @@ t.test(
     t.teardown(dir.remove);
     const runtime = scratchDir();
     t.teardown(runtime.remove);
-    // A DATA_DIR too long for a socket path: the socket's folder goes under the runtime folder, where
-    // another user made it first.
-    const dataDir = join(dir.path, 'x'.repeat(100));
-    const place = controlSocketPlace(dataDir, runtime.path);
-    mkdirSync(place.home, { recursive: true, mode: 0o700 });
-    writeFileSync(join(place.home, 'socket-path'), `${place.socket}\n`);
-    writeFileSync(join(place.home, 'server-secret'), randomBytes(32).toString('hex'));
-    mkdirSync(place.folder, { mode: 0o700 });
-    lchownSync(place.folder, other.uid, other.uid);
-    t.throws(() => prepareControlSocket(place), ControlFolderError);
-    t.notOk(existsSync(join(place.home, 'socket-path')), 'the stale record is gone');
-    t.notOk(existsSync(join(place.home, 'server-secret')), 'and the dead server secret');
-    lchownSync(place.folder, 0, 0);
+    chmodSync(runtime.path, 0o1777);
+    const dataDir = join(dir.path, 'd'.repeat(100));
+    await copyEmbeddedTemplate(dataDir);
+    const squatted = hashedFolder(runtime.path, dataDir);
+    mkdirSync(squatted, { mode: 0o777 });
+    chmodSync(squatted, 0o777);
+    lchownSync(squatted, other.uid, other.uid);
+    // The server as startServer runs it: the database held (DATA_DIR locked), the socket opened.
+    const db = await openDatabase({ dataDir });
+    t.teardown(() => db.close());
+    const logged: string[] = [];
+    const control = await openControlSocket(
+      db,
+      dataDir,
+      { XDG_RUNTIME_DIR: runtime.path },
+      pino({}, { write: (line: string) => void logged.push(line) }),
+    );
+    t.ok(control, `the socket opened (${logged.join('')})`);
+    t.teardown(() => control?.close());
+    t.not(dirname(control?.path ?? ''), squatted, 'elsewhere than the hashed folder');
+    t.equal(dirname(dirname(control?.path ?? '')), runtime.path, 'in a folder of its own under the runtime folder');
+    const created = await runInProcess((streams) => runApiKey(['create', 'live'], { DATA_DIR: dataDir }, streams));
+    t.equal(created.code, 0, `apikey create ran in the server (${created.stderr})`);
+    t.match(logged.join(''), /npm run apikey ran over the control socket/, 'over the control socket');
+    const left = dirname(control?.path ?? '');
+    await control?.close();
+    t.notOk(existsSync(left), 'its folder goes when the server stops');
+    t.ok(existsSync(squatted), "another user's folder is left alone");
   },
 );

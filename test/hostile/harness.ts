@@ -8,6 +8,7 @@ import { insertApiKey } from '../../src/db/apiKeys.js';
 import type { Database } from '../../src/db/index.js';
 import type { QueryResult, Statement } from '../../src/db/types.js';
 import type { HttpLimitOverrides } from '../../src/http/limits.js';
+import type { ServiceMetrics } from '../../src/observability/metrics.js';
 import { testConfig, testLimits } from '../helpers/app.js';
 import { openBackend, type Backend } from '../helpers/databases.js';
 
@@ -76,11 +77,11 @@ export function exchange(port: number, parts: (string | Buffer)[]): Promise<Buff
  */
 export async function startHostileApp(
   t: Test,
-  options: Partial<AppConfig> & { limits?: HttpLimitOverrides } = {},
+  options: Partial<AppConfig> & { limits?: HttpLimitOverrides; metrics?: ServiceMetrics } = {},
   backend: Backend = 'embedded',
   wrapDatabase: (db: Database) => Database = (db) => db,
 ): Promise<HostileApp> {
-  const { limits, ...config } = options;
+  const { limits, metrics, ...config } = options;
   const opened = await openBackend(backend);
   const key = generateApiKey();
   await insertApiKey(opened.db, toStoredKey('hostile', key));
@@ -91,6 +92,7 @@ export async function startHostileApp(
       db: wrapDatabase(opened.db),
       logStream: { write: (line) => void output.push(line) },
       limits: { ...testLimits, ...limits },
+      ...(metrics === undefined ? {} : { metrics }),
     },
   );
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -64,7 +64,8 @@ t.test(`${idleConnections} idle control connections do not stop /healthz`, async
       { length: idleConnections },
       () =>
         new Promise<void>((resolve) => {
-          const connection = createConnection(socket);
+          // Read: a client sees the server's end only once it has read the busy line before it.
+          const connection = createConnection(socket).resume();
           sockets.push(connection);
           connection.on('connect', () => {
             open += 1;

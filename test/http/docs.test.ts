@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { parse } from 'yaml';
-import { arazzoPath, specPath } from '../../src/openapi/files.js';
+import { arazzoPath, publishedYamlPath, specPath } from '../../src/openapi/files.js';
+import { publishedSpec } from '../../src/openapi/published.js';
 import { startAppWithoutDatabase } from '../helpers/app.js';
 
 const checkedIn = parse(readFileSync(specPath, 'utf8')) as unknown;
@@ -11,22 +12,33 @@ const checkedIn = parse(readFileSync(specPath, 'utf8')) as unknown;
 // YAML, so the yaml package reads both; JSON.parse checks the JSON is JSON.
 const exactly = (text: string) => parse(text, { intAsBigInt: true }) as unknown;
 
-t.test('the spec is published as checked in, without a key', async (t) => {
+const source = readFileSync(specPath, 'utf8');
+const internal = (checkedIn as { servers: Array<{ url: string; 'x-internal'?: boolean }> }).servers.filter(
+  (server) => server['x-internal'] === true,
+);
+
+t.test('the spec is published as checked in but for its internal servers, without a key', async (t) => {
+  t.ok(internal.length > 0, 'openapi.yaml has internal servers to leave out');
   const app = await startAppWithoutDatabase(t);
   const json = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
   t.equal(json.statusCode, 200);
   t.match(json.headers['content-type'], /^application\/json/);
   t.doesNotThrow(() => JSON.parse(json.body) as unknown, 'openapi.json is JSON');
-  t.strictSame(
-    exactly(json.body),
-    exactly(readFileSync(specPath, 'utf8')),
-    'openapi.json is openapi.yaml, digit for digit',
-  );
+  const published = publishedSpec(exactly(source) as object);
+  t.strictSame(exactly(json.body), published, 'openapi.json is openapi.yaml without them, digit for digit');
   t.match(json.body, /"maximum": 9223372036854775807\b/, "the int64 bounds' digits are there");
   const yaml = await app.inject({ method: 'GET', url: '/v1/openapi.yaml' });
   t.equal(yaml.statusCode, 200);
   t.match(yaml.headers['content-type'], /yaml/);
-  t.equal(yaml.body, readFileSync(specPath, 'utf8'), 'openapi.yaml is the file byte for byte');
+  t.strictSame(exactly(yaml.body), published, 'openapi.yaml: the same document');
+  t.ok(source.startsWith(yaml.body.slice(0, source.indexOf('servers:'))), 'as checked in up to the servers');
+  t.ok(source.endsWith(yaml.body.slice(yaml.body.indexOf('security:'))), 'and after them, comments included');
+  for (const server of internal) {
+    t.notMatch(json.body, server.url, `openapi.json does not name ${server.url}`);
+    t.notMatch(yaml.body, server.url, `nor openapi.yaml`);
+  }
+  const page = (await app.inject({ method: 'GET', url: '/docs/json' })).json() as { servers: unknown[] };
+  t.same(page.servers.slice(1), (published as { servers: unknown[] }).servers, 'nor the docs page: all agree');
 });
 
 t.test('the Arazzo workflows are published beside the spec, without a key', async (t) => {
@@ -41,7 +53,7 @@ t.test('the Arazzo workflows are published beside the spec, without a key', asyn
   const resolved = new URL(source.url, 'http://service/v1/pets.arazzo.yaml');
   const spec = await app.inject({ method: 'GET', url: resolved.pathname });
   t.equal(spec.statusCode, 200, `its source description ${source.url} resolves to ${resolved.pathname}, served`);
-  t.equal(spec.body, readFileSync(specPath, 'utf8'));
+  t.equal(spec.body, readFileSync(publishedYamlPath, 'utf8'));
 });
 
 t.test('the docs page offers this service first and no internal server', async (t) => {

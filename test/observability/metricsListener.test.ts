@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import t from 'tap';
+import { generateApiKey } from '../../src/auth/keys.js';
 import { parse } from 'yaml';
 import { startServer } from '../helpers/server.js';
 import { migratedDataDir } from '../helpers/databases.js';
@@ -46,19 +47,20 @@ function rules(): Array<{ record?: string; expr: string }> {
 t.test('metrics are served on their own listener, never on the API port', async (t) => {
   const dir = await migratedDataDir();
   t.teardown(dir.remove);
+  const key = generateApiKey();
   const server = await startServer(
     {
       DATA_DIR: dir.path,
       PORT: '0',
       METRICS_PORT: '0',
       LOG_LEVEL: 'silent',
-      BOOTSTRAP_API_KEY: 'metrics-test-key-000000000000001',
+      BOOTSTRAP_API_KEY: key,
     },
     silent,
   );
   t.teardown(() => server.shutdown('test'));
   t.ok(server.metricsAddress, 'a metrics listener is started');
-  await fetch(`${server.address}/v1/pets`, { headers: { authorization: 'Bearer metrics-test-key-000000000000001' } });
+  await fetch(`${server.address}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
 
   t.equal((await fetch(`${server.address}/metrics`)).status, 404, 'the API port does not serve metrics');
   const response = await fetch(`${server.metricsAddress!}/metrics`);
@@ -110,7 +112,7 @@ t.test('METRICS_PORT=off starts no metrics listener', async (t) => {
       PORT: '0',
       METRICS_PORT: 'off',
       LOG_LEVEL: 'silent',
-      BOOTSTRAP_API_KEY: 'metrics-test-key-000000000000001',
+      BOOTSTRAP_API_KEY: generateApiKey(),
     },
     silent,
   );

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AcceptedKey, KeyChecker, KeyRefusal } from '../../auth/keyChecker.js';
 import { missingScopes, type ScopeRequirements } from '../../auth/scopes.js';
 import { ApiError } from '../../errors.js';
@@ -71,6 +71,8 @@ declare module 'fastify' {
     apiKeyScopes: readonly string[] | null;
     /** Why the request is not authenticated, when its route needs it; thrown by requireAuthentication. */
     authFailure: ApiError | undefined;
+    /** The failure's label, counted once its 401 is sent (countAuthenticationFailure). */
+    authFailureReason: AuthFailureReason | undefined;
     /** A well-formed key identifyCaller could not accept from memory; verifyKey looks it up. */
     uncheckedKey: string | undefined;
     /** The unchecked key was accepted before (its cache time ran out): look it up even for an address over its limit. */
@@ -91,6 +93,7 @@ export function decorateAuthentication(app: FastifyInstance): void {
   app.decorateRequest('apiKeyHash', undefined);
   app.decorateRequest('apiKeyScopes', null);
   app.decorateRequest('authFailure', undefined);
+  app.decorateRequest('authFailureReason', undefined);
   app.decorateRequest('uncheckedKey', undefined);
   app.decorateRequest('uncheckedKeyWasGood', false);
 }
@@ -117,10 +120,7 @@ export function awaitsLookUpOfUnknownKey(request: FastifyRequest): boolean {
  * verifyKey, after the rate limiter has refused addresses over their limit,
  * and requireAuthentication answers the failure after the attempt is counted.
  */
-type CountFailure = (reason: AuthFailureReason) => void;
-const countNothing: CountFailure = () => undefined;
-
-export function identifyCaller(checker: KeyChecker, countFailure: CountFailure = countNothing) {
+export function identifyCaller(checker: KeyChecker) {
   return function identifyCallerStep(request: FastifyRequest): void {
     const schemes = routeOf(request).config.securitySchemes;
     if (!schemes || schemes.length === 0) return;
@@ -128,10 +128,10 @@ export function identifyCaller(checker: KeyChecker, countFailure: CountFailure =
     const headerCount = header === undefined ? 0 : authorizationHeaderCount(request.raw.rawHeaders);
     if (headerCount > 1) {
       request.authFailure = duplicateCredentials(headerCount);
-      countFailure('duplicate');
+      request.authFailureReason = 'duplicate';
     } else if (header === undefined || header === '') {
       request.authFailure = unauthorized("Missing API key; send it as 'Authorization: Bearer <API_KEY>'.", false);
-      countFailure('missing');
+      request.authFailureReason = 'missing';
     } else {
       const token = bearer.exec(header)?.[1];
       if (token === undefined) {
@@ -139,7 +139,7 @@ export function identifyCaller(checker: KeyChecker, countFailure: CountFailure =
           "Malformed Authorization header; expected 'Bearer <API_KEY>'.",
           /^bearer\b/i.test(header),
         );
-        countFailure('malformed');
+        request.authFailureReason = 'malformed';
       } else {
         const remembered = checker.remembered(token);
         if (typeof remembered === 'object') accept(request, remembered);
@@ -164,14 +164,14 @@ function accept(request: FastifyRequest, accepted: AcceptedKey): void {
  * promise; the lookup's promise, when there is one, settles the pipeline
  * either way, so a failure anywhere in it is an error answer, never a hang.
  */
-export function verifyKey(checker: KeyChecker, countFailure: CountFailure = countNothing) {
+export function verifyKey(checker: KeyChecker) {
   async function lookUp(request: FastifyRequest, key: string): Promise<void> {
     const verdict = await checker.lookUp(key);
     if (typeof verdict === 'object') accept(request, verdict);
     else {
       const refusal = refusals[verdict];
       request.authFailure = refusal.error();
-      countFailure(refusal.reason);
+      request.authFailureReason = refusal.reason;
     }
   }
   return function verifyKeyStep(request: FastifyRequest): Promise<void> | undefined {
@@ -192,4 +192,17 @@ export function requireAuthentication(request: FastifyRequest): void {
   const { requiredScopes, operationId } = routeOf(request).config;
   const missing = requiredScopes && missingScopes(request.apiKeyScopes, requiredScopes);
   if (missing) throw insufficientScope(operationId, missing);
+}
+
+/**
+ * The onResponse step that counts an authentication failure once its 401
+ * was sent: a request refused for its key whose answer never went out (the
+ * client too slow to send the rest of its body, cut with 408) or was
+ * another (429 from the rate limiter) is not a failure of its credentials.
+ */
+export function countAuthenticationFailure(count: (reason: AuthFailureReason) => void) {
+  return function countAuthenticationFailureStep(request: FastifyRequest, reply: FastifyReply): void {
+    const reason = request.authFailureReason;
+    if (reason !== undefined && reply.statusCode === 401) count(reason);
+  };
 }

@@ -4,8 +4,14 @@ import { createKeyUseRecorder } from '../../auth/keyUse.js';
 import type { Config } from '../../config/load.js';
 import type { Database } from '../../db/index.js';
 import type { ServiceMetrics } from '../../observability/metrics.js';
-import type { OperationRoute, Step } from '../pipeline.js';
-import { decorateAuthentication, identifyCaller, requireAuthentication, verifyKey } from './authentication.js';
+import type { AfterStep, OperationRoute, Step } from '../pipeline.js';
+import {
+  countAuthenticationFailure,
+  decorateAuthentication,
+  identifyCaller,
+  requireAuthentication,
+  verifyKey,
+} from './authentication.js';
 import { rateLimiter } from './rateLimit.js';
 
 export type AdmissionConfig = Pick<
@@ -54,15 +60,19 @@ export async function admissionStage(
   });
   const limiter = await rateLimiter(app, config, redisTimeoutMs, metrics.rateLimited);
   const steps = [
-    identifyCaller(keys, metrics.authenticationFailed),
+    identifyCaller(keys),
     limiter.countAddressBeforeLookUp,
-    verifyKey(keys, metrics.authenticationFailed),
+    verifyKey(keys),
     limiter.limitRate,
     requireAuthentication,
   ];
   // A public operation takes no key: authentication has nothing to do, the count remains.
   const publicSteps = [limiter.limitRate];
-  return { steps, stepsFor: (route) => (route.securitySchemes.length > 0 ? steps : publicSteps) };
+  return {
+    steps,
+    stepsFor: (route) => (route.securitySchemes.length > 0 ? steps : publicSteps),
+    afterSteps: [countAuthenticationFailure(metrics.authenticationFailed)],
+  };
 }
 
 export interface Admission {
@@ -70,4 +80,6 @@ export interface Admission {
   steps: Step[];
   /** The steps an operation's route needs. */
   stepsFor: (route: OperationRoute) => Step[];
+  /** What admission records once the answer is sent (observeResponses runs them). */
+  afterSteps: AfterStep[];
 }

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { apiBasePath, loadOpenApiDocument, openApiJsonText } from '../../openapi/document.js';
-import { arazzoPath, specPath } from '../../openapi/files.js';
+import { apiBasePath, loadOpenApiDocument, publishedText, type ServerObject } from '../../openapi/document.js';
+import { arazzoPath } from '../../openapi/files.js';
+import { isPublishedServer } from '../../openapi/published.js';
 
 // Everything the docs page loads comes from this server; the policy makes a
 // browser refuse anything else, so the page works offline or it visibly breaks.
@@ -17,46 +18,40 @@ const docsCsp = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-interface Server {
-  url: string;
-  description?: string;
-  'x-internal'?: boolean;
-}
-
 /**
  * The spec as the docs page sees it (at /docs/json, Swagger UI's own URL):
  * "Try it out" calls the service that serves the page, wherever it runs (a
- * path relative to the page's origin), then the public servers; servers
- * marked x-internal are not offered.
+ * path relative to the page's origin), then the published servers (none
+ * marked x-internal, published.ts).
  */
 export function specForDocsPage(spec: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const servers = (spec['servers'] as Server[] | undefined) ?? [];
+  const servers = (spec['servers'] as ServerObject[] | undefined) ?? [];
   return {
     ...spec,
     servers: [
       { url: apiBasePath(), description: 'This service (the one serving this page)' },
-      ...servers.filter((server) => server['x-internal'] !== true),
+      ...servers.filter(isPublishedServer),
     ],
   };
 }
 
 /**
- * The published contract: openapi.yaml as checked in at /v1/openapi.json and
- * /v1/openapi.yaml, its Arazzo workflows at /v1/pets.arazzo.yaml, and Swagger
+ * The published contract: openapi.yaml without its internal servers at
+ * /v1/openapi.json and /v1/openapi.yaml (published.ts), its Arazzo workflows at /v1/pets.arazzo.yaml, and Swagger
  * UI with its bundled assets at /docs. No key needed: these routes declare no
  * security schemes.
  */
 export async function registerDocs(app: FastifyInstance): Promise<void> {
   // The JSON as generated from the YAML, not re-serialised: a JavaScript
   // number would round the int64 bounds.
-  const checkedInJson = openApiJsonText();
+  const checkedInJson = publishedText('json');
   app.get(`${apiBasePath()}/openapi.json`, { schema: { hide: true } }, async (_request, reply) => {
     reply.type('application/json; charset=utf-8');
     return checkedInJson;
   });
-  // The YAML is sent byte for byte as checked in (comments and order kept);
-  // @fastify/swagger would re-serialise it.
-  const checkedIn = readFileSync(specPath, 'utf8');
+  // The YAML is sent as checked in but for the internal servers' lines
+  // (comments and order kept); @fastify/swagger would re-serialise it.
+  const checkedIn = publishedText('yaml');
   app.get(`${apiBasePath()}/openapi.yaml`, { schema: { hide: true } }, async (_request, reply) => {
     reply.type('application/yaml; charset=utf-8');
     return checkedIn;

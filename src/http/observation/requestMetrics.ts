@@ -2,9 +2,28 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DurationSeries, ServiceMetrics } from '../../observability/metrics.js';
 import { idempotentOperations, listOperations, loadOpenApiDocument } from '../../openapi/document.js';
 import { routeOf } from '../pipeline.js';
+import type { CutRequest } from '../server/parserErrors.js';
 
 /** The operation label of requests that matched no route: one value, never the raw path. */
 export const unknownOperation = 'unknown';
+
+/**
+ * The operation label of requests Node's parser cut before any route
+ * answered them (400 not HTTP, 408 too slow, 431 headers too large): no
+ * operationId can take this name.
+ */
+export const cutOperation = '(cut before routing)';
+
+/** The method label of such a request whose request line was not read. */
+const unreadMethod = 'unknown';
+
+/** Observes a request the parser cut; nothing when nothing records metrics. */
+export function cutRequestMetric(metrics: ServiceMetrics): (cut: CutRequest) => void {
+  if (metrics.registry === undefined) return () => undefined;
+  return ({ method, status, seconds }) => {
+    metrics.durationSeries(cutOperation, method ?? unreadMethod, status).observe(seconds);
+  };
+}
 
 /**
  * One histogram observation per API request (and per unmatched request),

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { UnreadBodyLimits } from '../limits.js';
+import type { RefusedBytesBudget } from './refusedBytes.js';
 
 const lingering = new WeakSet<Socket>();
 
@@ -12,7 +13,10 @@ const lingering = new WeakSet<Socket>();
  * side is ended after the answer (the client reads the answer, then the
  * end), what still arrives is read and dropped, and the socket is destroyed
  * when the client ends its side too, or after limits.lingerMs or
- * limits.lingerBytes more, whichever comes first.
+ * limits.lingerBytes more, whichever comes first, or when the server's
+ * budget for refused bytes is spent; with no room in that budget (too many
+ * sockets lingering, no bytes left) the socket is left to Node, which
+ * destroys it once the answer is written.
  *
  * Node ends a connection whose answer said Connection: close by calling the
  * socket's destroySoon() once the answer is written (destroy as soon as the
@@ -21,9 +25,10 @@ const lingering = new WeakSet<Socket>();
  * the rest of the body to the request, answered already, which drops it
  * after counting it.
  */
-export function closeGracefully(request: IncomingMessage, limits: UnreadBodyLimits): void {
+export function closeGracefully(request: IncomingMessage, limits: UnreadBodyLimits, budget: RefusedBytesBudget): void {
   const socket = request.socket;
   if (lingering.has(socket)) return;
+  if (!budget.hasBytes() || !budget.admitLingering(socket)) return;
   lingering.add(socket);
   let dropped = 0;
   let deadline: NodeJS.Timeout | undefined;
@@ -39,7 +44,7 @@ export function closeGracefully(request: IncomingMessage, limits: UnreadBodyLimi
   // itself (one nobody read when its answer was done) no more bytes at all.
   const countDropped = (chunk: Buffer) => {
     dropped += chunk.length;
-    if (dropped > limits.lingerBytes) destroy();
+    if (dropped > limits.lingerBytes || !budget.spend(chunk.length)) destroy();
   };
   request.on('data', countDropped);
   request.resume();

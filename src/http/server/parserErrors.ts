@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
+import { excerpt } from '../errors/excerpt.js';
 import { everyResponseHeaders } from '../arrival/securityHeaders.js';
 
 /** What Node's HTTP parser reports; rawPacket (the bytes read, keys included) is never logged. */
@@ -34,6 +35,33 @@ function responseInFlight(socket: Socket): ServerResponse | undefined {
   return current && !current.writableFinished && current.req.complete ? current : undefined;
 }
 
+/** A request Node's parser cut before any route answered it, as the request metrics record it. */
+export interface CutRequest {
+  /** The request line's method, when the parser got that far; else undefined. */
+  method: string | undefined;
+  status: number;
+  /** Since the connection opened: an unparsed request has no start of its own. */
+  seconds: number;
+}
+
+/** Where each connection began (see CutRequest.seconds). */
+const openedAt = new WeakMap<Socket, number>();
+
+/** Records when each connection of the server opens: the duration of a request cut on it. */
+export function timeConnections(server: {
+  on(event: 'connection', listener: (socket: Socket) => void): unknown;
+}): void {
+  server.on('connection', (socket) => {
+    openedAt.set(socket, performance.now());
+  });
+}
+
+/** The request whose message the error interrupted, if Node had parsed its head (a body too slow, 408). */
+function requestInProgress(socket: Socket): IncomingMessage | undefined {
+  const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  return current && !current.req.complete ? current.req : undefined;
+}
+
 /** Node keeps the response being written on the socket; a second status line must not follow its headers. */
 function responseStarted(socket: Socket): boolean {
   const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
@@ -44,36 +72,56 @@ function responseStarted(socket: Socket): boolean {
  * fastify's clientErrorHandler: Node's parser errors (a request that is not
  * HTTP, headers too large, a request not received within the headers or
  * request timeout of httpLimits) answer the Error object with a new
- * X-Request-Id, are logged once without the raw bytes, and close the
- * connection. There is no request object here: the answer is written to the
- * socket as it stands.
+ * X-Request-Id, are logged once without the raw bytes, counted by
+ * `observe` (the request metrics), and close the connection. There is no
+ * request object here: the answer is written to the socket as it stands.
+ * A request whose head was parsed and whose answer was decided but not sent
+ * (a 401 waiting for the rest of a slow body) gets the 408 instead.
  */
-export function clientErrorHandler(this: FastifyInstance, error: ParserError, socket: Socket): void {
-  const requestId = randomUUID();
-  // HPE_PAUSED: the client ended a connection whose reading was stopped
-  // (connections.ts); nothing more is answered on it.
-  if (error.code === 'HPE_PAUSED') socket.destroy();
-  if (error.code === 'ECONNRESET' || error.code === 'HPE_PAUSED' || socket.destroyed) {
-    this.log.debug({ requestId, errorCode: error.code }, 'client connection reset');
-    return;
-  }
-  const answer = parserErrorAnswer(error);
-  this.log.info(
-    { requestId, status: answer.status, errorCode: error.code, reason: error.reason, bytesParsed: error.bytesParsed },
-    'client error: request not parsed',
-  );
-  const inFlight = responseInFlight(socket);
-  if (inFlight !== undefined) {
-    // Bytes after a request whose answer is still being made (an onSend hook
-    // reading the rest of its body): HTTP/1.1 answers in order, so that answer
-    // goes first and is the connection's last; the bytes after it get none.
-    inFlight.once('close', () => {
-      socket.destroySoon();
-    });
-    return;
-  }
-  if (!responseStarted(socket)) answerOnSocket(socket, answer, requestId);
-  socket.destroySoon();
+export function clientErrorHandlerWith(observe: (cut: CutRequest) => void) {
+  return function clientErrorHandler(this: FastifyInstance, error: ParserError, socket: Socket): void {
+    const requestId = randomUUID();
+    // HPE_PAUSED: the client ended a connection whose reading was stopped
+    // (connections.ts); nothing more is answered on it.
+    if (error.code === 'HPE_PAUSED') socket.destroy();
+    if (error.code === 'ECONNRESET' || error.code === 'HPE_PAUSED' || socket.destroyed) {
+      this.log.debug({ requestId, errorCode: error.code }, 'client connection reset');
+      return;
+    }
+    const answer = parserErrorAnswer(error);
+    const inFlight = responseInFlight(socket);
+    const answered = inFlight === undefined && !responseStarted(socket);
+    const request = requestInProgress(socket);
+    const seconds = (performance.now() - (openedAt.get(socket) ?? performance.now())) / 1000;
+    this.log.info(
+      {
+        requestId,
+        method: request?.method ?? null,
+        route: null,
+        path: request?.url === undefined ? null : excerpt(request.url.split('?', 1)[0] ?? ''),
+        status: answered ? answer.status : null,
+        durationMs: Math.round(seconds * 100_000) / 100,
+        errorCode: error.code,
+        reason: error.reason,
+        bytesParsed: error.bytesParsed,
+      },
+      'request cut before routing',
+    );
+    if (inFlight !== undefined) {
+      // Bytes after a request whose answer is still being made (an onSend hook
+      // reading the rest of its body): HTTP/1.1 answers in order, so that answer
+      // goes first and is the connection's last; the bytes after it get none.
+      inFlight.once('close', () => {
+        socket.destroySoon();
+      });
+      return;
+    }
+    if (answered) {
+      answerOnSocket(socket, answer, requestId);
+      observe({ method: request?.method, status: answer.status, seconds });
+    }
+    socket.destroySoon();
+  };
 }
 
 /**

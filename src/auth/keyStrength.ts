@@ -1,0 +1,120 @@
+import { createRequire } from 'node:module';
+import type { MatchEstimated, ZxcvbnFactory } from '@zxcvbn-ts/core';
+
+/**
+ * The fewest guesses, as a power of ten, a bootstrap key's secret must cost
+ * an attacker who knows every pattern the estimator knows: 10^30, about
+ * 100 bits; at 10^12 SHA-256 guesses a second against a leaked hash, 3 × 10^10
+ * years. A random 32-character hex secret scores about 10^49 here, the body
+ * of a generated key (43 base62 characters) about 10^77; a block repeated,
+ * a keyboard walk or seven dictionary words score 10^3 to 10^24.
+ */
+const minGuessesLog10 = 30;
+
+/**
+ * Substitutions (4 for a, 0 for o...) the estimator undoes per word. Its
+ * default has it try so many combinations that one key takes a second to
+ * judge; two find most words written so (p4ssw0rd), at a tenth of that.
+ */
+const l33tMaxSubstitutions = 2;
+
+/** Characters people put between the words of a passphrase: judged without them too. */
+const separators = /[\s\-_.,+:;/|]+/g;
+
+/** What a pattern is called in a refusal. */
+const patternNames: Record<string, string> = {
+  dictionary: 'dictionary words or common passwords',
+  spatial: 'a keyboard walk',
+  repeat: 'a repeated block',
+  sequence: 'a sequence',
+  date: 'a date',
+  regex: 'a year',
+};
+
+let estimator: ZxcvbnFactory | undefined;
+
+/**
+ * zxcvbn-ts with its common passwords, keyboard layouts and English words,
+ * built on first use: its dictionaries take half a second to rank, and a
+ * server without a bootstrap key never needs them. Loaded with require at
+ * that moment, so that starting without one does not load them either.
+ */
+function zxcvbn(): ZxcvbnFactory {
+  if (estimator) return estimator;
+  const require = createRequire(import.meta.url);
+  const core = require('@zxcvbn-ts/core') as typeof import('@zxcvbn-ts/core');
+  const common = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
+  const english = require('@zxcvbn-ts/language-en') as typeof import('@zxcvbn-ts/language-en');
+  estimator = new core.ZxcvbnFactory({
+    dictionary: { ...common.dictionary, ...english.dictionary },
+    graphs: common.adjacencyGraphs,
+    translations: english.translations,
+    l33tMaxSubstitutions,
+  });
+  return estimator;
+}
+
+/** How many symbols a brute-force search over this text's character classes tries per character. */
+function alphabetSize(text: string): number {
+  let size = 0;
+  if (/[0-9]/.test(text)) size += 10;
+  if (/[a-z]/.test(text)) size += 26;
+  if (/[A-Z]/.test(text)) size += 26;
+  if (/[^0-9a-zA-Z]/.test(text)) size += 33;
+  return size;
+}
+
+function log10Factorial(n: number): number {
+  let sum = 0;
+  for (let k = 2; k <= n; k += 1) sum += Math.log10(k);
+  return sum;
+}
+
+interface Estimate {
+  guessesLog10: number;
+  /** The patterns found, with the text each covers. */
+  patterns: { name: string; token: string }[];
+}
+
+/**
+ * The estimator's cheapest split of the text into patterns, costed again
+ * with the parts no pattern explains guessed over the text's own alphabet:
+ * the estimator counts 10 per character there, so a random hex or base64
+ * key would score no better than digits. Patterns keep their own cost; the
+ * order of the parts adds its factorial, as in zxcvbn.
+ */
+function estimate(text: string): Estimate {
+  const sequence = zxcvbn().check(text).sequence as MatchEstimated[];
+  const perCharacter = Math.log10(alphabetSize(text));
+  let guessesLog10 = log10Factorial(sequence.length);
+  const patterns: Estimate['patterns'] = [];
+  for (const match of sequence) {
+    if (match.pattern === 'bruteforce') {
+      guessesLog10 += match.token.length * perCharacter;
+    } else {
+      guessesLog10 += match.guessesLog10;
+      patterns.push({ name: patternNames[match.pattern] ?? match.pattern, token: match.token });
+    }
+  }
+  return { guessesLog10, patterns };
+}
+
+/**
+ * Why this secret is too easy to guess, naming the patterns that make it
+ * so, or undefined. Judged as written and with any separators between words
+ * taken out (the estimator reads "correct horse" as two words only without them).
+ */
+export function weakSecretReason(secret: string): string | undefined {
+  const judged = [secret, secret.replace(separators, '')]
+    .filter((text) => text !== '')
+    .map(estimate)
+    .reduce((weakest, next) => (next.guessesLog10 < weakest.guessesLog10 ? next : weakest));
+  if (judged.guessesLog10 >= minGuessesLog10) return undefined;
+  const tokens = new Map<string, string[]>();
+  for (const { name, token } of judged.patterns) {
+    tokens.set(name, [...(tokens.get(name) ?? []), JSON.stringify(token.slice(0, 24))]);
+  }
+  const found = [...tokens].map(([name, quoted]) => `${name} (${quoted.join(', ')})`);
+  const why = found.length > 0 ? found.join(', ') : 'few kinds of characters';
+  return `it is made of ${why}: about 10^${Math.floor(judged.guessesLog10)} guesses, at least 10^${minGuessesLog10} needed`;
+}
