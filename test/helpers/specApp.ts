@@ -24,7 +24,14 @@ export async function startSpecApp(
 ): Promise<FastifyInstance> {
   const deferred = new DeferredCompilation();
   const limits = limitsWith({ loadShedding: { maxEventLoopDelayMs: 0 } });
-  const app = createServer({ logger: false, keepAliveTimeoutMs: 5000, trustProxy: 'false', limits, deferred });
+  const app = createServer({
+    logger: false,
+    keepAliveTimeoutMs: 5000,
+    trustProxy: 'false',
+    limits,
+    deferred,
+    observeCut: () => undefined,
+  });
   compileOnDemand(app, deferred);
   const handleError = answerErrors(app, spec, limits.bodyLimitBytes, () => undefined);
   await operationsStage(app, {
