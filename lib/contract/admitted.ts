@@ -83,11 +83,14 @@ function forValidation(schema: Json): Json {
   const out: JsonObject = {};
   for (const [keyword, value] of Object.entries(schema)) {
     if (annotations.has(keyword) || keyword.startsWith('x-')) continue;
-    if (numericKeywords.has(keyword) && typeof value === 'string' && /^-?\d+$/.test(value)) out[keyword] = Number(value);
+    if (numericKeywords.has(keyword) && typeof value === 'string' && /^-?\d+$/.test(value))
+      out[keyword] = Number(value);
     else if (schemaMaps.has(keyword) && isObject(value))
       out[keyword] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, forValidation(sub)]));
     else if (schemaLists.has(keyword) && Array.isArray(value)) out[keyword] = value.map(forValidation);
-    else if (['items', 'not', 'if', 'then', 'else', 'additionalProperties', 'propertyNames', 'contains'].includes(keyword))
+    else if (
+      ['items', 'not', 'if', 'then', 'else', 'additionalProperties', 'propertyNames', 'contains'].includes(keyword)
+    )
       out[keyword] = forValidation(value);
     else if (keyword === 'unevaluatedProperties' || keyword === 'unevaluatedItems') out[keyword] = forValidation(value);
     else out[keyword] = value;
@@ -166,7 +169,10 @@ function collectHints(schema: Json, hints: Hints): void {
       continue;
     }
     if (keyword === 'format' && value === 'int32') [-2147483648, 2147483647].forEach((n) => hints.numbers.add(n));
-    if ((keyword === 'properties' || keyword === 'dependentRequired' || keyword === 'dependentSchemas') && isObject(value))
+    if (
+      (keyword === 'properties' || keyword === 'dependentRequired' || keyword === 'dependentSchemas') &&
+      isObject(value)
+    )
       Object.keys(value).forEach((name) => hints.strings.add(name));
     if (keyword === 'required' && Array.isArray(value))
       value.forEach((name) => typeof name === 'string' && hints.strings.add(name));
@@ -225,7 +231,9 @@ function shapesOf(schema: JsonObject): JsonObject[] {
   shapes.unshift(withAll);
   // A shape may itself hold composition (a branch with its own anyOf): one level more.
   return shapes.flatMap((shape) =>
-    compositionKeywords.some((keyword) => keyword in shape && keyword !== 'not') ? shapesOf(shape).slice(0, 8) : [shape],
+    compositionKeywords.some((keyword) => keyword in shape && keyword !== 'not')
+      ? shapesOf(shape).slice(0, 8)
+      : [shape],
   );
 }
 
@@ -322,7 +330,12 @@ class Values {
     if (format) samples.push(...drawn(format));
     samples.push('a', 'Rex', ' ', '', '0', '_', '-', 'é', '😀', '\n', 'a\nb', '.');
     samples.push(...this.hints.strings);
-    const lengths = new Set<number>([0, 1, 2, ...[...this.hints.lengths].flatMap((length) => [length - 1, length, length + 1])]);
+    const lengths = new Set<number>([
+      0,
+      1,
+      2,
+      ...[...this.hints.lengths].flatMap((length) => [length - 1, length, length + 1]),
+    ]);
     for (const keyword of ['minLength', 'maxLength']) {
       const bound = numberOf(schema[keyword]);
       if (bound !== undefined) [bound - 1, bound, bound + 1].forEach((length) => lengths.add(length));
@@ -341,7 +354,10 @@ class Values {
     const items = every.slice(0, 8);
     const first = items[0] ?? null;
     const out: Json[] = [[], ...every.map((item) => [item])];
-    const lengths = new Set<number>([2, ...[...this.hints.lengths].flatMap((length) => [length - 1, length, length + 1])]);
+    const lengths = new Set<number>([
+      2,
+      ...[...this.hints.lengths].flatMap((length) => [length - 1, length, length + 1]),
+    ]);
     for (const keyword of ['minItems', 'maxItems']) {
       const bound = numberOf(schema[keyword]);
       if (bound !== undefined) [bound - 1, bound, bound + 1].forEach((length) => lengths.add(length));
@@ -349,7 +365,11 @@ class Values {
     for (const length of lengths) {
       if (length < 0 || length > maxArrayLength) continue;
       out.push(Array.from({ length }, () => first));
-      out.push(Array.from({ length }, (_, index) => (typeof first === 'number' ? first + index : items[index % items.length] ?? first)));
+      out.push(
+        Array.from({ length }, (_, index) =>
+          typeof first === 'number' ? first + index : (items[index % items.length] ?? first),
+        ),
+      );
     }
     return out;
   }
@@ -400,7 +420,8 @@ function resize(text: string, length: number): string {
   return out.slice(0, length).join('');
 }
 
-const without = (object: JsonObject, name: string) => Object.fromEntries(Object.entries(object).filter(([key]) => key !== name));
+const without = (object: JsonObject, name: string) =>
+  Object.fromEntries(Object.entries(object).filter(([key]) => key !== name));
 
 /** A copy with one more key, __proto__ included as a real key. */
 function withKey(object: JsonObject, name: string, value: Json): JsonObject {
@@ -433,7 +454,10 @@ export function compareAdmitted(
   collectHints(base ?? {}, hints);
   collectHints(head ?? {}, hints);
   const values = new Values(hints);
-  const candidates = unique(interleave(values.of(base as Schema as Json), values.of(head as Schema as Json)), maxValuesPerPlace);
+  const candidates = unique(
+    interleave(values.of(base as Schema as Json), values.of(head as Schema as Json)),
+    maxValuesPerPlace,
+  );
   const validateBase = validatorOf(judged.base ?? true, `${where} (base)`);
   const validateHead = validatorOf(judged.head ?? true, `${where} (head)`);
   const result: Admitted = { narrowing: [], widening: [] };

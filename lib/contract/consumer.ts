@@ -4,6 +4,10 @@ import type { Json } from '../openapi/dereference.js';
 import type { Change } from './change.js';
 import { inline } from './text.js';
 
+/** The note on a rule's change that no value shows: the place admits the same values, or differs by others. */
+export const sameValues = '(the same values either way)';
+export const sameAlone = '(no value shows this change on its own)';
+
 /** Longest value quoted in a sentence; a longer one is cut with an ellipsis (the change carries it whole). */
 const maxQuoted = 120;
 
@@ -20,7 +24,9 @@ export function subjectOf(change: Pick<Change, 'message'>): string {
   const where = whereOf(change);
   const nested = /^(.*?`[^`]*\/[^`]*`)((?:\.|\[\]).+)$/.exec(where);
   const container = (text: string) =>
-    text.replace(/^request body `[^`]*`$/, 'the request body').replace(/^response (`[^`]+`) `[^`]*`$/, 'the $1 response');
+    text
+      .replace(/^request body `[^`]*`$/, 'the request body')
+      .replace(/^response (`[^`]+`) `[^`]*`$/, 'the $1 response');
   if (nested?.[1] && nested[2]) return `${inline(nested[2].replace(/^\./, ''))} in ${container(nested[1])}`;
   const header = /^response (`[^`]+`) header (`[^`]+`)$/.exec(where);
   if (header) return `the ${header[2]} header of the ${header[1]} response`;
@@ -53,7 +59,8 @@ export function schemaSentence(change: Change, direction: 'request' | 'response'
     case 'response-optional-property-removed':
       return `Responses no longer carry ${subject}; a client that read it when present loses it.`;
     case 'request-property-removed':
-      if (change.level !== 'breaking') return `The service no longer reads ${subject}; requests that send it are served without it.`;
+      if (change.level !== 'breaking')
+        return `The service no longer reads ${subject}; requests that send it are served without it.`;
   }
   const example = change.counterExample;
   if (change.level === 'breaking' || (change.level === 'warning' && example)) {
@@ -66,7 +73,10 @@ export function schemaSentence(change: Change, direction: 'request' | 'response'
       : `Responses may now carry ${subject} values the old contract did not allow.`;
   }
   if (change.level === 'additive') return `Requests may now send ${subject} values that were refused before.`;
-  if (direction === 'response') return `Nothing changes for clients: the service sends no value of ${subject} it could not send before.`;
+  if (change.message.endsWith(sameAlone))
+    return `On its own this changes nothing for clients; the other changes to ${subject} do.`;
+  if (direction === 'response')
+    return `Nothing changes for clients: the service sends no value of ${subject} it could not send before.`;
   return `Nothing changes for clients: ${subject} accepts the same values as before.`;
 }
 

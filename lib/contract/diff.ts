@@ -272,7 +272,15 @@ function compareResponses(base: Operation, head: Operation, out: Reporter) {
     }
     const pointers = { head: pointer, base: at(base, status) };
     compareHeaders(objectAt(previous), objectAt(response), `response ${code(status)}`, pointers, out);
-    compareContent(previous, response, 'response', `response ${code(status)}`, pointers, out, declaresHeader(head, ['accept']));
+    compareContent(
+      previous,
+      response,
+      'response',
+      `response ${code(status)}`,
+      pointers,
+      out,
+      declaresHeader(head, ['accept']),
+    );
   }
   for (const status of Object.keys(before)) {
     if (status in after) continue;
@@ -501,13 +509,21 @@ function compareComponents(base: JsonObject, head: JsonObject, out: Reporter) {
     const after = objectAt(objectAt(head['components'])[kind]);
     const at = (name: string) => `${pointerStep('components')}${pointerStep(kind)}${pointerStep(name)}`;
     for (const [name, value] of Object.entries(after)) {
-      if (!(name in before)) out.add(`component-${slug}-added`, 'none', 'none', `component ${slug} ${code(name)}: added`, at(name));
+      if (!(name in before))
+        out.add(`component-${slug}-added`, 'none', 'none', `component ${slug} ${code(name)}: added`, at(name));
       else if (!same(substance(before[name]), substance(value)))
         out.add(`component-${slug}-changed`, 'none', 'none', `component ${slug} ${code(name)}: changed`, at(name));
     }
     for (const name of Object.keys(before))
       if (!(name in after))
-        out.add(`component-${slug}-removed`, 'none', 'none', `component ${slug} ${code(name)}: removed`, at(name), 'base');
+        out.add(
+          `component-${slug}-removed`,
+          'none',
+          'none',
+          `component ${slug} ${code(name)}: removed`,
+          at(name),
+          'base',
+        );
   }
 }
 
@@ -545,7 +561,8 @@ export function diff(baseRaw: JsonObject, headRaw: JsonObject, options: DiffOpti
     const out = new Reporter(operation.ref);
     const sunset = sunsetOf(operation.value);
     const pastSunset =
-      operation.value['deprecated'] === true && sunset !== undefined && Date.parse(sunset) <= lastInstant;    if (pastSunset)
+      operation.value['deprecated'] === true && sunset !== undefined && Date.parse(sunset) <= lastInstant;
+    if (pastSunset)
       out.add(
         'api-removed-after-sunset',
         'warning',

@@ -4,7 +4,7 @@
 import { isObject, same, type Json, type JsonObject } from '../openapi/dereference.js';
 import type { Change, CounterExample, Level, OperationRef } from './change.js';
 import { compareAdmitted, holds, opened, type Finding } from './admitted.js';
-import { schemaSentence } from './consumer.js';
+import { sameAlone, sameValues, schemaSentence } from './consumer.js';
 import { reviewedPatternChange } from './reviewed.js';
 import { literal, pointerStep } from './text.js';
 
@@ -210,10 +210,11 @@ class SchemaComparison {
       );
   }
 
+  /** A composition may narrow or widen, whichever the direction: claimed as harm, and the values decide. */
   private composition() {
     for (const keyword of composition) {
       if (same(this.base[keyword], this.head[keyword])) continue;
-      this.report('composition-changed', tighter(this.place), keyword, this.base[keyword], this.head[keyword]);
+      this.report('composition-changed', 'breaking', keyword, this.base[keyword], this.head[keyword]);
     }
   }
 
@@ -432,7 +433,7 @@ class SchemaComparison {
     for (const name of names) {
       if (handled.has(name) || ignored.has(name) || name.startsWith('x-')) continue;
       if (same(this.base[name], this.head[name])) continue;
-      this.report('schema-keyword-changed', tighter(this.place), name, this.base[name], this.head[name]);
+      this.report('schema-keyword-changed', 'breaking', name, this.base[name], this.head[name]);
     }
   }
 }
@@ -474,16 +475,24 @@ export function judgeSchemas(base: Json | undefined, head: Json | undefined, pla
       emit(withConsumer(change, place));
       continue;
     }
-    const shown = found(harmful, claim.path);
-    for (const finding of harmful) if (finding.blame.some((blame) => holds(claim.path, blame))) explained.add(finding);
+    // A rule that claims the head admits more (requests) or sends less (responses) is shown only by such a value;
+    // one that claims harm by a harmful value, else by a benign one.
+    const claimsHarm = change.level === 'breaking' || (change.level === 'warning' && change.reviewed !== undefined);
+    for (const finding of claimsHarm ? harmful : [])
+      if (finding.blame.some((blame) => holds(claim.path, blame))) explained.add(finding);
+    const shown = claimsHarm ? found(harmful, claim.path) : undefined;
     if (shown) {
-      emit(withConsumer({ ...change, level: change.reviewed ? 'warning' : 'breaking', counterExample: counterExample(shown) }, place));
+      const level = change.reviewed ? 'warning' : 'breaking';
+      emit(withConsumer({ ...change, level, counterExample: counterExample(shown) }, place));
       continue;
     }
     const { reviewed: _reviewed, ...unreviewed } = change;
-    const widened = found(benign, claim.path);
-    if (widened) emit(withConsumer({ ...unreviewed, level: request ? 'additive' : 'none' }, place));
-    else emit(withConsumer({ ...unreviewed, level: 'none', message: `${change.message} (the same values either way)` }, place));
+    if (found(benign, claim.path)) {
+      emit(withConsumer({ ...unreviewed, level: request ? 'additive' : 'none' }, place));
+      continue;
+    }
+    const alone = harmful.length + benign.length > 0 ? sameAlone : sameValues;
+    emit(withConsumer({ ...unreviewed, level: 'none', message: `${change.message} ${alone}` }, place));
   }
   const unexplained = harmful.find((finding) => !explained.has(finding));
   if (unexplained)

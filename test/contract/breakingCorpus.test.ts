@@ -101,10 +101,14 @@ function checkCounterExample(t: Test, edit: Edit, index: number, change: Reporte
   const example = change.counterExample!;
   const placeOf = (side: 'base' | 'head') => {
     let node: Json | undefined = documents[side];
-    const steps = change.pointer.split('/').slice(1).map((step) => step.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const steps = change.pointer
+      .split('/')
+      .slice(1)
+      .map((step) => step.replace(/~1/g, '/').replace(/~0/g, '~'));
     // The place's schema: the pointer up to the schema of its parameter, body or header.
     const end = steps.lastIndexOf('schema');
-    for (const step of steps.slice(0, end + 1)) node = isObject(node) ? node[step] : Array.isArray(node) ? node[Number(step)] : undefined;
+    for (const step of steps.slice(0, end + 1))
+      node = isObject(node) ? node[step] : Array.isArray(node) ? node[Number(step)] : undefined;
     return node;
   };
   const response = change.pointer.includes('/responses/');
