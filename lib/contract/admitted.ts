@@ -253,6 +253,12 @@ function typesOf(schema: JsonObject): string[] {
   return inferred.length > 0 ? inferred : ['object', 'string', 'integer'];
 }
 
+/**
+ * Texts patterns disagree on: spaces, a final line feed, C0 and C1 controls, an unpaired surrogate (which a JSON
+ * string can hold), characters outside ASCII and the BMP, punctuation identifiers often refuse.
+ */
+const edgeStrings = ['a', 'Rex', ' ', '', '0', '_', '-', '.', 'é', '😀', '\n', 'a\n', '\t', '\u007f', '\u0085', '\ud800', 'a\udc00'];
+
 /** A value of every JSON type: a type changed or made nullable shows on one of them. */
 const everyType: Json[] = [null, true, 0, 1.5, 'x', {}, []];
 
@@ -328,7 +334,7 @@ class Values {
     }
     const format = typeof schema['format'] === 'string' ? formats[schema['format']] : undefined;
     if (format) samples.push(...drawn(format));
-    samples.push('a', 'Rex', ' ', '', '0', '_', '-', 'é', '😀', '\n', 'a\nb', '.');
+    samples.push(...edgeStrings);
     samples.push(...this.hints.strings);
     const lengths = new Set<number>([
       0,
