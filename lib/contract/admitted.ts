@@ -26,8 +26,25 @@ const seed = 60;
 const maxDepth = 5;
 /** Longest string built, so a bound of 2048 characters is still tried on both sides (2049). */
 const maxStringLength = 4200;
-/** Longest array built: an array bound past it (maxItems: 10000) is judged by its rules and smaller arrays. */
+/** Longest array built. */
 const maxArrayLength = 1000;
+
+/**
+ * Whether values can show a change a rule names: a length or count past what is built, or a bound a double cannot
+ * hold exactly (an int64 bound, kept as text), is judged by its rule alone.
+ */
+export function showable(rule: string, before: Json | undefined, after: Json | undefined): boolean {
+  const fits = (bound: Json | undefined, most: number) =>
+    bound === undefined || (typeof bound === 'number' && Math.abs(bound) < most);
+  const limit = /-(min|max)-length-/.test(rule)
+    ? maxStringLength
+    : /-(min|max)-(items|properties)-/.test(rule)
+      ? maxArrayLength
+      : /-(min|max|exclusive-min|exclusive-max|multiple-of)-/.test(rule)
+        ? Number.MAX_SAFE_INTEGER
+        : Infinity;
+  return fits(before, limit) && fits(after, limit);
+}
 
 type Schema = JsonObject | boolean;
 
@@ -83,6 +100,9 @@ function forValidation(schema: Json): Json {
   const out: JsonObject = {};
   for (const [keyword, value] of Object.entries(schema)) {
     if (annotations.has(keyword) || keyword.startsWith('x-')) continue;
+    // A $ref left by dereferencing closes a cycle: past it both sides admit anything, so the values compare the
+    // levels above it (the rules compare the same levels).
+    if (keyword === '$ref') continue;
     if (numericKeywords.has(keyword) && typeof value === 'string' && /^-?\d+$/.test(value))
       out[keyword] = Number(value);
     else if (schemaMaps.has(keyword) && isObject(value))

@@ -7,6 +7,8 @@ import { inline } from './text.js';
 /** The note on a rule's change that no value shows: the place admits the same values, or differs by others. */
 export const sameValues = '(the same values either way)';
 export const sameAlone = '(no value shows this change on its own)';
+/** The note on a change judged by its rule: values that long, or numbers that large, are not built. */
+export const byRule = '(judged by its bound: no value that size is built)';
 
 /** Longest value quoted in a sentence; a longer one is cut with an ellipsis (the change carries it whole). */
 const maxQuoted = 120;

@@ -3,8 +3,8 @@
 // possible before, except fields a client does not know yet, which it ignores (docs/contract.md).
 import { isObject, same, type Json, type JsonObject } from '../openapi/dereference.js';
 import type { Change, CounterExample, Level, OperationRef } from './change.js';
-import { compareAdmitted, holds, opened, type Finding } from './admitted.js';
-import { sameAlone, sameValues, schemaSentence } from './consumer.js';
+import { compareAdmitted, holds, opened, showable, type Finding } from './admitted.js';
+import { byRule, sameAlone, sameValues, schemaSentence } from './consumer.js';
 import { reviewedPatternChange } from './reviewed.js';
 import { literal, pointerStep } from './text.js';
 
@@ -489,6 +489,10 @@ export function judgeSchemas(base: Json | undefined, head: Json | undefined, pla
     const { reviewed: _reviewed, ...unreviewed } = change;
     if (found(benign, claim.path)) {
       emit(withConsumer({ ...unreviewed, level: request ? 'additive' : 'none' }, place));
+      continue;
+    }
+    if (!showable(change.rule, change.before, change.after)) {
+      emit(withConsumer({ ...change, message: `${change.message} ${byRule}` }, place));
       continue;
     }
     const alone = harmful.length + benign.length > 0 ? sameAlone : sameValues;

@@ -403,3 +403,23 @@ t.test('no change is left "not analysed", and every change speaks to the consume
     'the if/then narrows names',
   );
 });
+
+t.test('what values cannot show is judged by its rule: long bounds, cycles', async (t) => {
+  const longName = (maxLength: number) => (doc: Doc) => {
+    doc.components.schemas.NewPet.properties.name.maxLength = maxLength;
+  };
+  t.match(
+    breakingOf(edited(longName(1_000_000)), edited(longName(500_000))),
+    [/^request-property-max-length-decreased: .*judged by its bound/],
+    'a million characters are not built, the rule decides',
+  );
+  const tree = (maxLength: number) => (doc: Doc) => {
+    doc.components.schemas.NewPet.properties.parent = { $ref: '#/components/schemas/NewPet' };
+    doc.components.schemas.NewPet.properties.name.maxLength = maxLength;
+  };
+  t.match(
+    breakingOf(edited(tree(100)), edited(tree(50))),
+    [/^request-property-max-length-decreased: request body `application\/json`\.name: /],
+    'a schema that refers to itself is compared down to the cycle',
+  );
+});
