@@ -277,7 +277,25 @@ function typesOf(schema: JsonObject): string[] {
  * Texts patterns disagree on: spaces, a final line feed, C0 and C1 controls, an unpaired surrogate (which a JSON
  * string can hold), characters outside ASCII and the BMP, punctuation identifiers often refuse.
  */
-const edgeStrings = ['a', 'Rex', ' ', '', '0', '_', '-', '.', 'é', '😀', '\n', 'a\n', '\t', '\u007f', '\u0085', '\ud800', 'a\udc00'];
+const edgeStrings = [
+  'a',
+  'Rex',
+  ' ',
+  '',
+  '0',
+  '_',
+  '-',
+  '.',
+  'é',
+  '😀',
+  '\n',
+  'a\n',
+  '\t',
+  '\u007f',
+  '\u0085',
+  '\ud800',
+  'a\udc00',
+];
 
 /** A value of every JSON type: a type changed or made nullable shows on one of them. */
 const everyType: Json[] = [null, true, 0, 1.5, 'x', {}, []];
