@@ -42,8 +42,8 @@ export function showable(rule: string, before: Json | undefined, after: Json | u
       ? maxArrayLength
       : /-(min|max|exclusive-min|exclusive-max|multiple-of)-/.test(rule)
         ? Number.MAX_SAFE_INTEGER
-        : Infinity;
-  return fits(before, limit) && fits(after, limit);
+        : undefined;
+  return limit === undefined || (fits(before, limit) && fits(after, limit));
 }
 
 type Schema = JsonObject | boolean;
