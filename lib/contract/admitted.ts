@@ -297,6 +297,9 @@ const edgeStrings = [
   'a\udc00',
 ];
 
+/** Tried first, so a counter-example reads like data a person would send. */
+const readable = ['Rex', 'a'];
+
 /** A value of every JSON type: a type changed or made nullable shows on one of them. */
 const everyType: Json[] = [null, true, 0, 1.5, 'x', {}, []];
 
@@ -372,6 +375,7 @@ class Values {
     }
     const format = typeof schema['format'] === 'string' ? formats[schema['format']] : undefined;
     if (format) samples.push(...drawn(format));
+    samples.unshift(...readable);
     samples.push(...edgeStrings);
     samples.push(...this.hints.strings);
     const lengths = new Set<number>([

@@ -10,10 +10,14 @@ export const sameAlone = '(no value shows this change on its own)';
 /** The note on a change judged by its rule: values that long, or numbers that large, are not built. */
 export const byRule = '(judged by its bound: no value that size is built)';
 
+/** Longest text quoted as itself; a longer one is named by its length (a bound is what tells it apart). */
+const maxQuotedText = 40;
 /** Longest value quoted in a sentence; a longer one is cut with an ellipsis (the change carries it whole). */
 const maxQuoted = 120;
 
 export function quoted(value: Json | undefined): string {
+  if (typeof value === 'string' && [...value].length > maxQuotedText)
+    return `a text of ${[...value].length} characters`;
   const text = value === undefined ? 'nothing' : JSON.stringify(value);
   return inline(text.length > maxQuoted ? `${text.slice(0, maxQuoted - 1)}…` : text);
 }
@@ -35,10 +39,13 @@ export function subjectOf(change: Pick<Change, 'message'>): string {
   return /^(query|path|header|cookie) parameter/.test(where) ? `the ${where}` : container(where);
 }
 
+/** The last step of a JSON pointer, unescaped: a status, a media type, a header's name. */
+const lastStep = (pointer: string) => (pointer.split('/').pop() ?? '').replace(/~1/g, '/').replace(/~0/g, '~');
+
 const capital = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 
 /** The sentence of a change a schema comparison made (its level already decided by the values). */
-export function schemaSentence(change: Change, direction: 'request' | 'response'): string {
+export function schemaSentence(change: Change, direction: 'request' | 'response', focus?: Focus): string {
   const subject = subjectOf(change);
   const suffix = change.rule.replace(/^(request|response)-(parameter|body|header|property)-/, '');
   if (/default-value/.test(change.rule))
@@ -66,20 +73,44 @@ export function schemaSentence(change: Change, direction: 'request' | 'response'
   }
   const example = change.counterExample;
   if (change.level === 'breaking' || (change.level === 'warning' && example)) {
-    if (direction === 'request')
-      return example
-        ? `Requests ${subjectIn(change)} ${quoted(example.value)}, accepted before, are now refused with 400.`
-        : `Requests that were accepted may now be refused with 400 (${subject}).`;
-    return example
-      ? `Responses may now carry ${subject} as in ${quoted(example.value)}, which the old contract did not allow; a client written for it may fail to read them.`
-      : `Responses may now carry ${subject} values the old contract did not allow.`;
+    // The part of the value the change is about, when it is a part: "`name` `"a b"`", else the whole value.
+    const part = example && focus && focus.path.length > 0 ? focus : undefined;
+    const path = part?.path.map((step) => (/^\d+$/.test(step) ? `[${step}]` : `.${step}`)).join('');
+    const shown = part && path ? `${inline(path.replace(/^\./, ''))} ${quoted(part.value)}` : undefined;
+    if (direction === 'request') {
+      if (!example) return `Requests that were accepted may now be refused with 400 (${subject}).`;
+      return shown
+        ? `Requests whose ${where(change)} has ${shown} (as in ${quoted(example.value)}), accepted before, are now refused with 400.`
+        : `Requests ${subjectIn(change)} ${quoted(example.value)}, accepted before, are now refused with 400.`;
+    }
+    if (!example) return `Responses may now carry ${subject} values the old contract did not allow.`;
+    return `Responses may now carry ${shown ?? `${subject} as in ${quoted(example.value)}`}${shown ? ` in ${containerOf(change)}` : ''}, which the old contract did not allow; a client written for it may fail to read them.`;
   }
-  if (change.level === 'additive') return `Requests may now send ${subject} values that were refused before.`;
+  if (change.level === 'additive') return `Requests may now send values of ${subject} that were refused before.`;
   if (change.message.endsWith(sameAlone))
     return `On its own this changes nothing for clients; the other changes to ${subject} do.`;
   if (direction === 'response')
     return `Nothing changes for clients: the service sends no value of ${subject} it could not send before.`;
   return `Nothing changes for clients: ${subject} accepts the same values as before.`;
+}
+
+/** The part of a counter-example a change is about: its path in the value, and the value there. */
+export interface Focus {
+  path: string[];
+  value: Json;
+}
+
+/** What holds the value: "body", "query parameter `id`". */
+function where(change: Change): string {
+  const parameter = /^((?:query|path|header|cookie) parameter `[^`]+`)/.exec(whereOf(change));
+  return parameter?.[1] ?? 'body';
+}
+
+/** The response or request body a message names, as a reader says it. */
+function containerOf(change: Change): string {
+  const match = /^(?:response (`[^`]+`)|request body)/.exec(whereOf(change));
+  if (!match) return 'the answer';
+  return match[1] ? `the ${match[1]} response` : 'the request body';
 }
 
 /** "with the query parameter `limit` =" or "with a body like": how a request holding the example is named. */
@@ -93,7 +124,12 @@ function subjectIn(change: Change): string {
 /** The sentence of any other change, from its rule, level and message. */
 export function sentence(change: Omit<Change, 'consumer'>): string {
   const where = whereOf(change);
-  const subject = subjectOf(change);
+  const last = lastStep(change.pointer);
+  const subject = /-status-/.test(change.rule)
+    ? `a ${inline(last)} answer`
+    : /-media-type-/.test(change.rule)
+      ? `${inline(last)} ${change.rule.startsWith('request') ? 'bodies' : 'answers'}`
+      : subjectOf(change);
   const operation = change.operation ? `${change.operation.method} ${change.operation.path}` : 'the API';
   const after = change.after === undefined ? '' : ` ${quoted(change.after)}`;
   const table: Record<string, string> = {
@@ -127,16 +163,16 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
     'request-body-removed': `Requests to ${operation} that send a body are now refused.`,
     'request-body-became-required': `Requests to ${operation} without a body are now refused with 400.`,
     'request-body-became-optional': `Requests to ${operation} may now leave out the body.`,
-    'request-body-media-type-added': `Requests to ${operation} may now send ${subject.replace(/^the request body: /, '')}.`,
+    'request-body-media-type-added': `Requests to ${operation} may now send ${subject}.`,
     'request-body-media-type-removed': `Requests to ${operation} with ${subject} are now refused with 415.`,
     'response-media-type-removed': `Clients of ${operation} that read ${subject} no longer get it.`,
     'response-media-type-added':
       change.level === 'breaking'
-        ? `Clients of ${operation} may now get ${subject}, which a client written for the old answers cannot read.`
-        : `Clients of ${operation} may ask for ${subject} with Accept; others get what they got.`,
+        ? `Clients of ${operation} may now get ${subject} they did not ask for, which a client written for the old answers cannot read.`
+        : `Clients of ${operation} get ${subject} only when they ask for them with Accept.`,
     'response-success-status-added':
       change.level === 'breaking'
-        ? `Clients of ${operation} may now get ${subject}, an answer a client written for the old ones does not handle.`
+        ? `Clients of ${operation} may now get ${subject}, which a client written for the old answers does not handle.`
         : `Clients of ${operation} get ${subject} only when they ask for it.`,
     'response-non-success-status-added': `Clients of ${operation} may now get the error ${subject}.`,
     'response-success-status-removed': `Clients of ${operation} no longer get ${subject}.`,
@@ -160,8 +196,10 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
     return change.level === 'breaking'
       ? `Clients must send their credentials differently: ${where}.`
       : `Nothing changes for clients: ${where}.`;
-  if (change.rule.startsWith('component-'))
-    return `Code generated from the spec's components sees ${where.replace(/^component /, '')} change; calls are judged per operation.`;
+  if (change.rule.startsWith('component-')) {
+    const what = change.message.slice(where.length + 2);
+    return `Code generated from the spec's components sees ${where.replace(/^component /, '')} ${what}; each call is judged where an operation uses it.`;
+  }
   const levelText: Record<string, string> = {
     breaking: `A client written against the old contract may fail: ${subject}.`,
     warning: `A client keeps working but should look: ${subject}.`,

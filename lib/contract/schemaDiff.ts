@@ -3,8 +3,8 @@
 // possible before, except fields a client does not know yet, which it ignores (docs/contract.md).
 import { isObject, same, type Json, type JsonObject } from '../openapi/dereference.js';
 import type { Change, CounterExample, Level, OperationRef } from './change.js';
-import { compareAdmitted, holds, opened, showable, type Finding } from './admitted.js';
-import { byRule, sameAlone, sameValues, schemaSentence } from './consumer.js';
+import { compareAdmitted, holds, opened, showable, valueAt, type Finding } from './admitted.js';
+import { byRule, sameAlone, sameValues, schemaSentence, type Focus } from './consumer.js';
 import { reviewedPatternChange } from './reviewed.js';
 import { literal, pointerStep } from './text.js';
 
@@ -23,9 +23,9 @@ export interface SchemaPlace {
 
 type Emit = (change: Change) => void;
 
-const withConsumer = (change: Change, place: SchemaPlace): Change => ({
+const withConsumer = (change: Change, place: SchemaPlace, focus?: Focus): Change => ({
   ...change,
-  consumer: schemaSentence(change, place.direction),
+  consumer: schemaSentence(change, place.direction, focus),
 });
 
 /**
@@ -483,7 +483,12 @@ export function judgeSchemas(base: Json | undefined, head: Json | undefined, pla
     const shown = claimsHarm ? found(harmful, claim.path) : undefined;
     if (shown) {
       const level = change.reviewed ? 'warning' : 'breaking';
-      emit(withConsumer({ ...change, level, counterExample: counterExample(shown) }, place));
+      // The part of the value the rule is about: the blamed place, cut to the rule's own path.
+      const blame = shown.blame.find((steps) => holds(claim.path, steps)) ?? [];
+      const path = blame.slice(0, claim.path.length);
+      const part = valueAt(shown.value, path);
+      const focus = part === undefined ? undefined : { path, value: part };
+      emit(withConsumer({ ...change, level, counterExample: counterExample(shown) }, place, focus));
       continue;
     }
     const { reviewed: _reviewed, ...unreviewed } = change;
