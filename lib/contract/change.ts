@@ -35,4 +35,22 @@ export interface Change {
   after?: Json;
   /** Why a change that would be breaking is accepted (lib/contract/reviewed.ts). */
   reviewed?: string;
+  /** One sentence in the consumer's words: what a client written against the base meets now. */
+  consumer: string;
+  /**
+   * A value that shows a schema change: one the base accepted and the head refuses (requests), or one the head may
+   * send and the base did not allow (responses); or, for a widening, the reverse.
+   */
+  counterExample?: CounterExample;
+}
+
+export interface CounterExample {
+  value: Json;
+  acceptedBy: 'base' | 'head';
+  refusedBy: 'base' | 'head';
+}
+
+/** What the diff is judged against: `today` (YYYY-MM-DD) decides which sunsets have passed. */
+export interface DiffOptions {
+  today?: string;
 }

@@ -1,20 +1,28 @@
 // The one diff of two contracts: every change a client can tell apart, each with a rule id, a level, a direction,
 // its operation and a JSON pointer. The verdict, the changelog and the reviewer's report are views of its list.
 import { dereference, isObject, same, type Json, type JsonObject } from '../openapi/dereference.js';
-import type { Change, Level } from './change.js';
+import type { Change, DiffOptions, Level } from './change.js';
 import { operationsOf, type Operation } from './operations.js';
 import { Reporter } from './reporter.js';
-import { compareSchemas } from './schemaDiff.js';
+import { judgeSchemas } from './schemaDiff.js';
 import { compareSecurity, compareSecuritySchemes } from './securityDiff.js';
+import { ContractInputError } from './load.js';
 import { code, literal, pointerStep } from './text.js';
 
-export type { Change, Level, Direction, OperationRef } from './change.js';
+export type { Change, CounterExample, DiffOptions, Level, Direction, OperationRef } from './change.js';
 
 const objectAt = (value: Json | undefined): JsonObject => (isObject(value) ? value : {});
 
 const describeParameter = (parameter: JsonObject) =>
   `${String(parameter['in'])} parameter ${code(String(parameter['name']))}`;
 const serialization = ['style', 'explode', 'allowReserved', 'allowEmptyValue', 'content'];
+
+/** Preconditions a server may ignore on GET and HEAD: without them the client gets the full answer. */
+const cachePreconditions = new Set(['if-none-match', 'if-modified-since']);
+const ignorablePrecondition = (parameter: JsonObject, method: string) =>
+  parameter['in'] === 'header' &&
+  cachePreconditions.has(String(parameter['name']).toLowerCase()) &&
+  (method === 'GET' || method === 'HEAD');
 
 function compareParameters(base: Operation, head: Operation, out: Reporter) {
   for (const [key, { parameter, pointer }] of head.parameters) {
@@ -54,7 +62,7 @@ function compareParameters(base: Operation, head: Operation, out: Reporter) {
         pointer,
       );
     }
-    compareSchemas(
+    judgeSchemas(
       previous.parameter['schema'],
       parameter['schema'],
       {
@@ -70,8 +78,10 @@ function compareParameters(base: Operation, head: Operation, out: Reporter) {
   }
   for (const [key, { parameter, pointer }] of base.parameters) {
     if (head.parameters.has(key)) continue;
-    // A header the service stops reading is ignored; a query, path or cookie parameter is refused or changes the answer.
-    const level: Level = parameter['in'] === 'header' ? 'warning' : 'breaking';
+    // Requests are closed: a parameter the service no longer declares is refused, or ignored and its meaning lost (an
+    // Idempotency-Key ignored makes a retry a second creation). The one exception: a precondition a safe request
+    // may have ignored (RFC 9110, 13.2.1), which only turns a 304 into the full answer the client also handles.
+    const level: Level = ignorablePrecondition(parameter, base.ref.method) ? 'warning' : 'breaking';
     out.add('request-parameter-removed', level, 'request', `${describeParameter(parameter)}: removed`, pointer, 'base');
   }
 }
@@ -83,6 +93,7 @@ function compareContent(
   where: string,
   pointers: { head: string; base: string },
   out: Reporter,
+  selectable = false,
 ) {
   const baseContent = objectAt(objectAt(base)['content']);
   const headContent = objectAt(objectAt(head)['content']);
@@ -90,11 +101,13 @@ function compareContent(
   const at = (pointer: string, mediaType: string) => `${pointer}${pointerStep('content')}${pointerStep(mediaType)}`;
   for (const mediaType of Object.keys(headContent)) {
     if (mediaType in baseContent) continue;
+    // A client reads the body it was written for: a body of another type it did not ask for (Accept) breaks it.
+    const unasked = direction === 'response' && Object.keys(baseContent).length > 0 && !selectable;
     out.add(
       `${prefix}-media-type-added`,
-      'additive',
+      unasked ? 'breaking' : 'additive',
       direction,
-      `${where}: media type ${code(mediaType)} added`,
+      `${where}: media type ${code(mediaType)} added${unasked ? ' (a client that does not ask for it with Accept may get it)' : ''}`,
       at(pointers.head, mediaType),
     );
   }
@@ -111,7 +124,7 @@ function compareContent(
       );
       continue;
     }
-    compareSchemas(
+    judgeSchemas(
       objectAt(media)['schema'],
       objectAt(counterpart)['schema'],
       {
@@ -162,6 +175,19 @@ function compareRequestBody(base: Operation, head: Operation, out: Reporter) {
 
 const isSuccess = (status: string) => /^[123]/.test(status);
 
+/** The request headers a client sends to ask for an answer it would not otherwise get (RFC 9110, RFC 7240). */
+const selectedBy: Record<string, string[]> = {
+  '304': ['if-none-match', 'if-modified-since'],
+  '412': ['if-match', 'if-unmodified-since'],
+  '206': ['range'],
+  '202': ['prefer'],
+};
+
+const declaresHeader = (operation: Operation, names: string[]) =>
+  [...operation.parameters.values()].some(
+    ({ parameter }) => parameter['in'] === 'header' && names.includes(String(parameter['name']).toLowerCase()),
+  );
+
 function compareHeaders(
   base: JsonObject,
   head: JsonObject,
@@ -193,7 +219,7 @@ function compareHeaders(
       out.add('response-header-became-optional', 'breaking', 'response', `${label}: became optional`, pointer);
     if (!was && is)
       out.add('response-header-became-required', 'none', 'response', `${label}: became required`, pointer);
-    compareSchemas(
+    judgeSchemas(
       previous.header['schema'],
       header['schema'],
       {
@@ -231,12 +257,30 @@ function compareResponses(base: Operation, head: Operation, out: Reporter) {
     const kind = isSuccess(status) ? 'success' : 'non-success';
     const previous = before[status];
     if (previous === undefined) {
-      out.add(`response-${kind}-status-added`, 'additive', 'response', `response ${code(status)} added`, pointer);
+      // A client handles the successes it was written for; another one (a 202 with no body) it takes for a failure,
+      // unless it asked for it with a header (If-None-Match for a 304).
+      const asked = declaresHeader(head, selectedBy[status] ?? []);
+      const unexpected = isSuccess(status) && !asked;
+      out.add(
+        `response-${kind}-status-added`,
+        unexpected ? 'breaking' : 'additive',
+        'response',
+        `response ${code(status)} added${unexpected ? ' (a client written for the old answers does not expect it)' : ''}`,
+        pointer,
+      );
       continue;
     }
     const pointers = { head: pointer, base: at(base, status) };
     compareHeaders(objectAt(previous), objectAt(response), `response ${code(status)}`, pointers, out);
-    compareContent(previous, response, 'response', `response ${code(status)}`, pointers, out);
+    compareContent(
+      previous,
+      response,
+      'response',
+      `response ${code(status)}`,
+      pointers,
+      out,
+      declaresHeader(head, ['accept']),
+    );
   }
   for (const status of Object.keys(before)) {
     if (status in after) continue;
@@ -331,6 +375,7 @@ function compareOperation(
     );
   compareDeprecation(base, head, out);
   compareSecurity(base, head, documents, out);
+  compareOperationServers(base, head, documents, out);
   compareParameters(base, head, out);
   compareRequestBody(base, head, out);
   compareResponses(base, head, out);
@@ -366,8 +411,136 @@ function compareComponentSchemas(base: JsonObject, head: JsonObject, out: Report
       out.add('component-schema-removed', 'none', 'none', `${code(name)} removed`, at(name), 'base');
 }
 
-/** Every change from base to head, operations in the head's order, then removed ones, then components. */
-export function diff(baseRaw: JsonObject, headRaw: JsonObject): Change[] {
+/** A server URL's origin (scheme and host, variables kept as written) and its base path, without a final slash. */
+function splitServer(url: string): { origin: string; path: string } {
+  const match = /^([a-z][a-z0-9+.-]*:\/\/[^/]*)?(.*)$/i.exec(url);
+  return { origin: (match?.[1] ?? '').toLowerCase(), path: (match?.[2] ?? '').replace(/\/+$/, '') };
+}
+
+interface Server {
+  url: string;
+  internal: boolean;
+}
+
+const serversOf = (list: Json | undefined): Server[] =>
+  (Array.isArray(list) ? list : [])
+    .filter(isObject)
+    .map((server) => ({ url: String(server['url']), internal: server['x-internal'] === true }));
+
+/**
+ * Where clients send their requests: a server URL gone is breaking for those configured with it (a warning for one
+ * marked x-internal: staging, a developer's machine), and a base path moved on the same host fails every call.
+ */
+function compareServers(before: Server[], after: Server[], pointer: string, out: Reporter) {
+  const kept = new Set(before.map((server) => server.url));
+  const moved = new Set<string>();
+  for (const server of before) {
+    if (after.some((other) => other.url === server.url)) continue;
+    const { origin, path } = splitServer(server.url);
+    const successor = after.find(
+      (other) => !kept.has(other.url) && !moved.has(other.url) && splitServer(other.url).origin === origin,
+    );
+    const level: Level = server.internal ? 'warning' : 'breaking';
+    if (successor && splitServer(successor.url).path !== path) {
+      moved.add(successor.url);
+      out.add(
+        'api-server-base-path-changed',
+        level,
+        'request',
+        `server ${code(server.url)}: base path ${literal(path || '/')} → ${literal(splitServer(successor.url).path || '/')}`,
+        pointer,
+        'head',
+        { before: server.url, after: successor.url },
+      );
+    } else
+      out.add('api-server-removed', level, 'request', `server ${code(server.url)}: removed`, pointer, 'base', {
+        before: server.url,
+      });
+  }
+  for (const server of after)
+    if (!kept.has(server.url) && !moved.has(server.url))
+      out.add('api-server-added', 'additive', 'request', `server ${code(server.url)}: added`, pointer, 'head', {
+        after: server.url,
+      });
+}
+
+/** An operation's own servers, where it (or its path) names some: compared when either side does. */
+function compareOperationServers(
+  base: Operation,
+  head: Operation,
+  documents: { base: JsonObject; head: JsonObject },
+  out: Reporter,
+) {
+  const own = (operation: Operation) => operation.value['servers'];
+  if (own(base) === undefined && own(head) === undefined) return;
+  compareServers(
+    serversOf(own(base) ?? documents.base['servers']),
+    serversOf(own(head) ?? documents.head['servers']),
+    `${head.pointer}${pointerStep('servers')}`,
+    out,
+  );
+}
+
+/** What a component says to a program: its prose and examples left out. */
+function substance(value: Json | undefined): Json | undefined {
+  if (Array.isArray(value)) return value.map((item) => substance(item) ?? null);
+  if (!isObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !['description', 'summary', 'example', 'examples', '$comment'].includes(key))
+      .map(([key, item]) => [key, substance(item) ?? null]),
+  );
+}
+
+const componentKinds: Record<string, string> = {
+  parameters: 'parameter',
+  responses: 'response',
+  headers: 'header',
+  requestBodies: 'request-body',
+};
+
+/**
+ * The shared parameters, responses, headers and request bodies: added, removed or changed, for code generated from
+ * the components. What a change does to a call is judged where an operation uses the component.
+ */
+function compareComponents(base: JsonObject, head: JsonObject, out: Reporter) {
+  for (const [kind, slug] of Object.entries(componentKinds)) {
+    const before = objectAt(objectAt(base['components'])[kind]);
+    const after = objectAt(objectAt(head['components'])[kind]);
+    const at = (name: string) => `${pointerStep('components')}${pointerStep(kind)}${pointerStep(name)}`;
+    for (const [name, value] of Object.entries(after)) {
+      if (!(name in before))
+        out.add(`component-${slug}-added`, 'none', 'none', `component ${slug} ${code(name)}: added`, at(name));
+      else if (!same(substance(before[name]), substance(value)))
+        out.add(`component-${slug}-changed`, 'none', 'none', `component ${slug} ${code(name)}: changed`, at(name));
+    }
+    for (const name of Object.keys(before))
+      if (!(name in after))
+        out.add(
+          `component-${slug}-removed`,
+          'none',
+          'none',
+          `component ${slug} ${code(name)}: removed`,
+          at(name),
+          'base',
+        );
+  }
+}
+
+/** The last instant of `today` (YYYY-MM-DD, UTC): a sunset on that day has passed. */
+function endOf(today: string): number {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(today) || Number.isNaN(Date.parse(`${today}T00:00:00Z`)))
+    throw new ContractInputError(`date ${JSON.stringify(today)} is not YYYY-MM-DD`);
+  return Date.parse(`${today}T00:00:00Z`) + 24 * 60 * 60 * 1000 - 1;
+}
+
+/**
+ * Every change from base to head, operations in the head's order, then removed ones, then the document's servers
+ * and components. `today` (default: today's UTC date) decides which sunsets have passed, so a verdict can be
+ * reproduced.
+ */
+export function diff(baseRaw: JsonObject, headRaw: JsonObject, options: DiffOptions = {}): Change[] {
+  const lastInstant = endOf(options.today ?? new Date().toISOString().slice(0, 10));
   const base = dereference(baseRaw);
   const head = dereference(headRaw);
   const before = operationsOf(base);
@@ -388,7 +561,7 @@ export function diff(baseRaw: JsonObject, headRaw: JsonObject): Change[] {
     const out = new Reporter(operation.ref);
     const sunset = sunsetOf(operation.value);
     const pastSunset =
-      operation.value['deprecated'] === true && sunset !== undefined && Date.parse(sunset) <= Date.now();
+      operation.value['deprecated'] === true && sunset !== undefined && Date.parse(sunset) <= lastInstant;
     if (pastSunset)
       out.add(
         'api-removed-after-sunset',
@@ -419,7 +592,9 @@ export function diff(baseRaw: JsonObject, headRaw: JsonObject): Change[] {
     changes.push(...out.changes);
   }
   const components = new Reporter();
+  compareServers(serversOf(base['servers']), serversOf(head['servers']), pointerStep('servers'), components);
   compareSecuritySchemes(base, head, components);
+  compareComponents(base, head, components);
   compareComponentSchemas(baseRaw, headRaw, components);
   changes.push(...components.changes);
   return changes;

@@ -1,11 +1,15 @@
 import type { Change, Direction, Level, OperationRef } from './change.js';
+import { sentence } from './consumer.js';
+
+/** A change as a rule makes it; its consumer's sentence is filled from the rule when the rule gives none. */
+export type Emitted = Omit<Change, 'consumer'> & { consumer?: string };
 
 /** Reports changes of one operation (or of the components, without one). */
 export class Reporter {
   readonly changes: Change[] = [];
   constructor(readonly operation?: OperationRef) {}
-  emit = (change: Change) => {
-    this.changes.push(change);
+  emit = (change: Emitted) => {
+    this.changes.push({ ...change, consumer: change.consumer || sentence(change) });
   };
   add(
     rule: string,
@@ -14,6 +18,7 @@ export class Reporter {
     message: string,
     pointer: string,
     side: 'head' | 'base' = 'head',
+    values: Pick<Change, 'before' | 'after'> = {},
   ) {
     this.emit({
       rule,
@@ -23,6 +28,7 @@ export class Reporter {
       pointer,
       side,
       message,
+      ...values,
     });
   }
 }

@@ -2,7 +2,9 @@
 // accepted must still be accepted. Responses may grow: every value the head can send must have been
 // possible before, except fields a client does not know yet, which it ignores (docs/contract.md).
 import { isObject, same, type Json, type JsonObject } from '../openapi/dereference.js';
-import type { Change, Level, OperationRef } from './change.js';
+import type { Change, CounterExample, Level, OperationRef } from './change.js';
+import { compareAdmitted, holds, opened, showable, valueAt, type Finding } from './admitted.js';
+import { byRule, sameAlone, sameValues, schemaSentence, type Focus } from './consumer.js';
 import { reviewedPatternChange } from './reviewed.js';
 import { literal, pointerStep } from './text.js';
 
@@ -15,9 +17,26 @@ export interface SchemaPlace {
   pointer: string;
   basePointer: string;
   operation?: OperationRef;
+  /** Where this node's values sit in the place's value: property names, `*` for any item or property. */
+  instancePath?: string[];
 }
 
 type Emit = (change: Change) => void;
+
+const withConsumer = (change: Change, place: SchemaPlace, focus?: Focus): Change => ({
+  ...change,
+  consumer: schemaSentence(change, place.direction, focus),
+});
+
+/**
+ * What the comparison by values needs to know of a change a rule made: where in the value it is, and whether it is
+ * a claim about which values are admitted (a bound, a type, required) that the values then confirm or refute.
+ */
+interface Claim {
+  path: string[];
+  valueSet: boolean;
+}
+const claims = new WeakMap<Change, Claim>();
 
 /** The level of a change by whether the head accepts fewer values (tighter) or more (looser). */
 const tighter = (place: SchemaPlace): Level => (place.direction === 'request' ? 'breaking' : 'none');
@@ -53,9 +72,6 @@ const ignored = new Set([
   'example',
   'examples',
   '$comment',
-  'deprecated',
-  'readOnly',
-  'writeOnly',
   'externalDocs',
   'xml',
   'contentMediaType',
@@ -73,6 +89,9 @@ const handled = new Set([
   'additionalProperties',
   'items',
   '$ref',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
 ]);
 
 function typesOf(schema: JsonObject): string[] | undefined {
@@ -104,11 +123,12 @@ class SchemaComparison {
     before: Json | undefined,
     after: Json | undefined,
     keyword?: string,
+    valueSet = true,
   ) {
     const { place } = this;
     const reviewed = keyword !== undefined && this.reviewedKeywords.has(keyword) && level === 'breaking';
     const removed = after === undefined;
-    this.emit({
+    this.claim(valueSet, {
       rule: `${place.prefix}-${suffix}`,
       level: reviewed ? 'warning' : level,
       direction: place.direction,
@@ -119,7 +139,13 @@ class SchemaComparison {
       ...(before !== undefined ? { before } : {}),
       ...(after !== undefined ? { after } : {}),
       ...(reviewed && this.reviewedReason ? { reviewed: this.reviewedReason } : {}),
+      consumer: '',
     });
+  }
+
+  private claim(valueSet: boolean, change: Change, path = this.place.instancePath ?? []) {
+    claims.set(change, { path, valueSet });
+    this.emit(change);
   }
 
   run(): void {
@@ -136,19 +162,59 @@ class SchemaComparison {
     this.defaults();
     this.objects();
     this.items();
+    this.access();
     this.others();
   }
 
+  /**
+   * deprecated, readOnly and writeOnly, by what a client meets: a property a client sends that became readOnly is
+   * refused or dropped; one it reads that became writeOnly is no longer sent; a deprecation is a notice.
+   */
+  private access() {
+    const { direction } = this.place;
+    const flag = (keyword: string) => [this.base[keyword] === true, this.head[keyword] === true] as const;
+    const [wasDeprecated, isDeprecated] = flag('deprecated');
+    if (wasDeprecated !== isDeprecated)
+      this.report(
+        isDeprecated ? 'deprecated' : 'reactivated',
+        isDeprecated ? 'warning' : 'none',
+        'deprecated',
+        this.base['deprecated'],
+        this.head['deprecated'],
+        undefined,
+        false,
+      );
+    // readOnly matters where a client writes, writeOnly where it reads; the other direction is documentation.
+    const keyword = direction === 'request' ? 'readOnly' : 'writeOnly';
+    const [was, is] = flag(keyword);
+    if (was !== is)
+      this.report(
+        `${is ? 'became' : 'no-longer'}-${direction === 'request' ? 'read-only' : 'write-only'}`,
+        is ? 'breaking' : 'additive',
+        keyword,
+        this.base[keyword],
+        this.head[keyword],
+        undefined,
+        false,
+      );
+    const other = direction === 'request' ? 'writeOnly' : 'readOnly';
+    if (!same(this.base[other], this.head[other]))
+      this.report(
+        `${other === 'readOnly' ? 'read-only' : 'write-only'}-changed`,
+        'none',
+        other,
+        this.base[other],
+        this.head[other],
+        undefined,
+        false,
+      );
+  }
+
+  /** A composition may narrow or widen, whichever the direction: claimed as harm, and the values decide. */
   private composition() {
     for (const keyword of composition) {
       if (same(this.base[keyword], this.head[keyword])) continue;
-      this.report(
-        'composition-changed',
-        'breaking',
-        `${keyword} changed (not analysed: review by hand)`,
-        this.base[keyword],
-        this.head[keyword],
-      );
+      this.report('composition-changed', 'breaking', keyword, this.base[keyword], this.head[keyword]);
     }
   }
 
@@ -242,7 +308,7 @@ class SchemaComparison {
     if (same(before, after)) return;
     const level: Level = this.place.direction === 'request' ? 'breaking' : 'none';
     const suffix = before === undefined ? 'added' : after === undefined ? 'removed' : 'changed';
-    this.report(`default-value-${suffix}`, level, 'default', before, after);
+    this.report(`default-value-${suffix}`, level, 'default', before, after, undefined, false);
   }
 
   private child(step: string, pointerSteps: string): SchemaPlace {
@@ -251,6 +317,7 @@ class SchemaComparison {
       ...place,
       prefix: `${place.direction}-property`,
       where: `${place.where}${step}`,
+      instancePath: [...(place.instancePath ?? []), step === '[]' ? '*' : step === '.*' ? '*' : step.slice(1)],
       pointer: `${place.pointer}${pointerSteps}`,
       basePointer: `${place.basePointer}${pointerSteps}`,
     };
@@ -267,22 +334,33 @@ class SchemaComparison {
     const names = new Set([...Object.keys(baseProperties), ...Object.keys(headProperties)]);
     for (const name of names) {
       const child = this.child(`.${name}`, `${pointerStep('properties')}${pointerStep(name)}`);
-      const property = (rule: string, level: Level, what: string, removed = false) => {
-        this.emit({
-          rule,
-          level,
-          direction: place.direction,
-          ...(place.operation ? { operation: place.operation } : {}),
-          pointer: removed ? child.basePointer : child.pointer,
-          side: removed ? 'base' : 'head',
-          message: `${child.where}: ${what}`,
-        });
+      const property = (rule: string, level: Level, what: string, removed = false, valueSet = false) => {
+        this.claim(
+          valueSet,
+          {
+            rule,
+            level,
+            direction: place.direction,
+            ...(place.operation ? { operation: place.operation } : {}),
+            pointer: removed ? child.basePointer : child.pointer,
+            side: removed ? 'base' : 'head',
+            message: `${child.where}: ${what}`,
+            consumer: '',
+          },
+          child.instancePath,
+        );
       };
       if (!(name in baseProperties)) {
         const isRequired = headRequired.has(name);
         const kind = isRequired ? 'required' : 'optional';
         if (place.direction === 'request')
-          property(`new-${kind}-request-property`, isRequired ? 'breaking' : 'additive', `${kind} property added`);
+          property(
+            `new-${kind}-request-property`,
+            isRequired ? 'breaking' : 'additive',
+            `${kind} property added`,
+            false,
+            isRequired,
+          );
         else property(`response-${kind}-property-added`, 'additive', `${kind} property added`);
         continue;
       }
@@ -294,6 +372,7 @@ class SchemaComparison {
             closed ? 'breaking' : 'warning',
             closed ? 'property removed (unknown properties are refused)' : 'property removed',
             true,
+            closed,
           );
         } else {
           const wasRequired = baseRequired.has(name);
@@ -303,6 +382,7 @@ class SchemaComparison {
             wasRequired ? 'breaking' : 'warning',
             `${kind} property removed`,
             true,
+            wasRequired,
           );
         }
         continue;
@@ -313,7 +393,7 @@ class SchemaComparison {
         const became = isRequired ? 'required' : 'optional';
         const level: Level =
           place.direction === 'request' ? (isRequired ? 'breaking' : 'additive') : isRequired ? 'none' : 'breaking';
-        property(`${place.direction}-property-became-${became}`, level, `became ${became}`);
+        property(`${place.direction}-property-became-${became}`, level, `became ${became}`, false, true);
       }
       compareSchemas(baseProperties[name], headProperties[name], child, this.emit);
     }
@@ -353,15 +433,92 @@ class SchemaComparison {
     for (const name of names) {
       if (handled.has(name) || ignored.has(name) || name.startsWith('x-')) continue;
       if (same(this.base[name], this.head[name])) continue;
-      this.report('schema-changed', 'warning', `${name} (not analysed)`, this.base[name], this.head[name]);
+      this.report('schema-keyword-changed', 'breaking', name, this.base[name], this.head[name]);
     }
   }
 }
 
-/** Every change from the base schema to the head schema of one place, as `emit`ted changes. */
-export function compareSchemas(base: Json | undefined, head: Json | undefined, place: SchemaPlace, emit: Emit): void {
+/** Every change from the base schema to the head schema of one node, as `emit`ted changes (the rules only). */
+function compareSchemas(base: Json | undefined, head: Json | undefined, place: SchemaPlace, emit: Emit): void {
   if (same(base, head)) return;
   const asObject = (schema: Json | undefined): JsonObject =>
     isObject(schema) ? schema : schema === false ? { not: {} } : {};
   new SchemaComparison(emit, place, asObject(base), asObject(head)).run();
+}
+
+/**
+ * Every change from the base schema to the head schema of one place (a parameter, a body, a header): the rules
+ * name and explain each change; the values both schemas admit (admitted.ts) decide its level. A rule's claim about
+ * which values are admitted stands when a value shows it (that value becomes its counter-example), and falls to
+ * `none` when none does (an equivalent rewrite); a value no rule's place explains is reported on its own.
+ */
+export function judgeSchemas(base: Json | undefined, head: Json | undefined, place: SchemaPlace, emit: Emit): void {
+  if (same(base, head)) return;
+  const changes: Change[] = [];
+  compareSchemas(base, head, { ...place, instancePath: [] }, (change) => changes.push(change));
+  const where = `${place.operation ? `${place.operation.operationId} ` : ''}${place.where} #${place.pointer}`;
+  const request = place.direction === 'request';
+  // A response's client ignores fields it does not know: the base is judged with its objects opened.
+  const admitted = compareAdmitted(base, head, where, { base: request ? base : opened(base ?? true), head });
+  const harmful = request ? admitted.narrowing : admitted.widening;
+  const benign = request ? admitted.widening : admitted.narrowing;
+  const explained = new Set<Finding>();
+  const found = (findings: Finding[], path: string[]) =>
+    findings.find((finding) => finding.blame.some((blame) => holds(path, blame)));
+  const counterExample = (finding: Finding): CounterExample =>
+    request
+      ? { value: finding.value, acceptedBy: 'base', refusedBy: 'head' }
+      : { value: finding.value, acceptedBy: 'head', refusedBy: 'base' };
+  for (const change of changes) {
+    const claim = claims.get(change);
+    if (!claim?.valueSet) {
+      emit(withConsumer(change, place));
+      continue;
+    }
+    // A rule that claims the head admits more (requests) or sends less (responses) is shown only by such a value;
+    // one that claims harm by a harmful value, else by a benign one.
+    const claimsHarm = change.level === 'breaking' || (change.level === 'warning' && change.reviewed !== undefined);
+    for (const finding of claimsHarm ? harmful : [])
+      if (finding.blame.some((blame) => holds(claim.path, blame))) explained.add(finding);
+    const shown = claimsHarm ? found(harmful, claim.path) : undefined;
+    if (shown) {
+      const level = change.reviewed ? 'warning' : 'breaking';
+      // The part of the value the rule is about: the blamed place, cut to the rule's own path.
+      const blame = shown.blame.find((steps) => holds(claim.path, steps)) ?? [];
+      const path = blame.slice(0, claim.path.length);
+      const part = valueAt(shown.value, path);
+      const focus = part === undefined ? undefined : { path, value: part };
+      emit(withConsumer({ ...change, level, counterExample: counterExample(shown) }, place, focus));
+      continue;
+    }
+    const { reviewed: _reviewed, ...unreviewed } = change;
+    if (found(benign, claim.path)) {
+      emit(withConsumer({ ...unreviewed, level: request ? 'additive' : 'none' }, place));
+      continue;
+    }
+    if (!showable(change.rule, change.before, change.after)) {
+      emit(withConsumer({ ...change, message: `${change.message} ${byRule}` }, place));
+      continue;
+    }
+    const alone = harmful.length + benign.length > 0 ? sameAlone : sameValues;
+    emit(withConsumer({ ...unreviewed, level: 'none', message: `${change.message} ${alone}` }, place));
+  }
+  const unexplained = harmful.find((finding) => !explained.has(finding));
+  if (unexplained)
+    emit(
+      withConsumer(
+        {
+          rule: `${place.prefix}-${request ? 'values-refused' : 'values-added'}`,
+          level: 'breaking',
+          direction: place.direction,
+          ...(place.operation ? { operation: place.operation } : {}),
+          pointer: place.pointer,
+          side: 'head',
+          message: `${place.where}: ${request ? 'refuses a value the base accepted' : 'may send a value the base did not allow'} ${literal(unexplained.value)}`,
+          counterExample: counterExample(unexplained),
+          consumer: '',
+        },
+        place,
+      ),
+    );
 }

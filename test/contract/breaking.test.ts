@@ -133,6 +133,8 @@ t.test('every change carries its rule, level, direction, operation and pointer',
     message: 'query parameter `limit`: maximum `100` → `50`',
     before: 100,
     after: 50,
+    consumer: 'Requests with the query parameter `limit` set to `100`, accepted before, are now refused with 400.',
+    counterExample: { value: 100, acceptedBy: 'base', refusedBy: 'head' },
   });
   const [removed] = diff(
     baseline(),
@@ -262,12 +264,17 @@ t.test('a reviewed pattern change passes, in requests and responses; any other p
   const before = edited(withName(reviewed!.from));
   const after = edited(withName(reviewed!.to));
   t.same(breakingOf(before, after), [], 'the reviewed change, exactly as listed');
+  // Another pattern that lets C1 controls through: requests accept more, responses may send what was refused.
   const other = edited(withName('^[^\\x00-\\x1F]+$'));
   t.ok(
-    breakingOf(before, other).some((line) => line.startsWith('request-property-pattern-changed: request body')),
+    breakingOf(before, other).some((line) => line.startsWith('response-property-pattern-changed: response')),
     'another change of the same pattern is still reported',
   );
-  t.ok(breakingOf(after, before).length > 0, 'the reverse of a reviewed change is not reviewed');
+  t.match(
+    breakingOf(after, before),
+    [/^request-property-pattern-changed: request body/],
+    'the reverse of a reviewed change is not reviewed: a name with an unpaired surrogate is refused',
+  );
 });
 
 t.test('a reviewed pattern change covers the lengths it names, exactly', async (t) => {
@@ -291,5 +298,128 @@ t.test('a reviewed pattern change covers the lengths it names, exactly', async (
     whats(lengthOnly),
     /^request-parameter-max-length-decreased: query parameter `cursor`: maxLength `64` → `10`$/,
     'a length change without the pattern change is reported',
+  );
+});
+
+t.test('the sunset is judged against the given day, never the clock', async (t) => {
+  const deprecated = (doc: Doc) => {
+    Object.assign(doc.paths['/pets/{petId}'].get, { deprecated: true, 'x-sunset': '2030-12-05T00:00:00Z' });
+  };
+  const before = edited(deprecated);
+  const after = edited((doc) => {
+    deprecated(doc);
+    delete doc.paths['/pets/{petId}'];
+  });
+  const rulesOn = (today: string) => diff(before, after, { today }).map((change) => `${change.level} ${change.rule}`);
+  t.same(rulesOn('2030-12-04'), ['breaking api-removed-before-sunset'], 'the day before the sunset');
+  t.same(rulesOn('2030-12-05'), ['warning api-removed-after-sunset'], 'the sunset day');
+  t.throws(() => diff(before, after, { today: '5 Dec 2030' }), { message: /not YYYY-MM-DD/ });
+});
+
+t.test('the values decide: an equivalent rewrite passes, a narrowing no rule names is caught', async (t) => {
+  const same = diff(
+    baseline(),
+    edited((doc) => {
+      const limit = doc.paths['/pets'].get.parameters[0].schema;
+      delete limit.minimum;
+      limit.exclusiveMinimum = 0;
+    }),
+  );
+  t.same(
+    same.map((change) => [change.rule, change.level]),
+    [
+      ['request-parameter-min-removed', 'none'],
+      ['request-parameter-exclusive-min-set', 'none'],
+    ],
+  );
+  t.notOk(
+    same.some((change) => change.counterExample),
+    'no counter-example where none exists',
+  );
+  const [caught] = diff(
+    baseline(),
+    edited((doc) => {
+      doc.components.schemas.NewPet.dependentRequired = { status: ['name', 'nickname'] };
+    }),
+  );
+  t.match(caught, {
+    rule: 'request-body-schema-keyword-changed',
+    level: 'breaking',
+    counterExample: { value: { status: String }, acceptedBy: 'base', refusedBy: 'head' },
+    consumer: /^Requests with a body like .*, accepted before, are now refused with 400\.$/,
+  });
+});
+
+t.test('a response may grow, but not send what the base refused', async (t) => {
+  const grown = diff(
+    baseline(),
+    edited((doc) => {
+      doc.components.schemas.Pet.additionalProperties = false;
+      doc.components.schemas.Pet.properties.nickname = { type: 'string' };
+    }),
+  );
+  t.notOk(
+    grown.some((change) => change.level === 'breaking'),
+    'a new optional field in a closed response object is no break',
+    { grown },
+  );
+  const widened = diff(
+    baseline(),
+    edited((doc) => {
+      doc.components.schemas.Pet.properties.name = { anyOf: [{ type: 'string', maxLength: 100 }, { type: 'integer' }] };
+    }),
+  ).filter((change) => change.direction === 'response' && change.level === 'breaking');
+  t.ok(widened.length > 0, 'a name that may now be a number', { widened });
+  t.ok(
+    widened.every(
+      (change) => change.counterExample?.acceptedBy === 'head' && change.counterExample.refusedBy === 'base',
+    ),
+  );
+});
+
+t.test('no change is left "not analysed", and every change speaks to the consumer', async (t) => {
+  const changes = diff(
+    baseline(),
+    edited((doc) => {
+      const newPet = doc.components.schemas.NewPet;
+      Object.assign(newPet, {
+        propertyNames: { maxLength: 10 },
+        if: { required: ['status'] },
+        then: { properties: { name: { maxLength: 50 } } },
+        not: { required: ['nickname'] },
+        unevaluatedProperties: false,
+      });
+    }),
+  );
+  t.ok(changes.length >= 4);
+  t.notOk(changes.some((change) => /not analysed/.test(change.message)));
+  t.ok(
+    changes.every((change) => /^[A-Z`].*\.$/.test(change.consumer)),
+    'one sentence each',
+    { changes },
+  );
+  t.ok(
+    changes.some((change) => change.level === 'breaking' && change.counterExample),
+    'the if/then narrows names',
+  );
+});
+
+t.test('what values cannot show is judged by its rule: long bounds, cycles', async (t) => {
+  const longName = (maxLength: number) => (doc: Doc) => {
+    doc.components.schemas.NewPet.properties.name.maxLength = maxLength;
+  };
+  t.match(
+    breakingOf(edited(longName(1_000_000)), edited(longName(500_000))),
+    [/^request-property-max-length-decreased: .*judged by its bound/],
+    'a million characters are not built, the rule decides',
+  );
+  const tree = (maxLength: number) => (doc: Doc) => {
+    doc.components.schemas.NewPet.properties.parent = { $ref: '#/components/schemas/NewPet' };
+    doc.components.schemas.NewPet.properties.name.maxLength = maxLength;
+  };
+  t.match(
+    breakingOf(edited(tree(100)), edited(tree(50))),
+    [/^request-property-max-length-decreased: request body `application\/json`\.name: /],
+    'a schema that refers to itself is compared down to the cycle',
   );
 });

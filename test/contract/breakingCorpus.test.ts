@@ -1,11 +1,13 @@
-// The breaking-change corpus: single edits of today's openapi.yaml (breakingCorpus.yaml), each through the gate's
+// The breaking-change corpora: single edits of today's openapi.yaml (breakingCorpus.yaml, breakingCorpusClients.yaml), each through the gate's
 // entry point: every breaking edit exits 1 naming its rule, every safe edit exits 0. One goes through
 // `npm run contract -- breaking` as a process (its exit code and output); all call the same command in this process.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { parse, stringify } from 'yaml';
+import { opened, validatorOf } from '../../lib/contract/admitted.js';
+import { dereference, isObject, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { runBreaking } from '../../scripts/contract/breaking.js';
 import { scratchDir } from '../helpers/scratchSpace.js';
@@ -19,10 +21,19 @@ interface Edit {
   label: string;
   note?: string;
   expect: 'breaking' | 'safe';
+  /** The level the named change must have. */
+  level?: string;
+  /** The named change must carry a counter-example that the two contracts judge as it says. */
+  counterExample?: boolean;
+  /** Rules that must be reported beside it. */
+  also?: string[];
   patch: Operation[];
 }
 
-const corpus = parse(readFileSync(join(repoRoot, 'test/contract/breakingCorpus.yaml'), 'utf8')) as Edit[];
+const read = (name: string) => parse(readFileSync(join(repoRoot, 'test/contract', name), 'utf8')) as Edit[];
+const firstCorpus = read('breakingCorpus.yaml');
+const clientCorpus = read('breakingCorpusClients.yaml');
+const corpus = [...firstCorpus, ...clientCorpus];
 const specText = readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8');
 
 /** RFC 6902 add, remove and replace; a path that does not exist is an error in the corpus, not a silent no-op. */
@@ -69,10 +80,51 @@ function headFor(edit: Edit, index: number): string {
   return file;
 }
 
+interface ReportedChange {
+  rule: string;
+  level: string;
+  pointer: string;
+  side: 'base' | 'head';
+  consumer: string;
+  counterExample?: { value: unknown; acceptedBy: 'base' | 'head'; refusedBy: 'base' | 'head' };
+}
+
+/**
+ * The counter-example checked on its own: the schema of its place in each contract (dereferenced), compiled by
+ * ajv, accepts and refuses it as the change says (a response's base judged with its objects open).
+ */
+function checkCounterExample(t: Test, edit: Edit, index: number, change: ReportedChange) {
+  const documents = {
+    base: dereference(parse(specText) as JsonObject),
+    head: dereference(parse(readFileSync(headFor(edit, index), 'utf8')) as JsonObject),
+  };
+  const example = change.counterExample!;
+  const placeOf = (side: 'base' | 'head') => {
+    let node: Json | undefined = documents[side];
+    const steps = change.pointer
+      .split('/')
+      .slice(1)
+      .map((step) => step.replace(/~1/g, '/').replace(/~0/g, '~'));
+    // The place's schema: the pointer up to the schema of its parameter, body or header.
+    const end = steps.lastIndexOf('schema');
+    for (const step of steps.slice(0, end + 1))
+      node = isObject(node) ? node[step] : Array.isArray(node) ? node[Number(step)] : undefined;
+    return node;
+  };
+  const response = change.pointer.includes('/responses/');
+  const accepting = placeOf(example.acceptedBy);
+  const refusing = placeOf(example.refusedBy);
+  const judge = (schema: Json | undefined, side: 'base' | 'head') =>
+    validatorOf(response && side === 'base' ? opened(schema ?? true) : (schema ?? true), 'test')(example.value);
+  t.ok(judge(accepting, example.acceptedBy), `accepted by the ${example.acceptedBy}`, { example });
+  t.notOk(judge(refusing, example.refusedBy), `refused by the ${example.refusedBy}`, { example });
+}
+
 const ruleNamed = (output: string, rule: string) => new RegExp(`^  [x!] ${rule} `, 'm').test(output);
 
 t.test('the corpus holds at least 40 edits, breaking and safe', async (t) => {
-  t.ok(corpus.length >= 40, `${corpus.length} edits`);
+  t.ok(firstCorpus.length >= 40, `${firstCorpus.length} edits`);
+  t.ok(clientCorpus.length >= 30, `${clientCorpus.length} edits of other kinds`);
   t.ok(corpus.some((edit) => edit.expect === 'safe'));
   t.ok(corpus.some((edit) => edit.label === 'response-optional-property-added' && edit.expect === 'safe'));
 });
@@ -95,8 +147,29 @@ corpus.forEach((edit, index) => {
       out: (text) => lines.push(text),
       err: (text) => lines.push(text),
     });
-    const report = JSON.parse(lines.join('\n')) as { changes: Array<{ rule: string; level: string }> };
+    const report = JSON.parse(lines.join('\n')) as { changes: ReportedChange[] };
     const named = report.changes.filter((change) => change.rule === edit.label);
+    for (const rule of edit.also ?? [])
+      t.ok(
+        report.changes.some((change) => change.rule === rule),
+        `also reports ${rule}`,
+        { changes: report.changes },
+      );
+    if (edit.level)
+      t.ok(
+        named.some((change) => change.level === edit.level),
+        `${edit.label} at level ${edit.level}`,
+        { changes: report.changes },
+      );
+    t.ok(
+      report.changes.every((change) => change.consumer.length > 0),
+      'every change has its consumer sentence',
+    );
+    if (edit.counterExample) {
+      const shown = named.find((change) => change.level === 'breaking' && change.counterExample);
+      t.ok(shown, 'a counter-example', { changes: report.changes });
+      if (shown?.counterExample) checkCounterExample(t, edit, index, shown);
+    }
     if (edit.expect === 'breaking') {
       t.equal(status, 1, 'exit 1', { changes: report.changes });
       t.ok(
