@@ -35,4 +35,8 @@ export interface Change {
   after?: Json;
   /** Why a change that would be breaking is accepted (lib/contract/reviewed.ts). */
   reviewed?: string;
+  /** One sentence in the consumer's words ("Requests whose `name` is only spaces are now refused with 400."). */
+  consumer?: string;
+  /** A value one side accepts and the other refuses, when the change narrows what is admitted. */
+  counterExample?: { value: Json; acceptedBy: 'base' | 'head'; refusedBy: 'base' | 'head' };
 }

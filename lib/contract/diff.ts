@@ -366,8 +366,16 @@ function compareComponentSchemas(base: JsonObject, head: JsonObject, out: Report
       out.add('component-schema-removed', 'none', 'none', `${code(name)} removed`, at(name), 'base');
 }
 
-/** Every change from base to head, operations in the head's order, then removed ones, then components. */
-export function diff(baseRaw: JsonObject, headRaw: JsonObject): Change[] {
+/**
+ * Every change from base to head, operations in the head's order, then removed ones, then components.
+ * `today` (YYYY-MM-DD, default today in UTC): a sunset at or before its start has passed.
+ */
+export function diff(
+  baseRaw: JsonObject,
+  headRaw: JsonObject,
+  options?: { today?: string /* YYYY-MM-DD */ },
+): Change[] {
+  const today = Date.parse(options?.today ?? new Date().toISOString().slice(0, 10));
   const base = dereference(baseRaw);
   const head = dereference(headRaw);
   const before = operationsOf(base);
@@ -387,8 +395,7 @@ export function diff(baseRaw: JsonObject, headRaw: JsonObject): Change[] {
     if (after.has(shape)) continue;
     const out = new Reporter(operation.ref);
     const sunset = sunsetOf(operation.value);
-    const pastSunset =
-      operation.value['deprecated'] === true && sunset !== undefined && Date.parse(sunset) <= Date.now();
+    const pastSunset = operation.value['deprecated'] === true && sunset !== undefined && Date.parse(sunset) <= today;
     if (pastSunset)
       out.add(
         'api-removed-after-sunset',
