@@ -127,39 +127,51 @@ function declarationsOf(checker: ts.TypeChecker, entry: ts.SourceFile): Declarat
   return declarations;
 }
 
+/** What each contract text has produced in this process: a review of many heads against one base builds it once. */
+const made = new Map<string, ClientOf>();
+
 /** The client each contract produces, generated and compiled side by side (one compiler run for all). */
 export async function clientsOf(contracts: Array<{ document: JsonObject; text: string }>): Promise<ClientOf[]> {
-  const root = mkdtempSync(join(tmpdir(), 'pets-review-client-'));
-  try {
-    const folders = contracts.map((_, index) => join(root, String(index)));
-    const refusals = await Promise.all(contracts.map((contract, index) => generate(folders[index]!, contract)));
-    const entries = folders.map((folder) => join(folder, 'src/index.ts'));
-    const program = ts.createProgram(
-      entries.filter((_, index) => refusals[index] === undefined),
-      {
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.NodeNext,
-        moduleResolution: ts.ModuleResolutionKind.NodeNext,
-        lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
-        types: [],
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noUncheckedIndexedAccess: true,
-        skipLibCheck: true,
-        noEmit: true,
-      },
-    );
-    const checker = program.getTypeChecker();
-    return entries.map((entry, index) => {
-      const refused = refusals[index];
-      if (refused !== undefined) return { refused };
-      const source = program.getSourceFile(entry);
-      return { declarations: source ? declarationsOf(checker, source) : new Map() };
-    });
-  } finally {
-    rmSync(root, { recursive: true, force: true });
+  const missing = [...new Map(contracts.filter(({ text }) => !made.has(text)).map((c) => [c.text, c])).values()];
+  if (missing.length > 0) {
+    const root = mkdtempSync(join(tmpdir(), 'pets-review-client-'));
+    try {
+      const folders = missing.map((_, index) => join(root, String(index)));
+      const refusals = await Promise.all(missing.map((contract, index) => generate(folders[index]!, contract)));
+      const entries = folders.map((folder) => join(folder, 'src/index.ts'));
+      const program = ts.createProgram(
+        entries.filter((_, index) => refusals[index] === undefined),
+        compilerOptions,
+      );
+      const checker = program.getTypeChecker();
+      missing.forEach((contract, index) => {
+        const refused = refusals[index];
+        const source = program.getSourceFile(entries[index]!);
+        made.set(
+          contract.text,
+          refused !== undefined ? { refused } : { declarations: source ? declarationsOf(checker, source) : new Map() },
+        );
+      });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   }
+  return contracts.map(({ text }) => made.get(text)!);
 }
+
+/** The client package's own settings (clients/typescript/tsconfig.json) that change what a type is. */
+const compilerOptions: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+  types: [],
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  skipLibCheck: true,
+  noEmit: true,
+};
 
 export function compareClients(base: ClientOf, head: ClientOf): ClientChanges {
   const changes: ClientChanges = { refused: {}, added: [], removed: [], changed: [] };

@@ -12,7 +12,8 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 export function parseOptions<T extends Options>(args: string[], options: T) {
   const values = strictly(args, options);
   for (const [name, value] of Object.entries(values))
-    if (typeof value === 'string' && value.trim() === '') throw new UsageError(`--${name} is empty`);
+    for (const one of [value].flat())
+      if (typeof one === 'string' && one.trim() === '') throw new UsageError(`--${name} is empty`);
   return values;
 }
 

@@ -1,5 +1,5 @@
 /**
- * npm run contract -- review [--base FILE|REV] [--head FILE|REV] [--date YYYY-MM-DD] [--json]
+ * npm run contract -- review [--base FILE|REV]... [--head FILE|REV] [--date YYYY-MM-DD] [--json]
  *
  * What a change of openapi.yaml does to consumers, as Markdown for a pull-request comment (or JSON, whose shape is
  * contract/review.schema.json): per comparison, the version step it needs, each changed operation with one
@@ -28,13 +28,13 @@ import { dereference, same, type Json, type JsonObject } from '../../lib/openapi
 import { previousRelease } from '../../lib/releases/record.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { clientsOf, compareClients, type ClientChanges } from './clientDeclarations.js';
-import { dayOf, parseOptions, processOutput, runCommand, UsageError, type Output } from './commandLine.js';
+import { dayOf, parseOptions, processOutput, runCommand, type Output } from './commandLine.js';
 
 /** The shape's version (contract/review.schema.json): raised when a field changes meaning or goes away. */
 export const reviewFormat = 1;
 
 export const reviewUsage =
-  'npm run contract -- review [--base FILE|REV] [--head FILE|REV] [--date YYYY-MM-DD] [--json]';
+  'npm run contract -- review [--base FILE|REV]... [--head FILE|REV] [--date YYYY-MM-DD] [--json]';
 
 /** A change as the review shows it: the diff's, with the consumer's sentence always present. */
 export type ReviewedChange = Change & { consumer: string };
@@ -325,15 +325,14 @@ export async function runReview(args: string[], io: Output = processOutput('')):
   let json = false;
   const status = runCommand('review', reviewUsage, io, () => {
     const values = parseOptions(args, {
-      base: { type: 'string' },
+      base: { type: 'string', multiple: true },
       head: { type: 'string' },
       date: { type: 'string' },
       json: { type: 'boolean', default: false },
     });
     json = values.json === true;
     const head = loadContract(values.head ?? join(repoRoot, 'openapi.yaml'));
-    const bases = (values.base ? [values.base] : defaultBases()).map((source) => loadContract(source));
-    if (bases.length === 0) throw new UsageError('no base to compare with');
+    const bases = (values.base ?? defaultBases()).map((source) => loadContract(source));
     work = review(bases, head, dayOf(values.date));
     return 0;
   });
