@@ -64,8 +64,10 @@ async function generate(folder: string, contract: { document: JsonObject; text: 
   }
 }
 
-const format =
-  ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.InTypeAlias | ts.TypeFormatFlags.WriteArrowStyleSignature;
+// Whole types (no "... 3 more ..."), an alias's structure rather than its name, methods as arrows.
+const format = (ts.TypeFormatFlags.NoTruncation |
+  ts.TypeFormatFlags.InTypeAlias |
+  ts.TypeFormatFlags.WriteArrowStyleSignature) as ts.TypeFormatFlags;
 
 /** An interface's members spelled out: the checker prints an interface by its name alone. */
 function membersOf(checker: ts.TypeChecker, type: ts.Type, at: ts.Node): string {

@@ -330,7 +330,7 @@ export async function runReview(args: string[], io: Output = processOutput('')):
       date: { type: 'string' },
       json: { type: 'boolean', default: false },
     });
-    json = values.json === true;
+    json = values.json;
     const head = loadContract(values.head ?? join(repoRoot, 'openapi.yaml'));
     const bases = (values.base ?? defaultBases()).map((source) => loadContract(source));
     work = review(bases, head, dayOf(values.date));
