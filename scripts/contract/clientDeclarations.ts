@@ -129,6 +129,29 @@ function declarationsOf(checker: ts.TypeChecker, entry: ts.SourceFile): Declarat
   return declarations;
 }
 
+/**
+ * Each exported object type's structure, where another declaration spells it out, replaced by its name (longest
+ * first, so `Pets` before `Pet`): a field added to `Pet` is one change of `Pet`, not one of every method that
+ * answers with it. A type that is no object (`unknown`, a union of strings) is left spelled out, so a body that
+ * becomes `unknown` shows in the method's signature too.
+ */
+function withTypeNames(declarations: Declarations): Declarations {
+  const named = [...declarations]
+    .flatMap(([name, text]) => {
+      const structure = new RegExp(`^type ${name} = (.*)$`, 's').exec(text)?.[1];
+      return structure?.includes('{') ? [{ name, structure }] : [];
+    })
+    .sort((a, b) => b.structure.length - a.structure.length);
+  return new Map(
+    [...declarations].map(([name, text]) => {
+      const own = `type ${name} = `;
+      let body = text.startsWith(own) ? text.slice(own.length) : text;
+      for (const type of named) if (type.name !== name) body = body.split(type.structure).join(type.name);
+      return [name, text.startsWith(own) ? `${own}${body}` : body];
+    }),
+  );
+}
+
 /** What each contract text has produced in this process: a review of many heads against one base builds it once. */
 const made = new Map<string, ClientOf>();
 
@@ -151,7 +174,9 @@ export async function clientsOf(contracts: Array<{ document: JsonObject; text: s
         const source = program.getSourceFile(entries[index]!);
         made.set(
           contract.text,
-          refused !== undefined ? { refused } : { declarations: source ? declarationsOf(checker, source) : new Map() },
+          refused !== undefined
+            ? { refused }
+            : { declarations: source ? withTypeNames(declarationsOf(checker, source)) : new Map() },
         );
       });
     } finally {

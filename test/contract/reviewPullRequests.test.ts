@@ -93,7 +93,14 @@ t.test('(a) a field renamed with anyOf: the client section shows what the genera
     );
     t.match(
       client.changed.find(({ name }) => name === 'PetStore.createPet'),
-      { after: /^createPet\(body: unknown,/ },
+      {
+        before: /^createPet\(body: NewPet, .*=> Promise<Pet>$/,
+        after: /^createPet\(body: unknown, .*=> Promise<Pet>$/,
+      },
+    );
+    t.notOk(
+      client.changed.find(({ name }) => name === 'PetStore.getPet'),
+      'a method answering with Pet names it: the new field is one change of Pet, not one per method',
     );
     t.match(
       markdown,
@@ -153,14 +160,21 @@ t.test('(c) a large additive change: new operations, a parameter, a response fie
   const added = fromMain?.client.added.map(({ name }) => name).sort();
   t.same(added, ['NewNote', 'Note', 'PetStore.createNote', 'PetStore.listNotes']);
   t.match(
+    fromMain?.client.changed.find(({ name }) => name === 'ListPetsQuery'),
+    { after: /; name\?: string; \}$/ },
+  );
+  t.notOk(
     fromMain?.client.changed.find(({ name }) => name === 'PetStore.listPets'),
-    { after: /name\?: string/ },
+    'its query type names the change',
   );
   t.match(
     markdown,
     /#### `listNotes` \(GET \/pets\/\{petId\}\/notes\)\n\n- additive: operation added \(`endpoint-added`\)/,
   );
-  t.match(markdown, /- added `PetStore\.createNote`: `createNote\(petId: number, body: \{ text: string; \}, /);
+  t.match(
+    markdown,
+    /- added `PetStore\.createNote`: `createNote\(petId: number, body: NewNote, options\?: CallOptions\) => Promise<Note>`/,
+  );
   t.equal(markdown.match(/^## Contract review/gm)?.length, 2, 'one section per base');
 });
 
