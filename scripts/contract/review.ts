@@ -124,7 +124,8 @@ function byOperation(base: JsonObject, head: JsonObject, changes: ReviewedChange
     for (const [name, fact] of facts) {
       const fromBase = was ? fact(was, base) : 'absent';
       const fromHead = is ? fact(is, head) : 'absent';
-      if (fromBase !== fromHead && was && is) group[name] = { before: fromBase, after: fromHead };
+      // An added operation shows its own (before: absent); a removed one has nothing left to show.
+      if (fromBase !== fromHead && is) group[name] = { before: fromBase, after: fromHead };
     }
   }
   return [...groups.values()];
@@ -216,7 +217,8 @@ const sorted = (changes: ReviewedChange[]) =>
 function operationSection(operation: OperationReview): string[] {
   const facts = (['scopes', 'objectives', 'deprecation'] as const).flatMap((name) => {
     const fact = operation[name];
-    return fact ? [`- ${name}: ${inline(fact.before)} → ${inline(fact.after)}`] : [];
+    if (!fact) return [];
+    return [`- ${name}: ${fact.before === 'absent' ? '' : `${inline(fact.before)} → `}${inline(fact.after)}`];
   });
   return [
     `#### ${code(operation.operationId)} (${operation.method} ${operation.path})`,

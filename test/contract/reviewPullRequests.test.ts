@@ -169,7 +169,7 @@ t.test('(c) a large additive change: new operations, a parameter, a response fie
   );
   t.match(
     markdown,
-    /#### `listNotes` \(GET \/pets\/\{petId\}\/notes\)\n\n- additive: operation added \(`endpoint-added`\)/,
+    /#### `listNotes` \(GET \/pets\/\{petId\}\/notes\)\n\n- additive: operation added \(`endpoint-added`\)\n- scopes: `bearerAuth \[pets:read\]`\n- objectives: `none`\n- deprecation: `not deprecated`\n/,
   );
   t.match(
     markdown,
