@@ -6,9 +6,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import t, { type Test } from 'tap';
+import { loadContract } from '../../lib/contract/load.js';
 import { releasedFile, releasedVersions } from '../../lib/contract/released.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { runBreaking } from '../../scripts/contract/breaking.js';
+import { clientsOf } from '../../scripts/contract/clientDeclarations.js';
 import { runChangelog } from '../../scripts/contract/changelog.js';
 import { runReview, type Comparison, type Review } from '../../scripts/contract/review.js';
 import { scratchDir } from '../helpers/scratchSpace.js';
@@ -40,6 +42,22 @@ const specFile = (text: string) => {
   writeFileSync(file, text);
   return file;
 };
+
+const heads = {
+  renameWithAnyOf: specFile(editedSpec(renameWithAnyOf)),
+  retireToV2: specFile(editedSpec(retireToV2)),
+  largeAdditive: specFile(editedSpec(largeAdditive)),
+  componentChanges: specFile(editedSpec(componentChanges)),
+  additiveOnMain: specFile(editedSpec(additiveOnMain)),
+};
+// Every side's client generated and compiled in one TypeScript program up front (the reviews reuse them): one
+// compiler run instead of one per review keeps this file's share of npm test small.
+await clientsOf(
+  [main, release, ...Object.values(heads)].map((file) => {
+    const { document, text } = loadContract(file);
+    return { document, text: text ?? '' };
+  }),
+);
 
 const capture = () => {
   const io = { stdout: '', stderr: '' };
@@ -75,7 +93,7 @@ const sentencesOf = (comparison: Comparison) =>
   );
 
 t.test('(a) a field renamed with anyOf: the client section shows what the generated client became', async (t) => {
-  const head = specFile(editedSpec(renameWithAnyOf));
+  const head = heads.renameWithAnyOf;
   const { markdown, comparison } = await reviewOf(t, head);
   t.match(
     markdown,
@@ -118,7 +136,7 @@ t.test('(a) a field renamed with anyOf: the client section shows what the genera
 });
 
 t.test('(b) servers moving from /v1 to /v2: a retirement with a major version', async (t) => {
-  const { markdown, comparison } = await reviewOf(t, specFile(editedSpec(retireToV2)));
+  const { markdown, comparison } = await reviewOf(t, heads.retireToV2);
   t.match(comparison.version, { made: 'major', enough: true });
   t.match(
     comparison.client.changed.find(({ name }) => name === 'apiVersion'),
@@ -137,7 +155,7 @@ t.test('(b) servers moving from /v1 to /v2: a retirement with a major version', 
 });
 
 t.test('(c) a large additive change: new operations, a parameter, a response field; a minor step', async (t) => {
-  const head = specFile(editedSpec(largeAdditive));
+  const head = heads.largeAdditive;
   const { markdown, report } = await reviewOf(t, head, [release, main]);
   const [fromRelease, fromMain] = report.comparisons;
   t.match(fromRelease, {
@@ -179,7 +197,7 @@ t.test('(c) a large additive change: new operations, a parameter, a response fie
 });
 
 t.test('(d) parameter and header components changed: judged where they are used', async (t) => {
-  const { comparison } = await reviewOf(t, specFile(editedSpec(componentChanges)));
+  const { comparison } = await reviewOf(t, heads.componentChanges);
   const getPet = comparison.operations.find(({ operationId }) => operationId === 'getPet');
   t.ok(
     getPet?.changes.some((change) => change.level === 'breaking' && change.direction === 'request'),
@@ -201,7 +219,7 @@ t.test('(d) parameter and header components changed: judged where they are used'
 });
 
 t.test('(e) against unreleased main: only what the pull request adds is judged, from the last release', async (t) => {
-  const head = specFile(editedSpec(additiveOnMain));
+  const head = heads.additiveOnMain;
   const { markdown, report } = await reviewOf(t, head, [release, main]);
   const [fromRelease, fromMain] = report.comparisons;
   t.match(fromRelease?.version, { release: '1.2.0', needed: 'minor', made: 'minor', enough: true });
