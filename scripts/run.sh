@@ -31,6 +31,14 @@ refuse() {
   exit 2
 }
 
+# A choice that takes no options refuses any, as the contract commands do: usage, exit 2.
+no_options() {
+  if [ $# -gt 0 ]; then
+    printf 'npm run %s -- %s takes no options, got %s\n%s\n' "$group" "$choice" "$1" "$usage" >&2
+    exit 2
+  fi
+}
+
 case $group in
   start)
     usage='usage: npm start [-- --cluster]   (builds first)
@@ -86,17 +94,22 @@ case $group in
   gate       lint, breaking, the version and its CHANGELOG.md section, generate --check, check:migrations (scripts/contract-gate.sh)
   lint       Spectral (.spectral.yaml) and Redocly (redocly.yaml) on openapi.yaml
   breaking   openapi.yaml against the last released contract: each change with its rule id; exit 1 on a breaking
-             one, 2 on input it cannot read [--base FILE|REV] [--head FILE|REV] [--json]
-  review     Markdown for a pull request: the version step needed, changes by operation, the client'"'"'s methods,
-             scopes, objectives and deprecations before and after, the changelog entries [--base FILE|REV] [--json]
-  changelog  Markdown: what changed since the last release [--base FILE|REV] [--head FILE|REV]
+             one, 2 on input it cannot read [--base FILE|REV] [--head FILE|REV] [--date YYYY-MM-DD] [--json]
+  review     Markdown for a pull request: the version step needed, a sentence per change of each changed operation,
+             the client'"'"'s declarations before and after, the changelog entries
+             [--base FILE|REV]... [--head FILE|REV] [--date YYYY-MM-DD] [--json]
+  changelog  Markdown: what changed since the last release [--base FILE|REV] [--head FILE|REV] [--date YYYY-MM-DD]
   release    if the gate passes: copies openapi.yaml to contract/released/ as the new baseline, records the version
              and commit (HEAD, or --commit REV) in contract/releases.json, sets package.json'"'"'s version
   testers    [specmatic|respect] Specmatic (strict) and the Arazzo workflows (Respect) against the service:
              a fresh one on a free port, or BASE_URL with API_KEY (scripts/contract/testers.sh)'
     case $choice in
-      gate) exec bash scripts/contract-gate.sh ;;
+      gate)
+        no_options "$@"
+        exec bash scripts/contract-gate.sh
+        ;;
       lint)
+        no_options "$@"
         spectral lint openapi.yaml --ruleset .spectral.yaml --fail-severity=error
         exec redocly lint openapi.yaml
         ;;

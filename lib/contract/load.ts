@@ -40,6 +40,8 @@ export const readContractFile = (file: string): JsonObject => parseContract(read
 
 export interface LoadedContract {
   document: JsonObject;
+  /** The text it was read from (the client generator reads a file). */
+  text?: string;
   /** The file, or "openapi.yaml at <ref>". */
   source: string;
 }
@@ -55,7 +57,7 @@ export function loadContract(source: string, root = repoRoot): LoadedContract {
     }
     const inTree = relative(root, resolve(source));
     const label = inTree.startsWith('..') || isAbsolute(inTree) ? source : inTree;
-    return { document: parseContract(text, label), source: label };
+    return { document: parseContract(text, label), text, source: label };
   }
   const label = `openapi.yaml at ${source}`;
   let text: string;
@@ -68,5 +70,5 @@ export function loadContract(source: string, root = repoRoot): LoadedContract {
   } catch {
     throw new ContractInputError(`${source}: neither a file nor a git revision that has openapi.yaml`);
   }
-  return { document: parseContract(text, label), source: label };
+  return { document: parseContract(text, label), text, source: label };
 }

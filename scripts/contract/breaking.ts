@@ -1,20 +1,25 @@
 /**
- * npm run contract -- breaking [--base FILE|REV] [--head FILE|REV] [--json]
+ * npm run contract -- breaking [--base FILE|REV] [--head FILE|REV] [--date YYYY-MM-DD] [--json]
  *
  * The gate's view of the one diff (lib/contract/diff.ts) of openapi.yaml against
  * the last released contract (the highest version under contract/released/):
  * every breaking change with its rule id, operation and JSON pointer; warnings
  * after. Exit 0: no breaking change, or the major number of info.version moved;
- * 1: a breaking change; 2: an input that cannot be compared (one line on stderr).
+ * 1: a breaking change; 2: an input that cannot be compared or an option it does not know (one line on
+ * stderr, and the usage line). --date: the day a sunset is judged against (default today, UTC).
  */
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Change } from '../../lib/contract/change.js';
 import { diff } from '../../lib/contract/diff.js';
-import { ContractInputError, loadContract } from '../../lib/contract/load.js';
+import { loadContract } from '../../lib/contract/load.js';
 import { lastReleased } from '../../lib/contract/released.js';
 import { verdictOf, versionOf } from '../../lib/contract/verdict.js';
 import { repoRoot } from '../../lib/repoRoot.js';
+import { dayOf, parseOptions, processOutput, runCommand, type Output } from './commandLine.js';
+
+export type { Output };
+export const breakingUsage =
+  'npm run contract -- breaking [--base FILE|REV] [--head FILE|REV] [--date YYYY-MM-DD] [--json]';
 
 const line = (change: Change) => {
   const operation = change.operation
@@ -24,35 +29,21 @@ const line = (change: Change) => {
   return `  ${change.level === 'breaking' ? 'x' : '!'} ${change.rule} [${change.direction}] ${operation}: ${change.message}\n      at ${change.side} #${change.pointer}${reviewed}`;
 };
 
-export interface Output {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
-
-const console_: Output = {
-  out: (text) => process.stdout.write(`${text}\n`),
-  err: (text) => process.stderr.write(`${text}\n`),
-};
-
-/** The command: its exit code (0 pass, 1 breaking, 2 bad input), its lines written to `io`. */
-export function runBreaking(args: string[], io: Output = console_): number {
-  try {
-    return compare(args, io);
-  } catch (error) {
-    if (!(error instanceof ContractInputError)) throw error;
-    io.err(`contract breaking: ${error.message}`);
-    return 2;
-  }
+/** The command: its exit code (0 pass, 1 breaking, 2 bad input or usage), its lines written to `io`. */
+export function runBreaking(args: string[], io: Output = processOutput()): number {
+  return runCommand('breaking', breakingUsage, io, () => compare(args, io), '');
 }
 
 function compare(args: string[], io: Output): number {
-  const { values } = parseArgs({
-    args,
-    options: { base: { type: 'string' }, head: { type: 'string' }, json: { type: 'boolean', default: false } },
+  const values = parseOptions(args, {
+    base: { type: 'string' },
+    head: { type: 'string' },
+    date: { type: 'string' },
+    json: { type: 'boolean', default: false },
   });
   const base = loadContract(values.base ?? lastReleased());
   const head = loadContract(values.head ?? join(repoRoot, 'openapi.yaml'));
-  const changes = diff(base.document, head.document);
+  const changes = diff(base.document, head.document, { today: dayOf(values.date) });
   const verdict = verdictOf(changes, base.document, head.document);
   if (values.json) {
     io.out(JSON.stringify({ base: base.source, head: head.source, ...verdict, changes }, null, 2));

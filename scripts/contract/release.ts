@@ -10,26 +10,33 @@
  * (package.json already carries info.version: npm run generate writes it). Refuses a version that is not above
  * the last release, one already released, a commit whose openapi.yaml is not
  * this one, a contract that fails the gate, and a CHANGELOG.md without a
- * "## <version>" entry.
+ * "## <version>" entry (exit 1); an option it does not know is the usage line, exit 2.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { appendRelease, git, readReleases, releasesFile, resolveCommit } from '../../lib/releases/record.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { compareVersions, releasedFile, releasedVersions } from '../../lib/contract/released.js';
+import { parseOptions, UsageError } from './commandLine.js';
 
 function fail(message: string): never {
   process.stderr.write(`contract release: ${message}\n`);
   process.exit(1);
 }
 
-const { values } = parseArgs({ options: { commit: { type: 'string', default: 'HEAD' } } });
+let values: { commit?: string };
+try {
+  values = parseOptions(process.argv.slice(2), { commit: { type: 'string', default: 'HEAD' } });
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`contract release: ${error.message}\nusage: npm run contract -- release [--commit REV]\n`);
+  process.exit(2);
+}
 let commit: string;
 try {
-  commit = resolveCommit(values.commit);
+  commit = resolveCommit(values.commit ?? 'HEAD');
 } catch (error) {
   fail((error as Error).message);
 }

@@ -1,72 +1,96 @@
 /**
- * npm run contract -- review [--base FILE|REV] [--head FILE|REV] [--json]
+ * npm run contract -- review [--base FILE|REV]... [--head FILE|REV] [--date YYYY-MM-DD] [--json]
  *
- * What a change of openapi.yaml does to consumers, as Markdown for a pull-request comment (or JSON): the version
- * step it needs and whether info.version takes it, every change by operation with its rule id and level (the one
- * diff, lib/contract/diff.ts), the first-party client's public API before and after, scopes, objectives
- * (x-slo) and deprecations per operation before and after, and the changelog entries it produces. The base is
- * the last release (contract/releases.json); under CI, the merge base with the target branch too, when there
- * is one and its contract differs. Exit 0 whatever the verdict (the gate judges); 2 on input it cannot read.
+ * What a change of openapi.yaml does to consumers, as Markdown for a pull-request comment (or JSON, whose shape is
+ * contract/review.schema.json): per comparison, the version step it needs, each changed operation with one
+ * sentence per change and its rule id (the one diff, lib/contract/diff.ts), the first-party client's declarations
+ * before and after (scripts/contract/clientDeclarations.ts), and the changelog entries it produces. The base is the
+ * last release (contract/releases.json); under CI, the merge base with the target branch too, when its contract
+ * differs. A base that is a release is judged whole; one that is not (unreleased main) is judged for what the head
+ * adds on top, against the step info.version takes from the last release. --date (default today, UTC) is the day
+ * sunsets are judged against, so a review can be run again. Exit 0 whatever the verdict (the gate judges); 2 on
+ * input it cannot read or an option it does not know.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
 import type { Change } from '../../lib/contract/change.js';
 import { changes as changelogEntries } from '../../lib/contract/changelog.js';
 import { diff } from '../../lib/contract/diff.js';
-import { ContractInputError, loadContract, type LoadedContract } from '../../lib/contract/load.js';
+import { loadContract, readContractFile, type LoadedContract } from '../../lib/contract/load.js';
 import { operationsOf } from '../../lib/contract/operations.js';
-import { lastReleased, releasedFile } from '../../lib/contract/released.js';
+import { compareVersions, majorOf, releasedFile, releasedVersions } from '../../lib/contract/released.js';
 import { describeAlternative, requirementsOf } from '../../lib/contract/securityDiff.js';
-import { code, inline } from '../../lib/contract/text.js';
-import { bumpBetween, bumpNeeded, covers, verdictOf, versionOf, type Bump } from '../../lib/contract/verdict.js';
+import { code, inline, literal } from '../../lib/contract/text.js';
+import { bumpBetween, bumpNeeded, covers, versionOf, type Bump } from '../../lib/contract/verdict.js';
 import { dereference, same, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
 import { previousRelease } from '../../lib/releases/record.js';
 import { repoRoot } from '../../lib/repoRoot.js';
-import type { Output } from './breaking.js';
-import { clientSurface, compareSurfaces, type SurfaceChanges } from './clientSurface.js';
+import { clientsOf, compareClients, type ClientChanges } from './clientDeclarations.js';
+import { dayOf, parseOptions, processOutput, runCommand, type Output } from './commandLine.js';
 
-interface Row {
-  operation: string;
+/** The shape's version (contract/review.schema.json): raised when a field changes meaning or goes away. */
+export const reviewFormat = 1;
+
+export const reviewUsage =
+  'npm run contract -- review [--base FILE|REV]... [--head FILE|REV] [--date YYYY-MM-DD] [--json]';
+
+/** A change as the review shows it: the diff's, with the consumer's sentence always present. */
+export type ReviewedChange = Change & { consumer: string };
+
+interface Fact {
   before: string;
   after: string;
 }
 
-export interface Review {
-  base: { source: string; version: string };
+export interface OperationReview {
+  operationId: string;
+  method: string;
+  path: string;
+  changes: ReviewedChange[];
+  /** Present only when they differ between base and head. */
+  scopes?: Fact;
+  objectives?: Fact;
+  deprecation?: Fact;
+}
+
+export interface Comparison {
+  base: { source: string; version: string; released: boolean };
   head: { source: string; version: string };
-  version: { needed: Bump; made: Bump; enough: boolean };
+  version: {
+    /** The release the step is measured from: the base when it is one, else the last release below the head. */
+    release: string | null;
+    /** The step the changes from base to head need (for a base that is no release: what the head adds to it). */
+    needed: Bump;
+    /** The step info.version takes from that release. */
+    made: Bump;
+    enough: boolean;
+  };
   gate: { passed: boolean; breaking: number };
-  changes: Change[];
-  client: SurfaceChanges;
-  scopes: Row[];
-  objectives: Row[];
-  deprecations: Row[];
+  counts: Record<'breaking' | 'warning' | 'additive' | 'none', number>;
+  operations: OperationReview[];
+  /** Changes tied to no operation: servers, components, security schemes. */
+  other: ReviewedChange[];
+  client: ClientChanges;
   changelog: string;
 }
 
-/** One fact per operation (by operationId), before and after; an operation on one side only shows "absent". */
-function perOperation(
-  base: JsonObject,
-  head: JsonObject,
-  fact: (operation: JsonObject, document: JsonObject) => string,
-): Row[] {
-  const before = new Map([...operationsOf(dereference(base)).values()].map((op) => [op.ref.operationId, op.value]));
-  const after = new Map([...operationsOf(dereference(head)).values()].map((op) => [op.ref.operationId, op.value]));
-  const names = [...new Set([...after.keys(), ...before.keys()])];
-  return names.map((operation) => {
-    const was = before.get(operation);
-    const is = after.get(operation);
-    return {
-      operation,
-      before: was ? fact(was, base) : 'absent',
-      after: is ? fact(is, head) : 'absent',
-    };
-  });
+export interface Review {
+  version: typeof reviewFormat;
+  date: string;
+  comparisons: Comparison[];
 }
 
+export const reviewed = (change: Change): ReviewedChange => ({
+  ...change,
+  consumer: change.consumer ?? change.message,
+});
+
+const shapeOf = (method: string, path: string) => `${method} ${path.replace(/\{[^}]*\}/g, '{}')}`;
+
 const scopesOf = (operation: JsonObject, document: JsonObject) =>
-  requirementsOf(operation, document).map(describeAlternative).join(' or ');
+  requirementsOf(operation, document).map(describeAlternative).join(' or ') || 'none';
 const objectivesOf = (operation: JsonObject) =>
   operation['x-slo'] === undefined ? 'none' : JSON.stringify(operation['x-slo']);
 const deprecationOf = (operation: JsonObject) =>
@@ -74,117 +98,214 @@ const deprecationOf = (operation: JsonObject) =>
     ? `deprecated, sunset ${String(operation['x-sunset'] ?? 'none')}${operation['x-replacement'] ? `, replaced by ${JSON.stringify(operation['x-replacement'] as Json)}` : ''}`
     : 'not deprecated';
 
-export function review(base: LoadedContract, head: LoadedContract): Review {
-  const changes = diff(base.document, head.document);
-  const verdict = verdictOf(changes, base.document, head.document);
+/** The changes grouped by operation (in the diff's order), each with what differs of its scopes, objectives, deprecation. */
+function byOperation(base: JsonObject, head: JsonObject, changes: ReviewedChange[]): OperationReview[] {
+  const before = operationsOf(dereference(base));
+  const after = operationsOf(dereference(head));
+  const groups = new Map<string, OperationReview>();
+  for (const change of changes) {
+    const { operation } = change;
+    if (!operation) continue;
+    const key = shapeOf(operation.method, operation.path);
+    const group = groups.get(key) ?? { ...operation, changes: [] };
+    group.changes.push(change);
+    groups.set(key, group);
+  }
+  for (const [key, group] of groups) {
+    const was = before.get(key)?.value;
+    const is = after.get(key)?.value;
+    const facts: Array<
+      ['scopes' | 'objectives' | 'deprecation', (operation: JsonObject, document: JsonObject) => string]
+    > = [
+      ['scopes', scopesOf],
+      ['objectives', objectivesOf],
+      ['deprecation', deprecationOf],
+    ];
+    for (const [name, fact] of facts) {
+      const fromBase = was ? fact(was, base) : 'absent';
+      const fromHead = is ? fact(is, head) : 'absent';
+      // An added operation shows its own (before: absent); a removed one has nothing left to show.
+      if (fromBase !== fromHead && is) group[name] = { before: fromBase, after: fromHead };
+    }
+  }
+  return [...groups.values()];
+}
+
+/** Whether the document is the released contract of its own version. */
+function isRelease(document: JsonObject): boolean {
+  const file = releasedFile(versionOf(document));
+  return existsSync(file) && same(readContractFile(file), document);
+}
+
+/** One comparison; `client` is what the generated clients' declarations say. */
+export function compare(base: LoadedContract, head: LoadedContract, date: string, client: ClientChanges): Comparison {
+  const changes = diff(base.document, head.document, { today: date }).map(reviewed);
   const [from, to] = [versionOf(base.document), versionOf(head.document)];
+  const released = isRelease(base.document);
+  // A base that is no release (unreleased main): the head's version is measured from the last release below it.
+  const release = released
+    ? from
+    : (releasedVersions()
+        .filter((version) => compareVersions(version, to) <= 0)
+        .at(-1) ?? null);
   const needed = bumpNeeded(changes);
-  const made = bumpBetween(from, to);
+  const made = release === null ? 'major' : bumpBetween(release, to);
+  const breaking = changes.filter((change) => change.level === 'breaking').length;
+  const majorMoved = release === null || majorOf(to) > majorOf(release);
+  const count = (level: Change['level']) => changes.filter((change) => change.level === level).length;
   return {
-    base: { source: base.source, version: from },
+    base: { source: base.source, version: from, released },
     head: { source: head.source, version: to },
-    version: { needed, made, enough: covers(made, needed) },
-    gate: { passed: verdict.passed, breaking: verdict.breaking.length },
-    changes,
-    client: compareSurfaces(clientSurface(base.document), clientSurface(head.document)),
-    scopes: perOperation(base.document, head.document, scopesOf),
-    objectives: perOperation(base.document, head.document, objectivesOf),
-    deprecations: perOperation(base.document, head.document, deprecationOf),
+    version: { release, needed, made, enough: covers(made, needed) },
+    gate: { passed: breaking === 0 || majorMoved, breaking },
+    counts: {
+      breaking: count('breaking'),
+      warning: count('warning'),
+      additive: count('additive'),
+      none: count('none'),
+    },
+    operations: byOperation(base.document, head.document, changes),
+    other: changes.filter((change) => !change.operation),
+    client,
     changelog: changelogEntries(base.document, head.document, changes),
   };
 }
 
-const cell = (text: string) => text.replace(/\|/g, '\\|');
+const textOf = (contract: LoadedContract) => ({
+  document: contract.document,
+  text: contract.text ?? JSON.stringify(contract.document),
+});
 
-function table(rows: Row[]): string[] {
+/** The review of `head` against each base (a base with the same contract as an earlier one is left out). */
+export async function review(bases: LoadedContract[], head: LoadedContract, date: string): Promise<Review> {
+  const distinct = bases.filter(
+    (base, index) => !bases.slice(0, index).some((earlier) => same(earlier.document, base.document)),
+  );
+  const clients = await clientsOf([head, ...distinct].map(textOf));
+  const comparisons = distinct.map((base, index) =>
+    compare(base, head, date, compareClients(clients[index + 1]!, clients[0]!)),
+  );
+  return { version: reviewFormat, date, comparisons };
+}
+
+const levelOf = (change: Change) =>
+  `${change.level === 'breaking' ? '**breaking**' : change.level}${change.reviewed ? ' (reviewed)' : ''}`;
+
+/** One line per change; a reviewed reason is written once per list, then referred to. */
+function changeLines(changes: ReviewedChange[]): string[] {
+  const reasons: string[] = [];
+  return changes.flatMap((change) => {
+    const lines = [`- ${levelOf(change)}: ${change.consumer} (${code(change.rule)})`];
+    const example = change.counterExample;
+    if (example)
+      lines.push(
+        `  - for example ${literal(example.value)}: accepted by the ${example.acceptedBy}, refused by the ${example.refusedBy}`,
+      );
+    if (change.reviewed) {
+      const seen = reasons.indexOf(change.reviewed);
+      lines.push(`  - reviewed: ${seen >= 0 ? 'the reason above' : change.reviewed}`);
+      if (seen < 0) reasons.push(change.reviewed);
+    }
+    return lines;
+  });
+}
+
+const order: Record<string, number> = { breaking: 0, warning: 1, additive: 2, none: 3 };
+const sorted = (changes: ReviewedChange[]) =>
+  [...changes].sort((a, b) => (order[a.level] ?? 0) - (order[b.level] ?? 0));
+
+function operationSection(operation: OperationReview): string[] {
+  const facts = (['scopes', 'objectives', 'deprecation'] as const).flatMap((name) => {
+    const fact = operation[name];
+    if (!fact) return [];
+    return [`- ${name}: ${fact.before === 'absent' ? '' : `${inline(fact.before)} → `}${inline(fact.after)}`];
+  });
   return [
-    '| operation | before | after |',
-    '|---|---|---|',
-    ...rows.map(
-      ({ operation, before, after }) =>
-        `| ${code(operation)}${before === after ? '' : ' (changed)'} | ${cell(before)} | ${cell(after)} |`,
-    ),
+    `#### ${code(operation.operationId)} (${operation.method} ${operation.path})`,
+    '',
+    ...changeLines(sorted(operation.changes)),
+    ...facts,
+    '',
   ];
 }
 
-function changesSection(changes: Change[]): string[] {
-  if (changes.length === 0) return ['No change.'];
-  const groups = new Map<string, Change[]>();
-  for (const change of changes) {
-    const key = change.operation
-      ? `${code(change.operation.operationId)} (${change.operation.method} ${change.operation.path})`
-      : 'Components';
-    groups.set(key, [...(groups.get(key) ?? []), change]);
-  }
-  const order: Record<string, number> = { breaking: 0, warning: 1, additive: 2, none: 3 };
-  return [...groups].flatMap(([key, list]) => [
-    `#### ${key}`,
-    '',
-    '| level | rule | change | pointer |',
-    '|---|---|---|---|',
-    ...[...list]
-      .sort((a, b) => (order[a.level] ?? 0) - (order[b.level] ?? 0))
-      .map(
-        (change) =>
-          `| ${change.level === 'breaking' ? '**breaking**' : change.level}${change.reviewed ? ' (reviewed)' : ''} | ${code(change.rule)} | ${cell(change.message)} | ${code(`${change.side === 'base' ? 'base ' : ''}#${change.pointer}`)} |`,
-      ),
-    '',
-  ]);
-}
-
-function clientSection(client: SurfaceChanges): string[] {
-  const lines: string[] = [];
-  for (const signature of client.added) lines.push(`- added: ${inline(signature)}`);
-  for (const signature of client.removed) lines.push(`- **removed**: ${inline(signature)}`);
-  for (const { before, after } of client.changed) lines.push(`- changed: ${inline(before)}`, `  now: ${inline(after)}`);
-  for (const name of client.typesAdded) lines.push(`- type added: ${code(name)}`);
-  for (const name of client.typesRemoved) lines.push(`- **type removed**: ${code(name)}`);
-  return lines.length > 0
-    ? lines
-    : ['No method signature or exported type changes (changes inside the types are listed above).'];
-}
-
-export function reviewMarkdown(report: Review): string {
-  const { version, gate } = report;
-  const counts = ['breaking', 'warning', 'additive', 'none']
-    .map((level) => `${report.changes.filter((change) => change.level === level).length} ${level}`)
-    .join(', ');
+function clientSection(client: ClientChanges): string[] {
+  const refusals = (['base', 'head'] as const).flatMap((side) => {
+    const reason = client.refused[side];
+    return reason === undefined ? [] : [`- **the generator refuses the ${side}**: ${reason}`];
+  });
+  if (refusals.length > 0) return refusals;
   const lines = [
-    `## Contract review: ${code(report.head.source)} (${report.head.version}) against ${code(report.base.source)} (${report.base.version})`,
+    ...client.removed.map(({ name, before }) => `- **removed** ${code(name)}: ${inline(before ?? '')}`),
+    ...client.changed.flatMap(({ name, before, after }) => [
+      `- changed ${code(name)}:`,
+      `  - before: ${inline(before ?? '')}`,
+      `  - after: ${inline(after ?? '')}`,
+    ]),
+    ...client.added.map(({ name, after }) => `- added ${code(name)}: ${inline(after ?? '')}`),
+  ];
+  return lines.length > 0 ? lines : ['No declaration of the client changes.'];
+}
+
+function versionLine(comparison: Comparison): string {
+  const { version, base, head, counts } = comparison;
+  const tally = `${counts.breaking} breaking, ${counts.warning} warning, ${counts.additive} additive, ${counts.none} none`;
+  const step = version.made === 'none' ? 'no step' : `a ${version.made} step`;
+  const verdict = version.enough ? 'enough' : '**not enough**';
+  if (base.released)
+    return `- **Version**: the changes ${version.needed === 'none' ? 'need no release' : `need a ${version.needed} release`} (${tally}); info.version ${base.version} → ${head.version} is ${step}: ${verdict}.`;
+  const from = version.release === null ? 'no earlier release' : `the last release ${version.release}`;
+  const needs = version.needed === 'none' ? 'needs no release' : `needs a ${version.needed} release`;
+  return (
+    `- **Version**: the base is not a release, so only what the head adds to it is judged: it ${needs} (${tally}); ` +
+    `info.version ${head.version} is ${step} from ${from}: ${verdict}.`
+  );
+}
+
+function gateLine({ gate, base, version }: Comparison): string {
+  const verdict = gate.passed ? 'passes' : `**fails**: ${gate.breaking} breaking change(s)`;
+  const moved = gate.breaking > 0 && gate.passed ? ' (the major number moved)' : '';
+  if (base.released) return `- **Gate** (\`npm run contract -- breaking\`): ${verdict}${moved}.`;
+  return `- **Breaking changes it adds**: ${gate.breaking === 0 ? 'none' : `${gate.breaking}, ${gate.passed ? `allowed: a major step from ${version.release ?? 'no release'}` : '**refused** without a major step'}`}.`;
+}
+
+function comparisonMarkdown(comparison: Comparison, date: string): string {
+  const { base, head } = comparison;
+  const others = sorted(comparison.other);
+  const lines = [
+    `## Contract review: ${code(head.source)} (${head.version}) against ${code(base.source)} (${base.version}${base.released ? ', released' : ', not released'})`,
     '',
-    `- **Version**: the changes need a ${version.needed} release (${counts}); info.version ${report.base.version} → ${report.head.version} is ${version.made === 'none' ? 'no step' : `a ${version.made} step`}: ${version.enough ? 'enough' : '**not enough**'}.`,
-    `- **Gate** (\`npm run contract -- breaking\`): ${gate.passed ? 'passes' : `**fails**: ${gate.breaking} breaking change(s)`}${gate.breaking > 0 && gate.passed ? ' (the major number moved)' : ''}.`,
+    `- **Date**: ${date} (sunsets are judged against this day; \`--date ${date}\` reviews again as of it).`,
+    versionLine(comparison),
+    gateLine(comparison),
     '',
     '### Changes by operation',
     '',
-    ...changesSection(report.changes),
-    '### The first-party client (clients/typescript): public API',
+    ...(comparison.operations.length === 0
+      ? ['No operation changes.', '']
+      : comparison.operations.flatMap(operationSection)),
+    ...(others.length === 0
+      ? []
+      : ['#### Not tied to one operation (servers, components)', '', ...changeLines(others), '']),
+    '### The first-party client (clients/typescript): declarations before and after',
     '',
-    ...clientSection(report.client),
-    '',
-    '### Scopes per operation',
-    '',
-    ...table(report.scopes),
-    '',
-    '### Objectives (x-slo)',
-    '',
-    ...table(report.objectives),
-    '',
-    '### Deprecations and sunsets',
-    '',
-    ...table(report.deprecations),
+    ...clientSection(comparison.client),
     '',
     '### Changelog entries this change produces',
     '',
-    report.changelog.trimEnd().replace(/^### /gm, '#### '),
+    comparison.changelog.trimEnd().replace(/^### /gm, '#### '),
   ];
   return `${lines.join('\n')}\n`;
 }
 
-/** The base when none is given: the last release's spec; under CI the merge base with the target branch too. */
+export const reviewMarkdown = (report: Review): string =>
+  report.comparisons.map((comparison) => comparisonMarkdown(comparison, report.date)).join('\n');
+
+/** The bases when none is given: the last release's spec; under CI the merge base with the target branch too. */
 function defaultBases(): string[] {
   const release = previousRelease();
-  const bases = [release ? releasedFile(release.version) : lastReleased()];
+  const latest = releasedVersions().at(-1);
+  const bases = [releasedFile(release?.version ?? latest ?? '')];
   if (!process.env['CI']) return bases;
   const target = process.env['GITHUB_BASE_REF'] ? `origin/${process.env['GITHUB_BASE_REF']}` : 'origin/main';
   try {
@@ -200,38 +321,30 @@ function defaultBases(): string[] {
   return bases;
 }
 
-const console_: Output = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-};
-
-/** The command: its exit code (0 whatever the verdict, 2 on input it cannot read), its text written to `io`. */
-export function runReview(args: string[], io: Output = console_): number {
-  try {
-    return main(args, io);
-  } catch (error) {
-    if (!(error instanceof ContractInputError)) throw error;
-    io.err(`contract review: ${error.message}\n`);
-    return 2;
-  }
-}
-
-function main(args: string[], io: Output): number {
-  const { values } = parseArgs({
-    args,
-    options: { base: { type: 'string' }, head: { type: 'string' }, json: { type: 'boolean', default: false } },
+/** The command: its exit code (0 whatever the verdict, 2 on input it cannot read or a bad option), text to `io`. */
+export async function runReview(args: string[], io: Output = processOutput('')): Promise<number> {
+  let work: Promise<Review> | undefined;
+  let json = false;
+  const status = runCommand('review', reviewUsage, io, () => {
+    const values = parseOptions(args, {
+      base: { type: 'string', multiple: true },
+      head: { type: 'string' },
+      date: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    });
+    json = values.json;
+    const head = loadContract(values.head ?? join(repoRoot, 'openapi.yaml'));
+    const bases = (values.base ?? defaultBases()).map((source) => loadContract(source));
+    work = review(bases, head, dayOf(values.date));
+    return 0;
   });
-  const head = loadContract(values.head ?? join(repoRoot, 'openapi.yaml'));
-  const bases = values.base ? [values.base] : defaultBases();
-  const reports: Review[] = [];
-  for (const source of bases) {
-    const base = loadContract(source);
-    if (reports.length > 0 && same(base.document, loadContract(bases[0]!).document)) continue;
-    reports.push(review(base, head));
-  }
-  if (values.json) io.out(`${JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2)}\n`);
-  else io.out(reports.map(reviewMarkdown).join('\n'));
+  if (!work) return status;
+  const report = await work;
+  io.out(json ? `${JSON.stringify(report, null, 2)}\n` : reviewMarkdown(report));
   return 0;
 }
 
-if (process.argv[1]?.endsWith('review.ts')) process.exitCode = runReview(process.argv.slice(2));
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
+  void runReview(process.argv.slice(2)).then((status) => {
+    process.exitCode = status;
+  });

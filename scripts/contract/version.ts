@@ -18,6 +18,7 @@ import { blockContent } from '../../lib/generatedBlocks.js';
 import { changes } from '../../lib/contract/changelog.js';
 import { readContractFile } from '../../lib/contract/load.js';
 import { compareVersions, lastReleased } from '../../lib/contract/released.js';
+import { parseOptions, processOutput, runCommand } from './commandLine.js';
 
 const versionOf = (document: JsonObject) => String((document['info'] as JsonObject | undefined)?.['version']);
 
@@ -61,4 +62,8 @@ function main(): number {
   return problems.length === 0 ? 0 : 1;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exitCode = main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
+  process.exitCode = runCommand('version', 'tsx scripts/contract/version.ts (no options)', processOutput(''), () => {
+    parseOptions(process.argv.slice(2), {});
+    return main();
+  });

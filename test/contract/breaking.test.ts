@@ -231,7 +231,7 @@ t.test('input that cannot be compared: one line naming the file and the reason, 
     [
       'a head with a broken $ref',
       ['--base', good, '--head', brokenRef],
-      /^contract breaking: .*broken-ref\.yaml: unresolved \$ref #\/components\/schemas\/Nope\n$/,
+      /^contract breaking: .*broken-ref\.yaml: \$ref "#\/components\/schemas\/Nope" at #\/paths\/\S+ resolves to nothing\n$/,
     ],
   ];
   for (const [index, [name, args, expected]] of cases.entries()) {

@@ -1,134 +1,153 @@
-// npm run contract -- review: what a change does to consumers, for a pull-request comment.
-import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+// npm run contract -- review, its parts: the sentences by changed operation, the version step, the Markdown.
+// The whole command on realistic pull requests (with the generated clients) is reviewPullRequests.test.ts.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse, stringify } from 'yaml';
-import { parseContract } from '../../lib/contract/load.js';
+import { loadContract, parseContract, type LoadedContract } from '../../lib/contract/load.js';
+import { releasedFile, releasedVersions } from '../../lib/contract/released.js';
 import { repoRoot } from '../../lib/repoRoot.js';
-import { review, reviewMarkdown, runReview } from '../../scripts/contract/review.js';
-import { scratchDir } from '../helpers/scratchSpace.js';
+import type { ClientChanges } from '../../scripts/contract/clientDeclarations.js';
+import { compare, reviewed, reviewMarkdown, type Comparison } from '../../scripts/contract/review.js';
 
 const specText = readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8');
 // Fixtures are edited by path; typing every edit would bury the change under test.
 type Doc = any;
-const edited = (edit: (doc: Doc) => void) => {
+const edited = (edit: (doc: Doc) => void): LoadedContract => {
   const doc = parse(specText, { intAsBigInt: true }) as Doc;
   edit(doc);
-  return stringify(doc);
+  return { document: parseContract(stringify(doc), 'head.yaml'), source: 'head.yaml' };
 };
-const reviewOf = (edit: (doc: Doc) => void) =>
-  review(
-    { document: parseContract(specText, 'base.yaml'), source: 'base.yaml' },
-    { document: parseContract(edited(edit), 'head.yaml'), source: 'head.yaml' },
-  );
+const main: LoadedContract = { document: parseContract(specText, 'main.yaml'), source: 'main.yaml' };
+const noClientChange: ClientChanges = { refused: {}, added: [], removed: [], changed: [] };
+const date = '2026-11-29';
+const compared = (base: LoadedContract, edit: (doc: Doc) => void) => compare(base, edited(edit), date, noClientChange);
+const markdown = (comparison: Comparison) => reviewMarkdown({ version: 1, date, comparisons: [comparison] });
 
-t.test('a removed operation: major step needed, the client loses its methods, the gate fails', async (t) => {
-  const report = reviewOf((doc) => {
-    delete doc.paths['/pets'].post;
-  });
-  t.match(report.version, { needed: 'major', made: 'none', enough: false });
-  t.match(report.gate, { passed: false, breaking: 1 });
-  t.ok(
-    report.client.removed.some((signature) => signature.startsWith('createPet(')),
-    'createPet removed',
-  );
-  t.ok(report.client.typesRemoved.includes('CreatePetOptions'));
-  t.match(
-    report.scopes.find((row) => row.operation === 'createPet'),
-    { before: 'bearerAuth [pets:write]', after: 'absent' },
-  );
-  const markdown = reviewMarkdown(report);
-  t.match(markdown, /\*\*Gate\*\* \(`npm run contract -- breaking`\): \*\*fails\*\*: 1 breaking change/);
-  t.match(
-    markdown,
-    /#### `createPet` \(POST \/pets\)\n\n\| level \| rule \| change \| pointer \|\n\|---\|---\|---\|---\|\n\| \*\*breaking\*\* \| `api-removed-without-deprecation` \|/,
-  );
-  t.match(markdown, /- \*\*removed\*\*: `createPet\(/);
-  t.match(
-    markdown,
-    /#### Operations\n\n- Removed `POST \/pets` \(createPet\)\. \(breaking: `api-removed-without-deprecation`\)/,
-  );
-});
+t.test(
+  'a removed operation: its sentence under its heading with the rule id, a major step, the gate fails',
+  async (t) => {
+    const comparison = compared(main, (doc) => {
+      delete doc.paths['/pets'].post;
+    });
+    t.match(comparison.version, { needed: 'major', enough: false });
+    t.match(comparison.gate, { passed: false, breaking: 1 });
+    t.same(
+      comparison.operations.map((operation) => operation.operationId),
+      ['createPet'],
+    );
+    t.match(
+      markdown(comparison),
+      /#### `createPet` \(POST \/pets\)\n\n- \*\*breaking\*\*: operation removed without deprecation \(`api-removed-without-deprecation`\)\n/,
+    );
+  },
+);
 
-t.test('scopes, objectives, deprecations and client signatures before and after', async (t) => {
-  const report = reviewOf((doc) => {
+t.test('only changed operations appear, each with the scopes, objectives and deprecation that differ', async (t) => {
+  const comparison = compared(main, (doc) => {
     doc.paths['/pets'].get.security = [{ bearerAuth: ['pets:read', 'pets:list'] }];
     doc.paths['/pets'].get['x-slo'].availability = 99.5;
-    doc.paths['/pets'].post.deprecated = true;
-    doc.paths['/pets'].post['x-sunset'] = '2031-01-01T00:00:00Z';
-    doc.paths['/pets'].post.parameters.push({
-      name: 'X-Tenant',
-      in: 'header',
-      required: true,
-      schema: { type: 'string' },
+  });
+  t.same(
+    comparison.operations.map((operation) => operation.operationId),
+    ['listPets'],
+  );
+  const [listPets] = comparison.operations;
+  t.same(listPets?.scopes, { before: 'bearerAuth [pets:read]', after: 'bearerAuth [pets:read, pets:list]' });
+  t.match(listPets?.objectives, { before: /"availability":99\.9/, after: /"availability":99\.5/ });
+  t.notOk(listPets?.deprecation, 'an unchanged fact is left out');
+  const text = markdown(comparison);
+  t.match(text, /- scopes: `bearerAuth \[pets:read\]` → `bearerAuth \[pets:read, pets:list\]`/);
+  t.notMatch(text, /getPet|createPet/, 'no unchanged operation, no table of them');
+  t.notMatch(text, /\| operation \| before \| after \|/);
+});
+
+t.test(
+  'the version step: judged from the release that is the base, or from the last release below the head',
+  async (t) => {
+    const releaseVersion = releasedVersions().at(-1)!;
+    const release = loadContract(releasedFile(releaseVersion));
+    const additive = (doc: Doc) => {
+      doc.components.schemas.Pet.properties.nickname = { type: 'string' };
+    };
+    const fromRelease = compared(release, additive);
+    t.match(fromRelease.base, { released: true, version: releaseVersion });
+    t.match(fromRelease.version, { release: releaseVersion, needed: 'minor', made: 'minor', enough: true });
+    t.match(markdown(fromRelease), /info\.version 1\.2\.0 → 1\.3\.0 is a minor step: enough\./);
+
+    // Unreleased main (1.3.0, a minor step above 1.2.0): an additive change on top is covered by that step.
+    const fromMain = compared(main, additive);
+    t.match(fromMain.base, { released: false, version: '1.3.0' });
+    t.match(fromMain.version, { release: releaseVersion, needed: 'minor', made: 'minor', enough: true });
+    t.match(
+      markdown(fromMain),
+      /the base is not a release, so only what the head adds to it is judged: it needs a minor release \(0 breaking, 0 warning, 3 additive, 0 none\); info\.version 1\.3\.0 is a minor step from the last release 1\.2\.0: enough\./,
+    );
+    t.match(markdown(fromMain), /- \*\*Breaking changes it adds\*\*: none\./);
+
+    // A breaking change on top of it is not covered, whatever main already took.
+    const breakingOnMain = compared(main, (doc) => {
+      delete doc.paths['/pets'].post;
     });
+    t.match(breakingOnMain.version, { needed: 'major', made: 'minor', enough: false });
+    t.match(markdown(breakingOnMain), /\*\*Breaking changes it adds\*\*: 1, \*\*refused\*\* without a major step/);
+
+    // Nothing added on top of main: no release needed, and the line says so.
+    const nothing = compared(main, () => {});
+    t.match(nothing.version, { needed: 'none', enough: true });
+    t.match(markdown(nothing), /it needs no release/);
+    t.match(markdown(nothing), /No operation changes\./);
+  },
+);
+
+t.test("the consumer's sentence, a counter-example and a reviewed reason written once", async (t) => {
+  t.equal(
+    reviewed({ rule: 'x', level: 'none', direction: 'none', pointer: '', side: 'head', message: 'm' }).consumer,
+    'm',
+  );
+  const change = reviewed({
+    rule: 'request-property-pattern-changed',
+    level: 'breaking',
+    direction: 'request',
+    operation: { operationId: 'createPet', method: 'POST', path: '/pets' },
+    pointer: '/paths/~1pets/post/requestBody',
+    side: 'head',
+    message: 'body `name`: pattern changed',
+    consumer: 'Requests whose `name` is only spaces are now refused with 400.',
+    counterExample: { value: { name: '  ', categoryId: 1 }, acceptedBy: 'base', refusedBy: 'head' },
   });
-  t.match(
-    report.scopes.find((row) => row.operation === 'listPets'),
+  const comparison = compared(main, () => {});
+  const reason = 'no key held before is refused';
+  comparison.operations = [
     {
-      before: 'bearerAuth [pets:read]',
-      after: 'bearerAuth [pets:read, pets:list]',
+      operationId: 'createPet',
+      method: 'POST',
+      path: '/pets',
+      changes: [change, { ...change, reviewed: reason }, { ...change, reviewed: reason }],
     },
-  );
+  ];
+  const text = markdown(comparison);
   t.match(
-    report.objectives.find((row) => row.operation === 'listPets'),
-    { before: /"availability":99\.9/, after: /"availability":99\.5/ },
+    text,
+    '- **breaking**: Requests whose `name` is only spaces are now refused with 400. (`request-property-pattern-changed`)\n' +
+      '  - for example `{"name":"  ","categoryId":1}`: accepted by the base, refused by the head\n',
   );
-  t.match(
-    report.deprecations.find((row) => row.operation === 'createPet'),
-    {
-      before: 'not deprecated',
-      after: 'deprecated, sunset 2031-01-01T00:00:00Z',
-    },
-  );
-  const createPet = report.client.changed.find(({ before }) => before.startsWith('createPet('));
-  t.ok(createPet, 'createPet changed signature', { client: report.client });
-  t.match(createPet?.after, /^@deprecated createPet\(/);
-  const markdown = reviewMarkdown(report);
-  t.match(markdown, /\| `listPets` \(changed\) \| bearerAuth \[pets:read\] \| bearerAuth \[pets:read, pets:list\] \|/);
-  t.match(markdown, /`api-security-scope-added`/);
+  t.notMatch(text, /body `name`: pattern changed/, 'the shorthand gives way to the sentence');
+  t.equal(text.split(reason).length - 1, 1, 'a reviewed reason is written once');
+  t.match(text, /reviewed: the reason above/);
 });
 
-t.test('an additive change in an unchanged version: a minor step needed, not taken', async (t) => {
-  const report = reviewOf((doc) => {
-    doc.components.schemas.Pet.properties.nickname = { type: 'string' };
-  });
-  t.match(report.version, { needed: 'minor', made: 'none', enough: false });
-  t.match(reviewMarkdown(report), /need a minor release .*: \*\*not enough\*\*/);
-});
-
-t.test('the command: review --base <file> --json, then Markdown; a missing ref is exit 2, end to end', async (t) => {
-  const dir = scratchDir('pets-review-');
-  t.teardown(() => {
-    dir.remove();
-  });
-  const base = join(dir.path, 'base.yaml');
-  writeFileSync(
-    base,
-    edited((doc) => {
-      doc.paths['/pets'].get.parameters.splice(2, 1);
-    }),
-  );
-  // In this process, as the entry point calls it; one run as a process shows its exit code and stderr.
-  const run = (args: string[]) => {
-    let stdout = '';
-    let stderr = '';
-    const status = runReview(args, { out: (text) => (stdout += text), err: (text) => (stderr += text) });
-    return { status, stdout, stderr };
+t.test('the report states its date, and the date decides a removal at the sunset', async (t) => {
+  const removeGetPet = (doc: Doc) => {
+    delete doc.paths['/pets/{petId}'];
   };
-  const result = run(['--base', base, '--json']);
-  t.equal(result.status, 0, 'the report is not a verdict', { stderr: result.stderr });
-  const report = JSON.parse(result.stdout) as { changes: Array<{ rule: string }>; head: { source: string } };
-  t.ok(report.changes.some((change) => change.rule === 'new-optional-request-parameter'));
-  t.equal(report.head.source, 'openapi.yaml');
-  const markdown = run(['--base', base]);
-  t.match(markdown.stdout, /^## Contract review: `openapi\.yaml`/);
-  const missing = spawnSync('npm', ['run', '--silent', 'contract', '--', 'review', '--base', 'no-such-ref-54'], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-  });
-  t.equal(missing.status, 2);
-  t.equal(missing.stderr, 'contract review: no-such-ref-54: neither a file nor a git revision that has openapi.yaml\n');
-  t.equal(missing.stdout, '');
+  const head = edited(removeGetPet);
+  const before = compare(main, head, '2030-12-04', noClientChange);
+  const after = compare(main, head, '2030-12-05', noClientChange);
+  t.match(before.operations[0]?.changes[0], { rule: 'api-removed-before-sunset', level: 'breaking' });
+  t.match(after.operations[0]?.changes[0], { rule: 'api-removed-after-sunset', level: 'warning' });
+  t.match(
+    reviewMarkdown({ version: 1, date: '2030-12-05', comparisons: [after] }),
+    /- \*\*Date\*\*: 2030-12-05 .*`--date 2030-12-05`/,
+  );
 });

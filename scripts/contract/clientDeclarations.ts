@@ -1,0 +1,216 @@
+// The first-party client's public API as a consumer's compiler sees it, for two contracts: the repo's client
+// generator (openapi-typescript, then generators/client.ts) writes each side's client into a folder of its own,
+// beside a copy of the hand-written transport; one TypeScript program over both folders then spells every export
+// of the package's entry (src/index.ts) with its types expanded, and every method of PetStore. A body type that
+// becomes `unknown` is a change here even though every declaration's text is the same.
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
+import type { JsonObject } from '../../lib/openapi/dereference.js';
+import { repoRoot } from '../../lib/repoRoot.js';
+
+/** Declaration name ("PetStore.createPet", "NewPet", "apiVersion") -> its text with types expanded. */
+export type Declarations = Map<string, string>;
+
+/** What the generator made of a contract: its declarations, or the generator's refusal. */
+export type ClientOf = { declarations: Declarations } | { refused: string };
+
+export interface DeclarationChange {
+  name: string;
+  before?: string;
+  after?: string;
+}
+
+export interface ClientChanges {
+  /** A side the generator refused, with its reason: the client cannot be built from that contract. */
+  refused: { base?: string; head?: string };
+  added: DeclarationChange[];
+  removed: DeclarationChange[];
+  changed: DeclarationChange[];
+}
+
+const clientSource = join(repoRoot, 'clients/typescript/src');
+const run = promisify(execFile);
+
+/** Writes one side's client with the repo's generator; the reason when the generator refuses the contract. */
+async function generate(folder: string, contract: { document: JsonObject; text: string }): Promise<string | undefined> {
+  mkdirSync(join(folder, 'src/generated'), { recursive: true });
+  for (const name of readdirSync(clientSource))
+    if (name.endsWith('.ts')) copyFileSync(join(clientSource, name), join(folder, 'src', name));
+  writeFileSync(join(folder, 'openapi.yaml'), contract.text);
+  try {
+    writeFileSync(join(folder, 'api.ts'), astToString(await openapiTS(structuredClone(contract.document) as never)));
+    await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(repoRoot, 'generators/client.ts'),
+        join(folder, 'api.ts'),
+        folder,
+        join(folder, 'openapi.yaml'),
+      ],
+      { cwd: repoRoot, encoding: 'utf8' },
+    );
+    return undefined;
+  } catch (error) {
+    const { stderr, message } = error as { stderr?: string; message: string };
+    const lines = (stderr ?? message).split('\n').filter((line) => /\berror\b|Error:/i.test(line));
+    return (lines[0] ?? message.split('\n')[0] ?? 'failed').trim();
+  }
+}
+
+// Whole types (no "... 3 more ..."), an alias's structure rather than its name, methods as arrows.
+const format = (ts.TypeFormatFlags.NoTruncation |
+  ts.TypeFormatFlags.InTypeAlias |
+  ts.TypeFormatFlags.WriteArrowStyleSignature) as ts.TypeFormatFlags;
+
+/** An interface's members spelled out: the checker prints an interface by its name alone. */
+function membersOf(checker: ts.TypeChecker, type: ts.Type, at: ts.Node): string {
+  const members = checker.getPropertiesOfType(type).map((property) => {
+    const optional = property.flags & ts.SymbolFlags.Optional ? '?' : '';
+    const propertyType = checker.getTypeOfSymbolAtLocation(property, property.valueDeclaration ?? at);
+    return `${property.getName()}${optional}: ${checker.typeToString(propertyType, undefined, format)}`;
+  });
+  return `{ ${members.join('; ')} }`;
+}
+
+/** Every export of `entry`, and each public method of its exported classes, with types expanded. */
+function declarationsOf(checker: ts.TypeChecker, entry: ts.SourceFile): Declarations {
+  const declarations: Declarations = new Map();
+  const moduleSymbol = checker.getSymbolAtLocation(entry);
+  if (!moduleSymbol) return declarations;
+  for (const exported of checker.getExportsOfModule(moduleSymbol)) {
+    const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+    const name = exported.getName();
+    if (symbol.flags & ts.SymbolFlags.Class) {
+      const declaration = symbol.valueDeclaration ?? symbol.declarations?.[0];
+      if (!declaration) continue;
+      const instance = checker.getDeclaredTypeOfSymbol(symbol);
+      for (const member of checker.getPropertiesOfType(instance)) {
+        const memberDeclaration = member.valueDeclaration;
+        if (!memberDeclaration || member.getName().startsWith('#')) continue;
+        const modifiers = ts.getCombinedModifierFlags(memberDeclaration);
+        if (modifiers & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) continue;
+        const type = checker.getTypeOfSymbolAtLocation(member, declaration);
+        const signatures = type.getCallSignatures();
+        const deprecated = ts.getJSDocDeprecatedTag(memberDeclaration) ? '@deprecated ' : '';
+        declarations.set(
+          `${name}.${member.getName()}`,
+          signatures.length > 0
+            ? signatures
+                .map(
+                  (signature) =>
+                    `${deprecated}${member.getName()}${checker.signatureToString(signature, undefined, format)}`,
+                )
+                .join('\n')
+            : `${deprecated}${member.getName()}: ${checker.typeToString(type, undefined, format)}`,
+        );
+      }
+    } else if (symbol.flags & ts.SymbolFlags.Interface) {
+      declarations.set(name, `interface ${name} ${membersOf(checker, checker.getDeclaredTypeOfSymbol(symbol), entry)}`);
+    } else if (symbol.flags & ts.SymbolFlags.TypeAlias) {
+      declarations.set(
+        name,
+        `type ${name} = ${checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), undefined, format)}`,
+      );
+    } else if (symbol.flags & ts.SymbolFlags.Value) {
+      const declaration = symbol.valueDeclaration ?? entry;
+      declarations.set(
+        name,
+        `${name}: ${checker.typeToString(checker.getTypeOfSymbolAtLocation(symbol, declaration), undefined, format)}`,
+      );
+    }
+  }
+  return declarations;
+}
+
+/**
+ * Each exported object type's structure, where another declaration spells it out, replaced by its name (longest
+ * first, so `Pets` before `Pet`): a field added to `Pet` is one change of `Pet`, not one of every method that
+ * answers with it. A type that is no object (`unknown`, a union of strings) is left spelled out, so a body that
+ * becomes `unknown` shows in the method's signature too.
+ */
+function withTypeNames(declarations: Declarations): Declarations {
+  const named = [...declarations]
+    .flatMap(([name, text]) => {
+      const structure = new RegExp(`^type ${name} = (.*)$`, 's').exec(text)?.[1];
+      return structure?.includes('{') ? [{ name, structure }] : [];
+    })
+    .sort((a, b) => b.structure.length - a.structure.length);
+  return new Map(
+    [...declarations].map(([name, text]) => {
+      const own = `type ${name} = `;
+      let body = text.startsWith(own) ? text.slice(own.length) : text;
+      for (const type of named) if (type.name !== name) body = body.split(type.structure).join(type.name);
+      return [name, text.startsWith(own) ? `${own}${body}` : body];
+    }),
+  );
+}
+
+/** What each contract text has produced in this process: a review of many heads against one base builds it once. */
+const made = new Map<string, ClientOf>();
+
+/** The client each contract produces, generated and compiled side by side (one compiler run for all). */
+export async function clientsOf(contracts: Array<{ document: JsonObject; text: string }>): Promise<ClientOf[]> {
+  const missing = [...new Map(contracts.filter(({ text }) => !made.has(text)).map((c) => [c.text, c])).values()];
+  if (missing.length > 0) {
+    const root = mkdtempSync(join(tmpdir(), 'pets-review-client-'));
+    try {
+      const folders = missing.map((_, index) => join(root, String(index)));
+      const refusals = await Promise.all(missing.map((contract, index) => generate(folders[index]!, contract)));
+      const entries = folders.map((folder) => join(folder, 'src/index.ts'));
+      const program = ts.createProgram(
+        entries.filter((_, index) => refusals[index] === undefined),
+        compilerOptions,
+      );
+      const checker = program.getTypeChecker();
+      missing.forEach((contract, index) => {
+        const refused = refusals[index];
+        const source = program.getSourceFile(entries[index]!);
+        made.set(
+          contract.text,
+          refused !== undefined
+            ? { refused }
+            : { declarations: source ? withTypeNames(declarationsOf(checker, source)) : new Map() },
+        );
+      });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+  return contracts.map(({ text }) => made.get(text)!);
+}
+
+/** The client package's own settings (clients/typescript/tsconfig.json) that change what a type is. */
+const compilerOptions: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+  types: [],
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  skipLibCheck: true,
+  noEmit: true,
+};
+
+export function compareClients(base: ClientOf, head: ClientOf): ClientChanges {
+  const changes: ClientChanges = { refused: {}, added: [], removed: [], changed: [] };
+  if ('refused' in base) changes.refused.base = base.refused;
+  if ('refused' in head) changes.refused.head = head.refused;
+  if ('refused' in base || 'refused' in head) return changes;
+  for (const [name, after] of head.declarations) {
+    const before = base.declarations.get(name);
+    if (before === undefined) changes.added.push({ name, after });
+    else if (before !== after) changes.changed.push({ name, before, after });
+  }
+  for (const [name, before] of base.declarations)
+    if (!head.declarations.has(name)) changes.removed.push({ name, before });
+  return changes;
+}
