@@ -5,6 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { isSafe, kindOfParameter, resourceKinds, type ResourceKind } from '../../lib/conformance/resources.js';
 import { loadContract, readLocalSpec, type Operation } from '../../lib/conformance/spec.js';
 import { dereference, type JsonObject } from '../../lib/openapi/dereference.js';
+import { publishedSpec } from '../../src/openapi/published.js';
 import type { TestApp } from '../helpers/app.js';
 
 /**
@@ -162,7 +163,8 @@ export async function startFixtureServer(
         outgoing.end(json === undefined ? undefined : JSON.stringify(json));
       };
       if (method === 'GET' && url === '/v1/openapi.json') {
-        answer(200, spec);
+        // As a deployment publishes it: without the internal servers.
+        answer(200, publishedSpec(spec));
         return;
       }
       const target = operationOf(operations, method, url);
