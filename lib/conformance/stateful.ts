@@ -296,13 +296,18 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
     }
     return chosen;
   };
-  /** Ids of a kind the sequence knows to exist (made or seen): the ids a reference to it can succeed with. */
+  /**
+   * Ids of a kind the sequence knows to exist: the ids a reference to it can succeed with. Against a
+   * deployment only those it made, so that what it then makes names only its own.
+   */
   const liveIds = (model: Readonly<Model>, kind: ResourceKind | undefined) => {
     if (kind === undefined) return [];
-    const state = stateOf(model as Model, kinds.indexOf(kind));
-    return [...state.live.keys()]
-      .filter((key) => !state.unsettled.has(key))
-      .map((key) => state.idOfKey.get(key) ?? key);
+    const at = kinds.indexOf(kind);
+    const state = stateOf(model as Model, at);
+    const keys = options.exclusive
+      ? [...state.live.keys()].filter((key) => !state.unsettled.has(key))
+      : ownIds(model, at);
+    return keys.map((key) => state.idOfKey.get(key) ?? key);
   };
   const keyOf = (operation: Operation, withKey: boolean) => {
     const header = idempotencyHeader(operation);
@@ -407,7 +412,13 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         readonly pick: number,
         readonly name?: ClientName,
       ) {}
-      check = (model: Readonly<Model>) => !options.readOnly && parentsFor(model, this.maker, this.pick) !== undefined;
+      // Against a deployment, a caller-named create only where it can be create-only (If-None-Match: *).
+      check = (model: Readonly<Model>) =>
+        !options.readOnly &&
+        (options.exclusive ||
+          this.maker.clientId === undefined ||
+          declaresHeaderParameter(this.maker.operation, 'if-none-match')) &&
+        parentsFor(model, this.maker, this.pick) !== undefined;
       async run(model: Model, real: StatefulTransport) {
         const operation = this.maker.operation;
         const parents = parentsFor(model, this.maker, this.pick)!;

@@ -1,6 +1,6 @@
 import { aimAtOwn } from '../../lib/conformance/requests.js';
 import type { TestRequest } from '../../lib/conformance/checks.js';
-import { kindOfParameter, type Maker, type ResourceKind } from '../../lib/conformance/resources.js';
+import { kindAt, kindOfParameter, type Maker, type ResourceKind } from '../../lib/conformance/resources.js';
 import type { Operation, Parameter } from '../../lib/conformance/spec.js';
 import type { Answer } from './answer.js';
 
@@ -14,10 +14,14 @@ export class OwnResources {
 
   constructor(readonly kinds: ResourceKind[]) {}
 
-  /** Records the id a maker's success answered. */
-  add(maker: Maker, answer: Pick<Answer, 'json' | 'headers'>): string | undefined {
+  /** Records the id a maker's success answered (or, for a PUT that makes, the id sent in its path). */
+  add(
+    maker: Maker,
+    answer: Pick<Answer, 'json' | 'headers'>,
+    pathParams: Record<string, string> = {},
+  ): string | undefined {
     const kind = this.kinds.find((candidate) => candidate.makers.includes(maker));
-    const id = maker.idOf(answer.json, answer.headers.get('location'));
+    const id = maker.idOf(answer.json, answer.headers.get('location'), pathParams);
     if (kind === undefined || id === undefined) return undefined;
     const ids = this.ids.get(kind) ?? [];
     if (!ids.includes(id)) ids.push(id);
@@ -25,15 +29,25 @@ export class OwnResources {
     return id;
   }
 
-  /** Whether the run made the resource this value of the parameter names. */
-  isOwn(parameter: Parameter, value: string): boolean {
-    const kind = kindOfParameter(this.kinds, parameter.name);
+  /** Records an id the run drew for a PUT that makes (sent without If-None-Match: * when none is declared). */
+  claim(maker: Maker, id: string): void {
+    this.add(maker, { json: undefined, headers: new Headers() }, { [maker.clientId!.name]: id });
+  }
+
+  /** Whether the run made the resource this value of the parameter names (in the path, when given). */
+  isOwn(parameter: Parameter, value: string, path?: string): boolean {
+    const kind =
+      path === undefined ? kindOfParameter(this.kinds, parameter.name) : kindAt(this.kinds, path, parameter.name);
     return kind !== undefined && (this.ids.get(kind) ?? []).includes(value);
   }
 
-  /** An id of the run for the parameter, in turn; undefined when the run made none of its kind. */
-  pick(parameter: Parameter): string | undefined {
-    const kind = kindOfParameter(this.kinds, parameter.name);
+  /**
+   * An id of the run for the parameter, in turn; undefined when the run made none of its kind. With the
+   * path: the kind whose item path leads to the parameter (an owner's for `ownerId` of its adoptions).
+   */
+  pick(parameter: Parameter, path?: string): string | undefined {
+    const kind =
+      path === undefined ? kindOfParameter(this.kinds, parameter.name) : kindAt(this.kinds, path, parameter.name);
     const ids = kind === undefined ? [] : (this.ids.get(kind) ?? []);
     if (ids.length === 0) return undefined;
     this.turn += 1;
