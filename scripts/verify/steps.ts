@@ -202,7 +202,7 @@ export async function makeOnce(
   const create = request(operation, intent, { pathParams, headers, body }, context.authorization);
   const first = await context.exchanger.send(operation, create, { expect: [status] });
   if (first?.status !== status) return undefined;
-  context.findings.created += 1;
+  context.findings.made(operation.operationId);
   if (keyHeader === undefined) return first;
   const replay = await context.exchanger.send(
     operation,
@@ -220,7 +220,7 @@ export async function makeOnce(
         'Idempotency-Key replay',
         `the replay answered ${replay.text}, the first ${first.text}`,
       );
-    if (replayed !== 'true') context.findings.created += 1;
+    if (replayed !== 'true') context.findings.made(operation.operationId);
   }
   if (operation.responses.has('422')) {
     const reused = await context.exchanger.send(
@@ -228,7 +228,7 @@ export async function makeOnce(
       { ...create, intent: 'Idempotency-Key, another body', body: otherBody },
       { expect: [422] },
     );
-    if (reused?.status === status) context.findings.created += 1;
+    if (reused?.status === status) context.findings.made(operation.operationId);
   }
   return first;
 }
@@ -285,7 +285,7 @@ async function putOnce(
     if (!createOnly) own.claim(maker, id);
     const answer = await context.exchanger.send(operation, create, { expect: [maker.status, ...taken] });
     if (answer?.status !== 412 || taken.length === 0) {
-      if (answer?.status === maker.status) context.findings.created += 1;
+      if (answer?.status === maker.status) context.findings.made(operation.operationId);
       return answer;
     }
   }
