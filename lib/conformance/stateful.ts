@@ -158,6 +158,8 @@ interface ClientName {
   drawn: string;
   reuse: number | undefined;
   createOnly: boolean;
+  /** The id of one this kind has under another parent, sent under a parent of the sequence's (a 409, if declared). */
+  conflict?: boolean;
 }
 
 function expectStatus(what: string, answer: Observed | undefined, statuses: number[]): answer is Observed {
@@ -348,6 +350,9 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
   const revalidates = (operation: Operation) =>
     successes(operation).some((status) => declaresHeader(operation, status, 'etag')) && declares(operation, 304);
 
+  /** Each maker's Create, to build the compound commands below. */
+  const creates = new Map<Maker, (conflict: boolean) => fc.Arbitrary<Command>>();
+
   kinds.forEach((kind, index) => {
     const idOf = (resource: unknown) =>
       kind.idPointer === undefined ? undefined : String(atPointer(resource, kind.idPointer) as string | number);
@@ -370,7 +375,8 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
     });
 
     for (const maker of kind.makers.filter((candidate) => live(candidate.operation))) {
-      if (maker.operation.body === undefined) continue;
+      const bodySchema = maker.operation.body?.schema;
+      if (bodySchema === undefined) continue;
       const named = maker.clientId
         ? fc.record({
             drawn: valid(maker.clientId.schema).map(String),
@@ -378,11 +384,15 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
             createOnly: fc.boolean(),
           })
         : fc.constant(undefined);
-      commands.push(
+      const create = (conflict: boolean) =>
         fc
-          .tuple(valid(maker.operation.body.schema), fc.boolean(), pick, named)
-          .map(([body, withKey, which, name]) => new Create(maker, body, withKey, which, name)),
-      );
+          .tuple(valid(bodySchema), fc.boolean(), pick, named)
+          .map(
+            ([body, withKey, which, name]): Command =>
+              new Create(maker, body, withKey, which, name && { ...name, conflict }),
+          );
+      commands.push(create(false));
+      creates.set(maker, create);
     }
 
     /**
@@ -400,6 +410,21 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         ...own.map((key) => state.idOfKey.get(key) ?? key),
       ];
       return known.length === 0 ? name.drawn : known[name.reuse % known.length]!;
+    };
+    /** An id this kind has under one parent, and another parent of the sequence's to send it under. */
+    const conflictOf = (model: Readonly<Model>, maker: Maker) => {
+      const state = stateOf(model as Model, index);
+      const name = maker.parents[0];
+      const parentKind = name === undefined ? undefined : kindAt(kinds, maker.operation.path, name);
+      if (parentKind === undefined) return undefined;
+      const parentState = stateOf(model as Model, kinds.indexOf(parentKind));
+      const parentIds = ownIds(model, kinds.indexOf(parentKind)).map((key) => parentState.idOfKey.get(key) ?? key);
+      for (const key of state.live.keys()) {
+        const parents = state.parents.get(key) ?? {};
+        const other = parentIds.find((id) => id !== parents[name!]);
+        if (other !== undefined) return { parents: { ...parents, [name!]: other }, id: state.idOfKey.get(key) ?? key };
+      }
+      return undefined;
     };
     const keyFor = (maker: Maker, parents: Record<string, string>, id: string) =>
       maker.parents.length === 0 ? id : JSON.stringify([...maker.parents.map((name) => parents[name]), id]);
@@ -421,10 +446,11 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         parentsFor(model, this.maker, this.pick) !== undefined;
       async run(model: Model, real: StatefulTransport) {
         const operation = this.maker.operation;
-        const parents = parentsFor(model, this.maker, this.pick)!;
+        const conflict = this.name?.conflict ? conflictOf(model, this.maker) : undefined;
+        const parents = conflict?.parents ?? parentsFor(model, this.maker, this.pick)!;
         const state = stateOf(model, index);
         const clientId = this.maker.clientId;
-        const named = clientId && this.name ? namedId(model, this.maker, this.name) : undefined;
+        const named = conflict?.id ?? (clientId && this.name ? namedId(model, this.maker, this.name) : undefined);
         const pathParams = named === undefined ? parents : { ...parents, [clientId!.name]: named };
         // A caller-named create is create-only where the spec lets it say so: against a deployment, always.
         const createOnly =
@@ -917,6 +943,25 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
     }
   });
 
+  /*
+   * A conflict the spec declares (409) on what a caller names under a parent: the steps that lead to one, as
+   * one command, so that short sequences reach it too: two parents, what the id refers to, the resource
+   * under the first parent, then its id under the second.
+   */
+  for (const maker of creates.keys()) {
+    if (maker.clientId === undefined || maker.parents.length === 0 || !declares(maker.operation, 409)) continue;
+    const parentMakers = maker.parents.flatMap((name) => kindAt(kinds, maker.operation.path, name)?.makers ?? []);
+    const referenced = referencedKind(kinds, maker)?.makers ?? [];
+    const steps = [
+      ...parentMakers.flatMap((parent) => [creates.get(parent)?.(false), creates.get(parent)?.(false)]),
+      ...referenced.map((other) => creates.get(other)?.(false)),
+      creates.get(maker)!(false),
+      creates.get(maker)!(true),
+    ];
+    if (steps.some((step) => step === undefined)) continue;
+    commands.push(fc.tuple(...(steps as Array<fc.Arbitrary<Command>>)).map((parts) => new Steps(parts)));
+  }
+
   // Every unsafe operation that declares an Idempotency-Key: its keys replayed, by what it declares.
   for (const operation of options.operations.filter(
     (candidate) =>
@@ -927,6 +972,16 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         .tuple(pick, fc.boolean(), valid(operation.body!.schema))
         .map(([which, sameBody, other]) => new Replay(operation, which, sameBody, other)),
     );
+
+  /** Commands run in turn, each when its own check allows. */
+  class Steps implements Command {
+    constructor(readonly parts: Command[]) {}
+    check = () => !options.readOnly;
+    async run(model: Model, real: StatefulTransport) {
+      for (const part of this.parts) if (part.check(model)) await part.run(model, real);
+    }
+    toString = () => `steps(${this.parts.map(String).join(', ')})`;
+  }
 
   class Replay implements Command {
     constructor(
