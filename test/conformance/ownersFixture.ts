@@ -205,6 +205,7 @@ export function ownersStore(): StatefulTransport & { seen: Set<string>; sent: Te
       sent.push(request);
       const got = handle(request);
       seen.add(`${request.operationId} ${got.status}`);
+      if (request.headers['if-match'] !== undefined) seen.add(`${request.operationId} ${got.status} If-Match`);
       return Promise.resolve(got);
     },
   };

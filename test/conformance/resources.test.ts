@@ -338,6 +338,8 @@ t.test(
       'putOwner 201',
       'putOwner 200',
       'putOwner 412',
+    'putOwner 412 If-Match',
+    'putOwner 200 If-Match',
       'getOwner 304',
       'putAdoption 201',
       'putAdoption 200',
