@@ -72,7 +72,9 @@ export class Exchanger {
   ): Promise<Answer | undefined> {
     if (
       this.own &&
-      namesForeignResource(operation, request, (parameter, value) => this.own!.isOwn(parameter, value, operation.path))
+      namesForeignResource(operation, request, (parameter, value) =>
+        this.own!.isOwn(parameter, value, operation.path, request.pathParams),
+      )
     ) {
       this.findings.fail({
         subject: operation.operationId,

@@ -203,7 +203,13 @@ export function ownersStore(): StatefulTransport & { seen: Set<string>; sent: Te
     },
     send(request) {
       sent.push(request);
-      const got = handle(request);
+      let got: Observed;
+      try {
+        got = handle(request);
+      } catch {
+        // A body that is not JSON (an invalid request the tools send on purpose).
+        got = answer(400, { code: 'bad_request' });
+      }
       seen.add(`${request.operationId} ${got.status}`);
       if (request.headers['if-match'] !== undefined) seen.add(`${request.operationId} ${got.status} If-Match`);
       return Promise.resolve(got);
