@@ -42,7 +42,10 @@ t.test('verify makes owners at ids it drew and touches nothing it did not make',
         outgoing.writeHead(status, { ...(text ? { 'content-type': 'application/json' } : {}), ...headers });
         outgoing.end(text);
       };
-      if (route === undefined) return reply(404, '{"code":"not_found"}');
+      if (route === undefined) {
+        reply(404, '{"code":"not_found"}');
+        return;
+      }
       const pathParams = Object.fromEntries(
         Object.entries(route.match!.groups ?? {}).map(([name, value]) => [name, decodeURIComponent(value)]),
       );
@@ -59,7 +62,9 @@ t.test('verify makes owners at ids it drew and touches nothing it did not make',
           headers,
           ...(body ? { body } : {}),
         })
-        .then((answer) => reply(answer!.status, answer!.text, Object.fromEntries(answer!.headers)));
+        .then((answer) => {
+          reply(answer!.status, answer!.text, Object.fromEntries(answer!.headers));
+        });
     });
   });
   server.listen(0, '127.0.0.1');
