@@ -1,11 +1,14 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { isSafe } from '../../lib/conformance/resources.js';
 import { loadContract } from '../../lib/conformance/spec.js';
 import { runVerification } from '../../scripts/verify/verify.js';
+import { httpLimits } from '../../src/http/limits.js';
+import { ContractClient } from './client.js';
 import { ownersOperations, ownersStore, specWithOwners } from './ownersFixture.js';
+import { existingResourceRequest } from './steps.js';
 
 /**
  * npm run verify against a deployment of a spec with owners made by PUT (./ownersFixture.ts), holding an
@@ -22,14 +25,8 @@ const templates = operations.map((operation) => ({
   pattern: new RegExp(`^/v1${operation.path.replace(/\{([^}]+)\}/g, '(?<$1>[^/]+)')}$`),
 }));
 
-t.test('verify makes owners at ids it drew and touches nothing it did not make', async (t) => {
-  const store = ownersStore();
-  const before = [
-    { operationId: 'putOwner', pathParams: { ownerId: 'someone-else' }, body: '{"name":"theirs"}' },
-    { operationId: 'createPet', pathParams: {}, body: '{"name":"theirs","categoryId":1}' },
-  ];
-  for (const request of before) await store.send({ ...request, intent: 'before', query: [], headers: {} });
-  store.sent.length = 0;
+/** An HTTP server answering the owners spec's operations from a memory store; its base URL. */
+async function serve(t: Test, store: ReturnType<typeof ownersStore>): Promise<string> {
   const server = createServer((incoming, outgoing) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -70,8 +67,20 @@ t.test('verify makes owners at ids it drew and touches nothing it did not make',
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   t.teardown(() => server.close());
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+t.test('verify makes owners at ids it drew and touches nothing it did not make', async (t) => {
+  const store = ownersStore();
+  const before = [
+    { operationId: 'putOwner', pathParams: { ownerId: 'someone-else' }, body: '{"name":"theirs"}' },
+    { operationId: 'createPet', pathParams: {}, body: '{"name":"theirs","categoryId":1}' },
+  ];
+  for (const request of before) await store.send({ ...request, intent: 'before', query: [], headers: {} });
+  store.sent.length = 0;
+  const origin = await serve(t, store);
   const findings = await runVerification({
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    baseUrl: `${origin}/v1`,
     apiKey: 'k'.repeat(40),
     readOnly: false,
     maxRequests: 400,
@@ -118,4 +127,25 @@ t.test('verify makes owners at ids it drew and touches nothing it did not make',
       !madeOwners.has(request.pathParams['ownerId']),
   );
   t.same(replaced, [], 'a put without If-None-Match names only an owner the run made');
+});
+
+t.test("the suite's steps make what a request names: parents first, a caller-named id drawn", async (t) => {
+  const store = ownersStore();
+  const client = new ContractClient(await serve(t, store), '/v1', operations);
+  t.teardown(() => {
+    client.close();
+  });
+  const context = { key: 'k'.repeat(40), bodyLimit: httpLimits.bodyLimitBytes };
+  for (const [operationId, success] of [
+    ['putAdoption', 200],
+    ['deleteAdoption', 204],
+    ['listAdoptions', 200],
+    ['getOwner', 200],
+  ] as const) {
+    const operation = operations.find((candidate) => candidate.operationId === operationId)!;
+    const request = await existingResourceRequest(operation, client, context, 5, operations);
+    const answer = await client.send(request);
+    t.equal(answer.status, success, `${operationId} on what was made for it: ${answer.text}`);
+  }
+  t.ok(store.seen.has('putOwner 201') && store.seen.has('putAdoption 201'), 'owners and adoptions made by PUT');
 });
