@@ -29,7 +29,7 @@ export async function makeResource(
   parameter: string,
   key: string,
   seed: number,
-  at: { path: string; pathParams: Record<string, string> } | undefined = undefined,
+  at?: { path: string; pathParams: Record<string, string> },
 ): Promise<string> {
   const kinds = resourceKinds(operations);
   const kind = at === undefined ? kindOfParameter(kinds, parameter) : kindAt(kinds, at.path, parameter);
