@@ -97,9 +97,12 @@ t.test("Specmatic's copy of the spec leaves out every unsafe operation on a reso
         }
       }
   }
+  // Whatever openapi.yaml holds (it may have unsafe operations on a resource of its own by now), the fixture
+  // has some to leave out, and at least those openapi.yaml has.
+  const here = unchainable(readFileSync(specPath, 'utf8')).length;
   t.ok(
-    unchainable(fixture).length > unchainable(readFileSync(specPath, 'utf8')).length,
-    'the fixture has more to leave out',
+    unchainable(fixture).length > 0 && unchainable(fixture).length >= here,
+    'the fixture has operations to leave out',
   );
   t.same(
     readdirSync(join(dir, 'here', 'openapi_examples')).sort(),
