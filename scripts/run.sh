@@ -193,7 +193,7 @@ case $group in
   migrations  test/migrations/: npm run check:migrations on copies of the repository with a migration committed
   new-operation  test/newOperation/: a resource under the pet (its table) and two operations added to a copy of the
               repository with only the spec, handlers, SQL and migration; every tool (generate, gate, migrations,
-              lint, conformance, client, verify) green on it
+              lint, npm test, conformance, client, verify) green on it
   consumer-tools  test/consumerTools/: the /docs page in headless Chromium (every "Try it out"); the TypeScript
               client packed, installed and type-checked as a consumer gets it, and driven from Chromium; its
               methods generated for operations the contract does not have yet, compiled and run

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { objectViolations, scalarViolations, valid } from './arbitraries.js';
 import type { TestRequest } from './checks.js';
-import { isSafe } from './resources.js';
+import { clientIdOf, isSafe } from './resources.js';
 import type { Operation, Parameter, Schema } from './spec.js';
 
 /** A generated request and the statuses the contract allows for it. */
@@ -175,11 +175,15 @@ function toRequest(operation: Operation, intent: string, parts: Parts): TestRequ
   return request;
 }
 
-/** The statuses a schema-valid request may get: success, or 404 when it names a resource that may not exist. */
+/**
+ * The statuses a schema-valid request may get: success; 404 when it names a resource that may not exist; and a
+ * declared 409 or 412, which the store's state may give a valid request (a conflict, a precondition it sent).
+ */
 function successStatuses(operation: Operation): number[] {
   const statuses = [...operation.responses.keys()].filter((status) => status.startsWith('2')).map(Number);
   const namesResource = operation.parameters.some((parameter) => parameter.in === 'path');
-  return namesResource && operation.responses.has('404') ? [...statuses, 404] : statuses;
+  const refusedByState = [409, 412].filter((status) => operation.responses.has(String(status)));
+  return [...statuses, ...(namesResource && operation.responses.has('404') ? [404] : []), ...refusedByState];
 }
 
 export function validCases(operation: Operation, context: GeneratorContext): fc.Arbitrary<Case> {
@@ -408,8 +412,10 @@ export function namesForeignResource(
   isOwn: (parameter: Parameter, value: string) => boolean,
 ): boolean {
   if (isSafe(operation)) return false;
+  // A create-only PUT (If-None-Match: *) changes nothing that exists: the id it names is one the run drew.
+  const createOnly = request.headers['if-none-match']?.trim() === '*' ? clientIdOf(operation)?.name : undefined;
   return operation.parameters
-    .filter((declared) => declared.in === 'path')
+    .filter((declared) => declared.in === 'path' && declared.name !== createOnly)
     .some((parameter) => {
       const text = request.pathParams[parameter.name] ?? '';
       if (isCanonical(parameter.schema, text)) return !isOwn(parameter, text);

@@ -1,5 +1,5 @@
 import type { TestRequest } from './checks.js';
-import type { Operation, Schema } from './spec.js';
+import type { Operation, Parameter, Schema } from './spec.js';
 
 /**
  * What the spec says about resources, for the tools that keep a model of the
@@ -15,14 +15,20 @@ export const safeMethods: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS
 export const isSafe = (operation: Pick<Operation, 'method'>): boolean =>
   safeMethods.has(operation.method.toUpperCase());
 
-/** An operation that makes a resource: its success status, and how the id is read from its answer. */
+/**
+ * An operation that makes a resource (RFC 9110): a POST to a collection, the
+ * server naming what it made (in its answer's body or `Location`), or a PUT to
+ * an item path declaring 201, the caller naming it by the path's last parameter.
+ */
 export interface Maker {
   operation: Operation;
   status: number;
-  /** The path parameters of a maker under another resource (`petId` of POST /pets/{petId}/notes): its parents. */
+  /** The path parameters before the item's own (`petId` of POST /pets/{petId}/notes): its parents. */
   parents: string[];
-  /** The new resource's id as text, from the body (a link's `$response.body#/...`) or the `Location` header. */
-  idOf(body: unknown, location: string | null): string | undefined;
+  /** A PUT's own path parameter (`ownerId` of PUT /owners/{ownerId}): the caller draws its value from the schema. */
+  clientId?: Parameter;
+  /** The new resource's id as text: the id the caller sent, or from the body (a link's `$response.body#/...`) or `Location`. */
+  idOf(body: unknown, location: string | null, pathParams?: Record<string, string>): string | undefined;
 }
 
 /** A kind of resource the API makes, and the parameters that name one. */
@@ -31,8 +37,8 @@ export interface ResourceKind {
   /** Path parameters that name one resource (`petId`). */
   pathParameters: Set<string>;
   /**
-   * The path templates of one resource of the kind, exactly (`/pets/{petId}`): a link's target whose last
-   * segment is the linked parameter, or the item under a maker's path its `Location` names. A path under
+   * The path templates of one resource of the kind, exactly (`/pets/{petId}`): the item directly under a
+   * POST maker's collection (a link's target or its `Location`), or a PUT maker's own path. A path under
    * one (`/pets/{petId}/notes`) is another resource: what is sent there does not change the item.
    */
   itemPaths: Set<string>;
@@ -61,8 +67,20 @@ export function atPointer(body: unknown, pointer: string): unknown {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const bodyPointer = (expression: string) => /^\$response\.body#(\/.*)?$/.exec(expression)?.[1] ?? undefined;
+const pathNames = (operation: Operation) =>
+  operation.parameters.filter((parameter) => parameter.in === 'path').map(({ name }) => name);
 
-/** What one success response of an unsafe operation says it makes: by its links, or by a Location under its path. */
+/** The path parameter an item path ends in (`petId` of /pets/{petId}), if it ends in one. */
+export const itemParameterOf = (path: string): string | undefined => /\/\{([^}/]+)\}$/.exec(path)?.[1];
+
+/** A PUT to an item path that declares 201: it creates the resource at the URI the caller names (RFC 9110 9.3.4). */
+export function clientIdOf(operation: Operation): Parameter | undefined {
+  if (operation.method.toUpperCase() !== 'PUT' || !operation.responses.has('201')) return undefined;
+  const name = itemParameterOf(operation.path);
+  return operation.parameters.find((parameter) => parameter.in === 'path' && parameter.name === name);
+}
+
+/** What one success response of an unsafe operation says it makes: by its links, its Location, or a PUT's own path. */
 function madeBy(
   operation: Operation,
   status: string,
@@ -75,24 +93,31 @@ function madeBy(
   const pathParameters = new Set<string>();
   const lookupParameters = new Set<string>();
   const itemPaths = new Set<string>();
-  const parents = operation.parameters.filter((parameter) => parameter.in === 'path').map(({ name }) => name);
+  const clientId = status === '201' ? clientIdOf(operation) : undefined;
+  const parents = pathNames(operation).filter((name) => name !== clientId?.name);
+  // The path of one item made: a PUT's own, or one segment under the collection a POST was sent to.
+  const isItemPath = (path: string, name: string) =>
+    clientId ? path === operation.path && name === clientId.name : path === `${operation.path}/{${name}}`;
   let idPointer: string | undefined;
   for (const link of response.links) {
     const target = byId.get(link.operationId);
     for (const [name, expression] of Object.entries(link.parameters)) {
       const pointer = typeof expression === 'string' ? bodyPointer(expression) : undefined;
       const parameter = target?.parameters.find((candidate) => candidate.name === name);
-      // A parent's id in a child's answer names the parent, not what was made.
+      // A parent's id in a child's answer names the parent, not what was made; a PUT's is its own parameter.
       if (pointer === undefined || parameter === undefined || parents.includes(name)) continue;
+      if (clientId !== undefined && name !== clientId.name) continue;
       idPointer = pointer;
       if (parameter.in === 'path') {
         pathParameters.add(name);
-        if (target!.path.endsWith(`/{${name}}`)) itemPaths.add(target!.path);
+        if (isItemPath(target!.path, name)) itemPaths.add(target!.path);
       } else if (parameter.in === 'query' && parameter.schema['type'] === 'array') lookupParameters.add(name);
     }
   }
-  const hasLocation = response.headers.some((header) => header.name === 'location');
-  if (hasLocation) {
+  if (clientId !== undefined) {
+    pathParameters.add(clientId.name);
+    itemPaths.add(operation.path);
+  } else if (response.headers.some((header) => header.name === 'location')) {
     // 201 with Location on a collection: the item path under it names what was made (/pets -> /pets/{petId}).
     const item = new RegExp(`^${escapeRegExp(operation.path)}/\\{([^}/]+)\\}$`);
     for (const other of operations) {
@@ -108,7 +133,9 @@ function madeBy(
     operation,
     status: Number(status),
     parents,
-    idOf: (body, location) => {
+    ...(clientId ? { clientId } : {}),
+    idOf: (body, location, pathParams) => {
+      if (clientId !== undefined) return pathParams?.[clientId.name];
       if (pointer !== undefined) {
         const value = atPointer(body, pointer);
         return typeof value === 'number' || typeof value === 'string' ? String(value) : undefined;
@@ -128,11 +155,13 @@ function madeBy(
 }
 
 /**
- * The kinds of resource the spec's operations make: an unsafe operation
- * (a POST to a collection, at any depth: POST /pets/{petId}/notes is made
- * under a pet) whose success answer links a value of its body to another
- * operation's parameter, or carries a Location under its own path. Makers
- * of the same parameter are one kind.
+ * The kinds of resource the spec's operations make: an unsafe operation whose
+ * success answer links a value of its body to another operation's parameter,
+ * or carries a Location under its own path (a POST to a collection, at any
+ * depth: POST /pets/{petId}/notes is made under a pet), or a PUT that declares
+ * 201 on an item path (PUT /owners/{ownerId}). A resource is what an item path
+ * names: makers of the same item path are one kind (or, without one, of the
+ * same lookup parameter).
  */
 export function resourceKinds(operations: Operation[]): ResourceKind[] {
   const kinds: ResourceKind[] = [];
@@ -142,12 +171,20 @@ export function resourceKinds(operations: Operation[]): ResourceKind[] {
       if (!status.startsWith('2')) continue;
       const made = madeBy(operation, status, operations);
       if (made.maker === undefined) continue;
-      const same = kinds.find((kind) => [...made.pathParameters].some((name) => kind.pathParameters.has(name)));
+      const same = kinds.find((kind) =>
+        made.itemPaths.size > 0 && kind.itemPaths.size > 0
+          ? [...made.itemPaths].some((path) => kind.itemPaths.has(path))
+          : [...made.pathParameters, ...made.lookupParameters].some(
+              (name) => kind.pathParameters.has(name) || kind.lookupParameters.has(name),
+            ),
+      );
       if (same) {
         same.makers.push(made.maker);
         for (const name of made.pathParameters) same.pathParameters.add(name);
         for (const name of made.lookupParameters) same.lookupParameters.add(name);
         for (const path of made.itemPaths) same.itemPaths.add(path);
+        if (same.idPointer === undefined && made.idPointer !== undefined) same.idPointer = made.idPointer;
+        if (same.schema === undefined && made.schema !== undefined) same.schema = made.schema;
         continue;
       }
       const { maker, ...kind } = made;
@@ -161,6 +198,27 @@ export function resourceKinds(operations: Operation[]): ResourceKind[] {
 export const kindOfItemPath = (kinds: ResourceKind[], path: string): ResourceKind | undefined =>
   kinds.find((kind) => kind.itemPaths.has(path));
 
+/**
+ * The kind a path parameter of a path names: the kind whose item path is the path up to that parameter
+ * (`ownerId` of /owners/{ownerId}/adoptions/{petId} names an owner), else the kind of the parameter's name.
+ */
+export function kindAt(kinds: ResourceKind[], path: string, name: string): ResourceKind | undefined {
+  const end = path.indexOf(`{${name}}`);
+  const prefix = end < 0 ? undefined : path.slice(0, end + name.length + 2);
+  return (prefix === undefined ? undefined : kindOfItemPath(kinds, prefix)) ?? kindOfParameter(kinds, name);
+}
+
+/**
+ * The kind a PUT maker's own id refers to, when another kind is named by the same parameter (the adoption
+ * PUT /owners/{ownerId}/adoptions/{petId} names a pet): ids of that kind are the ones that can succeed.
+ */
+export function referencedKind(kinds: ResourceKind[], maker: Maker): ResourceKind | undefined {
+  const name = maker.clientId?.name;
+  return name === undefined
+    ? undefined
+    : kinds.find((kind) => !kind.makers.includes(maker) && kind.pathParameters.has(name));
+}
+
 /** The header parameter an operation declares for idempotent retries (`Idempotency-Key`), if any. */
 export const idempotencyHeader = (operation: Operation) =>
   operation.parameters.find(
@@ -168,8 +226,13 @@ export const idempotencyHeader = (operation: Operation) =>
   );
 
 /** The kind a path parameter names, if any. */
-export const kindOfParameter = (kinds: ResourceKind[], name: string): ResourceKind | undefined =>
-  kinds.find((kind) => kind.pathParameters.has(name) || kind.lookupParameters.has(name));
+export function kindOfParameter(kinds: ResourceKind[], name: string): ResourceKind | undefined {
+  const depth = (kind: ResourceKind) => Math.min(...[...kind.itemPaths].map((path) => path.split('{').length));
+  // Several kinds named by one parameter (a pet, an owner's adoption of it): the shallowest item is the resource.
+  return kinds
+    .filter((kind) => kind.pathParameters.has(name) || kind.lookupParameters.has(name))
+    .sort((a, b) => depth(a) - depth(b))[0];
+}
 
 /** The operations past their sunset at `now`: tools stop calling them. */
 export const retiredAt = (operations: Operation[], now: number): Set<string> =>

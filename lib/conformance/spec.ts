@@ -72,6 +72,9 @@ function compile(schema: Schema): ValidateFunction {
   return ajv.compile(schema);
 }
 
+/** Whether a schema accepts a value (a parameter's, as the service will parse it). */
+export const accepts = (schema: Schema, value: unknown): boolean => compile(schema)(value) as boolean;
+
 /** openapi.yaml as checked in, parsed (not dereferenced). */
 export function readLocalSpec(): JsonObject {
   return parse(readFileSync(specPath, 'utf8')) as JsonObject;

@@ -5,13 +5,15 @@ import {
   atPointer,
   idempotencyHeader,
   isSafe,
-  kindOfParameter,
+  clientIdOf,
+  kindAt,
+  referencedKind,
   labelled,
   resourceKinds,
   type Maker,
   type ResourceKind,
 } from './resources.js';
-import type { Operation, Parameter, Schema } from './spec.js';
+import { accepts, type Operation, type Parameter, type Schema } from './spec.js';
 
 /**
  * Stateful sequences driven by a model of the store, derived from the spec:
@@ -101,6 +103,11 @@ interface KindState {
   unsettled: Set<string>;
   /** The parents' path parameters of each id made under another resource. */
   parents: Map<string, Record<string, string>>;
+  /**
+   * The id a key stands for, when they differ: a resource the caller names under a parent (the adoption of
+   * pet 5 by owner "a") is keyed by its whole path, since another parent may have one of the same id.
+   */
+  idOfKey: Map<string, string>;
 }
 
 interface Model {
@@ -121,7 +128,14 @@ interface Model {
 const stateOf = (model: Model, kind: number): KindState => {
   let state = model.kinds.get(kind);
   if (state === undefined) {
-    state = { live: new Map(), made: new Set(), removed: new Set(), unsettled: new Set(), parents: new Map() };
+    state = {
+      live: new Map(),
+      made: new Set(),
+      removed: new Set(),
+      unsettled: new Set(),
+      parents: new Map(),
+      idOfKey: new Map(),
+    };
     model.kinds.set(kind, state);
   }
   return state;
@@ -135,6 +149,18 @@ const stateOf = (model: Model, kind: number): KindState => {
 const unassignedIds = ['0', '-7', '9007199254740993', '9223372036854775807'];
 
 type Command = fc.AsyncCommand<Model, StatefulTransport>;
+
+/** How a Create names a resource the caller names: a drawn id, or (reuse) one the model knows. */
+/** The If-Match a change sends: none, a tag no representation has, or the current one. */
+type Precondition = 'none' | 'stale' | 'current';
+
+interface ClientName {
+  drawn: string;
+  reuse: number | undefined;
+  createOnly: boolean;
+  /** The id of one this kind has under another parent, sent under a parent of the sequence's (a 409, if declared). */
+  conflict?: boolean;
+}
 
 function expectStatus(what: string, answer: Observed | undefined, statuses: number[]): answer is Observed {
   if (answer === undefined) return false;
@@ -177,6 +203,8 @@ const successes = (operation: Operation) =>
 const declares = (operation: Operation, status: number) => operation.responses.has(String(status));
 const declaresHeader = (operation: Operation, status: number, name: string) =>
   operation.responses.get(String(status))?.headers.some((header) => header.name === name) === true;
+const declaresHeaderParameter = (operation: Operation, name: string) =>
+  operation.parameters.some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === name);
 const pathParameters = (operation: Operation) => operation.parameters.filter((parameter) => parameter.in === 'path');
 const queryParameter = (operation: Operation, name: string) =>
   operation.parameters.find((parameter) => parameter.in === 'query' && parameter.name === name);
@@ -184,9 +212,9 @@ const queryParameter = (operation: Operation, name: string) =>
 const itemParameter = (operation: Operation) =>
   pathParameters(operation).find((parameter) => operation.path.endsWith(`/{${parameter.name}}`));
 
-/** Whether a value satisfies a scalar schema closely enough to be sent as that parameter (the ids above). */
+/** Whether a value satisfies a parameter's scalar schema (the ids above): bounds, pattern, format, length. */
 function takes(schema: Schema, text: string): boolean {
-  if (schema['type'] !== 'integer') return schema['type'] === 'string';
+  if (schema['type'] !== 'integer') return schema['type'] === 'string' && accepts(schema, text);
   const value = BigInt(text);
   const within = (bound: unknown, test: (limit: bigint) => boolean) =>
     typeof bound !== 'number' || test(BigInt(Math.trunc(bound)));
@@ -258,15 +286,30 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
     return [...state.made].filter((id) => state.live.has(id) && !state.unsettled.has(id));
   };
   /** A parent made by this sequence for each parent parameter; undefined when one has none. */
-  const parentsFor = (model: Readonly<Model>, names: string[], pick: number) => {
+  const parentsFor = (model: Readonly<Model>, maker: Maker, pick: number) => {
     const chosen: Record<string, string> = {};
-    for (const name of names) {
-      const kind = kindOfParameter(kinds, name);
-      const own = kind === undefined ? [] : ownIds(model, kinds.indexOf(kind));
+    for (const name of maker.parents) {
+      const kind = kindAt(kinds, maker.operation.path, name);
+      const at = kind === undefined ? -1 : kinds.indexOf(kind);
+      const own = at < 0 ? [] : ownIds(model, at);
       if (own.length === 0) return undefined;
-      chosen[name] = own[pick % own.length]!;
+      const key = own[pick % own.length]!;
+      chosen[name] = stateOf(model as Model, at).idOfKey.get(key) ?? key;
     }
     return chosen;
+  };
+  /**
+   * Ids of a kind the sequence knows to exist: the ids a reference to it can succeed with. Against a
+   * deployment only those it made, so that what it then makes names only its own.
+   */
+  const liveIds = (model: Readonly<Model>, kind: ResourceKind | undefined) => {
+    if (kind === undefined) return [];
+    const at = kinds.indexOf(kind);
+    const state = stateOf(model as Model, at);
+    const keys = options.exclusive
+      ? [...state.live.keys()].filter((key) => !state.unsettled.has(key))
+      : ownIds(model, at);
+    return keys.map((key) => state.idOfKey.get(key) ?? key);
   };
   const keyOf = (operation: Operation, withKey: boolean) => {
     const header = idempotencyHeader(operation);
@@ -274,6 +317,41 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
       ? { header: header.name.toLowerCase(), key: `${options.keyPrefix}-${(keyCounter += 1)}` }
       : undefined;
   };
+
+  /** The safe operation on an unsafe one's path whose 200 declares ETag: where a current tag is read. */
+  const taggedReader = (operation: Operation) =>
+    options.operations.find(
+      (other) => live(other) && isSafe(other) && other.path === operation.path && declaresHeader(other, 200, 'etag'),
+    );
+  /**
+   * A resource removed: what refers to it by its id (an adoption of it) or lives under it may be gone with it
+   * (ON DELETE CASCADE) or kept; the model compares them no more.
+   */
+  const forgetDependents = (model: Model, removed: ResourceKind, id: string) => {
+    kinds.forEach((other, at) => {
+      if (other === removed) return;
+      const state = stateOf(model, at);
+      const refers = other.makers.some((maker) => referencedKind(kinds, maker) === removed);
+      const under = other.makers.flatMap((maker) =>
+        maker.parents.filter((name) => kindAt(kinds, maker.operation.path, name) === removed),
+      );
+      for (const key of state.live.keys()) {
+        const named = refers && (state.idOfKey.get(key) ?? key) === id;
+        const child = under.some((name) => state.parents.get(key)?.[name] === id);
+        if (named || child) {
+          state.live.delete(key);
+          state.unsettled.add(key);
+        }
+      }
+    });
+  };
+
+  /** A safe operation with ETag on a success and a declared 304: its read is revalidated. */
+  const revalidates = (operation: Operation) =>
+    successes(operation).some((status) => declaresHeader(operation, status, 'etag')) && declares(operation, 304);
+
+  /** Each maker's Create, to build the compound commands below. */
+  const creates = new Map<Maker, (conflict: boolean) => fc.Arbitrary<Command>>();
 
   kinds.forEach((kind, index) => {
     const idOf = (resource: unknown) =>
@@ -291,19 +369,65 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
           /^\/\{[^}/]+\}$/.test(operation.path.slice(maker.operation.path.length)),
       )?.path;
     /** The path parameters naming one resource of this kind: its parents' as made, and its own id. */
-    const pathOf = (state: KindState, parameter: Parameter, id: string): Record<string, string> => ({
-      ...state.parents.get(id),
-      [parameter.name]: id,
+    const pathOf = (state: KindState, parameter: Parameter, key: string): Record<string, string> => ({
+      ...state.parents.get(key),
+      [parameter.name]: state.idOfKey.get(key) ?? key,
     });
 
     for (const maker of kind.makers.filter((candidate) => live(candidate.operation))) {
-      if (maker.operation.body === undefined) continue;
-      commands.push(
+      const bodySchema = maker.operation.body?.schema;
+      if (bodySchema === undefined) continue;
+      const named = maker.clientId
+        ? fc.record({
+            drawn: valid(maker.clientId.schema).map(String),
+            reuse: fc.option(pick, { nil: undefined, freq: 2 }),
+            createOnly: fc.boolean(),
+          })
+        : fc.constant(undefined);
+      const create = (conflict: boolean) =>
         fc
-          .tuple(valid(maker.operation.body.schema), fc.boolean(), pick)
-          .map(([body, withKey, which]) => new Create(maker, body, withKey, which)),
-      );
+          .tuple(valid(bodySchema), fc.boolean(), pick, named)
+          .map(
+            ([body, withKey, which, name]): Command =>
+              new Create(maker, body, withKey, which, name && { ...name, conflict }),
+          );
+      commands.push(create(false));
+      creates.set(maker, create);
     }
+
+    /**
+     * The id a caller names (a PUT maker): drawn from the parameter's schema, or now and then one the model
+     * knows (one of the kind it refers to, which can succeed, or one this kind has: a replace, or the declared
+     * 412 to a create-only request, or the declared 409 when another parent has it).
+     */
+    const namedId = (model: Readonly<Model>, maker: Maker, name: ClientName): string => {
+      if (name.reuse === undefined) return name.drawn;
+      const state = stateOf(model as Model, index);
+      // Against a deployment, only ids this run made: a replace of another's is never asked for.
+      const own = options.exclusive ? [...state.live.keys()] : ownIds(model, index);
+      const known = [
+        ...liveIds(model, referencedKind(kinds, maker)),
+        ...own.map((key) => state.idOfKey.get(key) ?? key),
+      ];
+      return known.length === 0 ? name.drawn : known[name.reuse % known.length]!;
+    };
+    /** An id this kind has under one parent, and another parent of the sequence's to send it under. */
+    const conflictOf = (model: Readonly<Model>, maker: Maker) => {
+      const state = stateOf(model as Model, index);
+      const name = maker.parents[0];
+      const parentKind = name === undefined ? undefined : kindAt(kinds, maker.operation.path, name);
+      if (parentKind === undefined) return undefined;
+      const parentState = stateOf(model as Model, kinds.indexOf(parentKind));
+      const parentIds = ownIds(model, kinds.indexOf(parentKind)).map((key) => parentState.idOfKey.get(key) ?? key);
+      for (const key of state.live.keys()) {
+        const parents = state.parents.get(key) ?? {};
+        const other = parentIds.find((id) => id !== parents[name!]);
+        if (other !== undefined) return { parents: { ...parents, [name!]: other }, id: state.idOfKey.get(key) ?? key };
+      }
+      return undefined;
+    };
+    const keyFor = (maker: Maker, parents: Record<string, string>, id: string) =>
+      maker.parents.length === 0 ? id : JSON.stringify([...maker.parents.map((name) => parents[name]), id]);
 
     class Create implements Command {
       constructor(
@@ -311,36 +435,63 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         readonly body: unknown,
         readonly withKey: boolean,
         readonly pick: number,
+        readonly name?: ClientName,
       ) {}
+      // Against a deployment, a caller-named create only where it can be create-only (If-None-Match: *).
       check = (model: Readonly<Model>) =>
-        !options.readOnly && parentsFor(model, this.maker.parents, this.pick) !== undefined;
+        !options.readOnly &&
+        (options.exclusive ||
+          this.maker.clientId === undefined ||
+          declaresHeaderParameter(this.maker.operation, 'if-none-match')) &&
+        parentsFor(model, this.maker, this.pick) !== undefined;
       async run(model: Model, real: StatefulTransport) {
         const operation = this.maker.operation;
-        const parents = parentsFor(model, this.maker.parents, this.pick)!;
+        const conflict = this.name?.conflict ? conflictOf(model, this.maker) : undefined;
+        const parents = conflict?.parents ?? parentsFor(model, this.maker, this.pick)!;
+        const state = stateOf(model, index);
+        const clientId = this.maker.clientId;
+        const named = conflict?.id ?? (clientId && this.name ? namedId(model, this.maker, this.name) : undefined);
+        const pathParams = named === undefined ? parents : { ...parents, [clientId!.name]: named };
+        // A caller-named create is create-only where the spec lets it say so: against a deployment, always.
+        const createOnly =
+          named !== undefined &&
+          declaresHeaderParameter(operation, 'if-none-match') &&
+          (this.name!.createOnly || !options.exclusive);
         const key = keyOf(operation, this.withKey);
         const sent = withBody(operation, 'create', this.body, {
-          pathParams: parents,
-          headers: key ? { [key.header]: key.key } : {},
+          pathParams,
+          headers: { ...(key ? { [key.header]: key.key } : {}), ...(createOnly ? { 'if-none-match': '*' } : {}) },
         });
-        const what = operation.operationId;
+        const what = `${operation.operationId}${named === undefined ? '' : ` ${JSON.stringify(pathParams)}`}`;
+        const modelKey = named === undefined ? undefined : keyFor(this.maker, parents, named);
+        const expected =
+          named === undefined ? [this.maker.status] : this.expectedOfNamed(model, named, modelKey!, createOnly);
         const answer = await real.send(sent);
-        if (!expectStatus(what, answer, [this.maker.status])) return;
+        if (!expectStatus(what, answer, expected)) return;
+        if (named !== undefined && answer.status !== this.maker.status) {
+          // Refused by state (404, 409, 412): nothing changed. A replace: the model's copy is the answer.
+          if (answer.status < 300) {
+            const resource = bodyOf(what, answer) as Resource;
+            checkFieldsSent(what, resource, JSON.parse(String(sent.body)) as Resource);
+            if (state.live.has(modelKey!) || !options.exclusive) state.live.set(modelKey!, resource);
+          }
+          return;
+        }
         const resource = bodyOf(what, answer) as Resource;
         const asSent = JSON.parse(String(sent.body)) as Resource;
         checkFieldsSent(what, resource, asSent, operation.body?.schema);
-        const id = this.maker.idOf(resource, answer.headers.get('location'));
+        const id = modelKey ?? this.maker.idOf(resource, answer.headers.get('location'), pathParams);
         if (id === undefined) throw new ModelMismatch(`${what}: no id in the answer ${answer.text.slice(0, 200)}`);
-        const state = stateOf(model, index);
-        if (state.live.has(id) || state.made.has(id))
+        if (state.live.has(id) || (named === undefined && state.made.has(id)))
           throw new ModelMismatch(`${what} answered id ${id}, which exists`);
         const highest = [...state.live.keys()].sort(compareIds).at(-1);
-        if (options.exclusive && highest !== undefined && compareIds(id, highest) <= 0)
+        if (named === undefined && options.exclusive && highest !== undefined && compareIds(id, highest) <= 0)
           throw new ModelMismatch(`${what} answered id ${id}, not above the highest id ${highest}`);
-        const itemPath = itemPathOf(this.maker);
+        const itemPath = named === undefined ? itemPathOf(this.maker) : operation.path;
         if (itemPath !== undefined && declaresHeader(operation, this.maker.status, 'location')) {
           const values: Record<string, string> = {
             ...parents,
-            [itemParameter(itemOperations.find((item) => item.path === itemPath)!)!.name]: id,
+            [itemParameter(itemOperations.find((item) => item.path === itemPath) ?? operation)!.name]: named ?? id,
           };
           compare(
             'Location',
@@ -352,19 +503,43 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
           throw new ModelMismatch('a first create carries Idempotent-Replayed');
         state.live.set(id, resource);
         state.made.add(id);
+        state.removed.delete(id);
+        if (named !== undefined && named !== id) state.idOfKey.set(id, named);
         if (this.maker.parents.length > 0) state.parents.set(id, parents);
         if (key)
           model.keys.push({
             operationId: operation.operationId,
             key: key.key,
-            pathParams: parents,
+            pathParams,
             body: String(sent.body),
             status: answer.status,
             answer: resource,
           });
       }
+      /**
+       * What a PUT to a caller-named id may answer, by what the model knows: 412 to a create-only request
+       * for one that exists; a replace (another 2xx) otherwise; 409 when another parent has the id; 404 when
+       * it refers to a resource not there. Against a deployment the store holds more than the model: each
+       * declared refusal may come, and a replace of an id the run did not make is never asked for.
+       */
+      private expectedOfNamed(model: Readonly<Model>, named: string, key: string, createOnly: boolean): number[] {
+        const operation = this.maker.operation;
+        const state = stateOf(model as Model, index);
+        const declared = (status: number) => (declares(operation, status) ? [status] : []);
+        const others = successes(operation).filter((status) => status !== this.maker.status);
+        const replaced = others.length > 0 ? others : [this.maker.status];
+        if (!options.exclusive)
+          return [this.maker.status, ...(createOnly ? declared(412) : replaced), ...declared(409), ...declared(404)];
+        const referenced = referencedKind(kinds, this.maker);
+        if (referenced !== undefined && !liveIds(model, referenced).includes(named) && declares(operation, 404))
+          return [404];
+        if (state.live.has(key)) return createOnly && declares(operation, 412) ? [412] : replaced;
+        // Another parent has this id: a conflict, where the spec declares one (the pet adopted by another owner).
+        const elsewhere = [...state.live.keys()].some((other) => (state.idOfKey.get(other) ?? other) === named);
+        return elsewhere ? [this.maker.status, ...declared(409)] : [this.maker.status];
+      }
       toString = () =>
-        `create(${this.maker.operation.operationId}, ${JSON.stringify(this.body)}${this.withKey ? ', with a key' : ''}, ${this.pick})`;
+        `create(${this.maker.operation.operationId}, ${JSON.stringify(this.body)}${this.withKey ? ', with a key' : ''}, ${this.pick}${this.name ? `, ${JSON.stringify(this.name)}` : ''})`;
     }
 
     for (const operation of itemOperations) {
@@ -383,10 +558,18 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         );
       } else {
         const body = operation.body ? valid(operation.body.schema) : fc.constant(undefined);
+        // With If-Match declared and 412: now and then a stale tag (412), or the current one (success).
+        const preconditions: Precondition[] =
+          declaresHeaderParameter(operation, 'if-match') && declares(operation, 412)
+            ? ['none', 'stale', ...(taggedReader(operation) ? (['current'] as const) : [])]
+            : ['none'];
         commands.push(
           fc
-            .tuple(pick, body, fc.boolean())
-            .map(([which, sent, withKey]) => new Change(operation, parameter, which, sent, false, withKey)),
+            .tuple(pick, body, fc.boolean(), fc.constantFrom(...preconditions))
+            .map(
+              ([which, sent, withKey, precondition]) =>
+                new Change(operation, parameter, which, sent, false, withKey, precondition),
+            ),
         );
       }
     }
@@ -416,8 +599,11 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         if (isSafe(operation))
           commands.push(
             fc
-              .option(pick, { nil: undefined, freq: 5 })
-              .map((which) => new Read(operation, parameter, missing, which, false)),
+              .tuple(fc.option(pick, { nil: undefined, freq: 5 }), fc.boolean())
+              .map(
+                ([which, revalidating]) =>
+                  new Read(operation, parameter, missing, which, revalidating && revalidates(operation)),
+              ),
           );
         else {
           const body = operation.body ? valid(operation.body.schema) : fc.constant(undefined);
@@ -483,6 +669,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         readonly body: unknown,
         readonly under: boolean,
         readonly withKey: boolean,
+        readonly precondition: Precondition = 'none',
       ) {}
       check = (model: Readonly<Model>) => !options.readOnly && ownOrRemoved(model).length > 0;
       async run(model: Model, real: StatefulTransport) {
@@ -490,22 +677,39 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         const own = ownOrRemoved(model);
         const id = own[this.pick % own.length]!;
         const before = state.live.get(id);
-        if (before === undefined && !declares(this.operation, 404)) return;
+        // A PUT that creates: to a removed id it makes it again (Create's to send); elsewhere the declared 404.
+        const creates = !this.under && clientIdOf(this.operation) !== undefined;
+        if (before === undefined && (creates || !declares(this.operation, 404))) return;
         const key = keyOf(this.operation, this.withKey);
         const pathParams = pathOf(state, this.parameter, id);
-        const parts = { pathParams, headers: { ...auth, ...(key ? { [key.header]: key.key } : {}) } };
-        const intent = this.under ? 'under' : 'change';
+        const tag = await this.tagFor(real, pathParams, before);
+        if (tag === null) return;
+        const parts = {
+          pathParams,
+          headers: { ...auth, ...(key ? { [key.header]: key.key } : {}), ...(tag ? { 'if-match': tag } : {}) },
+        };
+        const intent = this.under
+          ? 'under'
+          : this.precondition === 'none'
+            ? 'change'
+            : `If-Match, ${this.precondition}`;
         const sent =
           this.body === undefined
             ? request(this.operation, intent, parts)
             : withBody(this.operation, intent, this.body, parts);
-        const what = `${this.operation.operationId} ${this.under ? 'under ' : ''}${id}`;
+        const what = `${this.operation.operationId} ${this.under ? 'under ' : ''}${id}${tag ? ` If-Match ${tag}` : ''}`;
         const answer = await real.send(sent);
         if (before === undefined) {
-          expectStatus(`${what}, removed before`, answer, [404]);
+          // RFC 9110 13.1.1: If-Match is false without a current representation.
+          expectStatus(`${what}, removed before`, answer, this.precondition === 'stale' ? [404, 412] : [404]);
           return;
         }
-        if (!expectStatus(what, answer, successes(this.operation))) return;
+        if (this.precondition === 'stale') {
+          expectStatus(`${what}, a stale tag`, answer, [412]);
+          return;
+        }
+        const changed = successes(this.operation).filter((status) => !creates || status !== 201);
+        if (!expectStatus(what, answer, changed)) return;
         if (answer.headers.get('idempotent-replayed') !== null)
           throw new ModelMismatch(`${what}: a first request carries Idempotent-Replayed`);
         if (key && sent.body !== undefined)
@@ -521,6 +725,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         if (this.operation.method === 'DELETE') {
           state.live.delete(id);
           state.removed.add(id);
+          forgetDependents(model, kind, state.idOfKey.get(id) ?? id);
           return;
         }
         const response = this.operation.responses.get(String(answer.status));
@@ -534,8 +739,26 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         if (sent.body !== undefined) checkFieldsSent(what, resource, JSON.parse(String(sent.body)) as Resource);
         state.live.set(id, resource);
       }
+      /**
+       * The If-Match tag to send: none; one no representation has (`stale`: the declared 412); or the
+       * current one (`current`), read from the item's GET first. null: no current tag to be had.
+       */
+      private async tagFor(
+        real: StatefulTransport,
+        pathParams: Record<string, string>,
+        before: Resource | undefined,
+      ): Promise<string | undefined | null> {
+        if (this.precondition === 'stale') return '"stale-tag-of-the-model"';
+        if (this.precondition === 'none' || before === undefined)
+          return this.precondition === 'none' ? undefined : null;
+        const reader = taggedReader(this.operation);
+        if (reader === undefined) return null;
+        const read = await real.send(request(reader, 'the tag for If-Match', { pathParams }));
+        if (!expectStatus(`${reader.operationId} for its ETag`, read, [200])) return null;
+        return read.headers.get('etag');
+      }
       toString = () =>
-        `${this.operation.operationId}${this.under ? ' under' : ''}(${this.pick}, ${JSON.stringify(this.body)}${this.withKey ? ', with a key' : ''})`;
+        `${this.operation.operationId}${this.under ? ' under' : ''}(${this.pick}, ${JSON.stringify(this.body)}${this.withKey ? ', with a key' : ''}${this.precondition === 'none' ? '' : `, If-Match ${this.precondition}`})`;
     }
 
     const collectionReads = options.operations.filter(
@@ -720,6 +943,25 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
     }
   });
 
+  /*
+   * A conflict the spec declares (409) on what a caller names under a parent: the steps that lead to one, as
+   * one command, so that short sequences reach it too: two parents, what the id refers to, the resource
+   * under the first parent, then its id under the second.
+   */
+  for (const maker of creates.keys()) {
+    if (maker.clientId === undefined || maker.parents.length === 0 || !declares(maker.operation, 409)) continue;
+    const parentMakers = maker.parents.flatMap((name) => kindAt(kinds, maker.operation.path, name)?.makers ?? []);
+    const referenced = referencedKind(kinds, maker)?.makers ?? [];
+    const steps = [
+      ...parentMakers.flatMap((parent) => [creates.get(parent)?.(false), creates.get(parent)?.(false)]),
+      ...referenced.map((other) => creates.get(other)?.(false)),
+      creates.get(maker)!(false),
+      creates.get(maker)!(true),
+    ];
+    if (steps.some((step) => step === undefined)) continue;
+    commands.push(fc.tuple(...(steps as Array<fc.Arbitrary<Command>>)).map((parts) => new Steps(parts)));
+  }
+
   // Every unsafe operation that declares an Idempotency-Key: its keys replayed, by what it declares.
   for (const operation of options.operations.filter(
     (candidate) =>
@@ -730,6 +972,16 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         .tuple(pick, fc.boolean(), valid(operation.body!.schema))
         .map(([which, sameBody, other]) => new Replay(operation, which, sameBody, other)),
     );
+
+  /** Commands run in turn, each when its own check allows. */
+  class Steps implements Command {
+    constructor(readonly parts: Command[]) {}
+    check = () => !options.readOnly;
+    async run(model: Model, real: StatefulTransport) {
+      for (const part of this.parts) if (part.check(model)) await part.run(model, real);
+    }
+    toString = () => `steps(${this.parts.map(String).join(', ')})`;
+  }
 
   class Replay implements Command {
     constructor(

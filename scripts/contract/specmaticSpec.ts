@@ -17,7 +17,7 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseDocument } from 'yaml';
-import { isSafe, kindOfParameter, resourceKinds } from '../../lib/conformance/resources.js';
+import { isSafe, kindAt, resourceKinds } from '../../lib/conformance/resources.js';
 import { loadContract, type Operation } from '../../lib/conformance/spec.js';
 import type { JsonObject } from '../../lib/openapi/dereference.js';
 import { repoRoot } from '../../lib/repoRoot.js';
@@ -36,7 +36,9 @@ export function unchainableOperations(operations: Operation[]): Array<{ operatio
       const named = operation.parameters
         .filter((parameter) => parameter.in === 'path')
         .map((parameter) => {
-          const makers = kindOfParameter(kinds, parameter.name)?.makers.map((maker) => maker.operation.operationId);
+          const makers = kindAt(kinds, operation.path, parameter.name)?.makers.map(
+            (maker) => maker.operation.operationId,
+          );
           return makers?.length ? `${parameter.name} (made by ${makers.join(', ')})` : parameter.name;
         });
       return {
@@ -76,7 +78,8 @@ export function writeSpecmaticSpec(dir: string, source = readFileSync(specPath, 
     for (const [method, operation] of Object.entries(item))
       for (const [status, response] of Object.entries((operation?.responses ?? {}) as Record<string, any>))
         for (const [name, link] of Object.entries((response?.links ?? {}) as Record<string, any>))
-          if (removed.has(link.operationId as string))
+          // An operation left out takes its own links with it (one may link to itself).
+          if (removed.has(link.operationId as string) && !removed.has(String(operation?.operationId)))
             document.deleteIn(['paths', path, method, 'responses', status, 'links', name]);
   mkdirSync(join(dir, 'openapi_examples'), { recursive: true });
   writeFileSync(join(dir, 'openapi.yaml'), document.toString());

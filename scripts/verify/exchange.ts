@@ -70,7 +70,12 @@ export class Exchanger {
     request: TestRequest,
     options: { url?: string; expect?: number[] } = {},
   ): Promise<Answer | undefined> {
-    if (this.own && namesForeignResource(operation, request, (parameter, value) => this.own!.isOwn(parameter, value))) {
+    if (
+      this.own &&
+      namesForeignResource(operation, request, (parameter, value) =>
+        this.own!.isOwn(parameter, value, operation.path, request.pathParams),
+      )
+    ) {
       this.findings.fail({
         subject: operation.operationId,
         check: 'unsafe request to a resource the run did not make',
@@ -105,7 +110,7 @@ export class Exchanger {
       });
     this.record(operation, answer, problems);
     const maker = this.own?.makerOf(operation);
-    if (maker && answer.status === maker.status) this.own!.add(maker, answer);
+    if (maker && answer.status === maker.status) this.own!.add(maker, answer, request.pathParams);
     return answer;
   }
 

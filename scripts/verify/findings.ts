@@ -26,12 +26,22 @@ export class Findings {
   readonly failures: Failure[] = [];
   /** Things worth saying that are not failures (an empty catalogue, a step skipped for budget). */
   readonly notes: string[] = [];
-  /** Pets the run created (write mode). */
-  created = 0;
+  /** What the run created (write mode), per operation that made it. */
+  readonly createdBy = new Map<string, number>();
   /** Requests sent, retries included. */
   sent = 0;
   /** Requests sent again after a 429 or 503. */
   retried = 0;
+
+  /** Counts a resource an operation created. */
+  made(operationId: string): void {
+    this.createdBy.set(operationId, (this.createdBy.get(operationId) ?? 0) + 1);
+  }
+
+  /** Resources the run created, of every kind. */
+  get created(): number {
+    return [...this.createdBy.values()].reduce((sum, count) => sum + count, 0);
+  }
 
   row(operationId: string, status: number): Row {
     const key = `${operationId} ${status}`;

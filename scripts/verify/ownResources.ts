@@ -1,6 +1,12 @@
 import { aimAtOwn } from '../../lib/conformance/requests.js';
 import type { TestRequest } from '../../lib/conformance/checks.js';
-import { kindOfParameter, type Maker, type ResourceKind } from '../../lib/conformance/resources.js';
+import {
+  kindAt,
+  kindOfParameter,
+  referencedKind,
+  type Maker,
+  type ResourceKind,
+} from '../../lib/conformance/resources.js';
 import type { Operation, Parameter } from '../../lib/conformance/spec.js';
 import type { Answer } from './answer.js';
 
@@ -14,10 +20,14 @@ export class OwnResources {
 
   constructor(readonly kinds: ResourceKind[]) {}
 
-  /** Records the id a maker's success answered. */
-  add(maker: Maker, answer: Pick<Answer, 'json' | 'headers'>): string | undefined {
+  /** Records the id a maker's success answered (or, for a PUT that makes, the id sent in its path). */
+  add(
+    maker: Maker,
+    answer: Pick<Answer, 'json' | 'headers'>,
+    pathParams: Record<string, string> = {},
+  ): string | undefined {
     const kind = this.kinds.find((candidate) => candidate.makers.includes(maker));
-    const id = maker.idOf(answer.json, answer.headers.get('location'));
+    const id = maker.idOf(answer.json, answer.headers.get('location'), pathParams);
     if (kind === undefined || id === undefined) return undefined;
     const ids = this.ids.get(kind) ?? [];
     if (!ids.includes(id)) ids.push(id);
@@ -25,24 +35,54 @@ export class OwnResources {
     return id;
   }
 
-  /** Whether the run made the resource this value of the parameter names. */
-  isOwn(parameter: Parameter, value: string): boolean {
-    const kind = kindOfParameter(this.kinds, parameter.name);
-    return kind !== undefined && (this.ids.get(kind) ?? []).includes(value);
+  /** Records an id the run drew for a PUT that makes (sent without If-None-Match: * when none is declared). */
+  claim(maker: Maker, id: string): void {
+    this.add(maker, { json: undefined, headers: new Headers() }, { [maker.clientId!.name]: id });
   }
 
-  /** An id of the run for the parameter, in turn; undefined when the run made none of its kind. */
-  pick(parameter: Parameter): string | undefined {
-    const kind = kindOfParameter(this.kinds, parameter.name);
-    const ids = kind === undefined ? [] : (this.ids.get(kind) ?? []);
+  /**
+   * An id of the run for the parameter, in turn; undefined when the run made none of its kind. With the
+   * path: the kind whose item path leads to the parameter (an owner's for `ownerId` of its adoptions), or
+   * for an id a caller names that refers to another kind (the pet of an adoption), one of that kind.
+   */
+  pick(parameter: Parameter, path?: string): string | undefined {
+    const kind =
+      path === undefined ? kindOfParameter(this.kinds, parameter.name) : kindAt(this.kinds, path, parameter.name);
+    const referenced = kind?.makers.map((maker) => referencedKind(this.kinds, maker)).find(Boolean);
+    const ids = [kind, referenced].flatMap((candidate) => (candidate ? (this.ids.get(candidate) ?? []) : []));
     if (ids.length === 0) return undefined;
     this.turn += 1;
     return ids[this.turn % ids.length];
   }
 
+  /**
+   * Whether the run made the resource this value of the parameter names, in a request's path: one of the
+   * kind the path names there, or anything under resources the run made (their parents are the run's).
+   */
+  isOwn(parameter: Parameter, value: string, path?: string, pathParams: Record<string, string> = {}): boolean {
+    const kind =
+      path === undefined ? kindOfParameter(this.kinds, parameter.name) : kindAt(this.kinds, path, parameter.name);
+    if (kind === undefined) return false;
+    if ((this.ids.get(kind) ?? []).includes(value)) return true;
+    const parents = kind.makers.find((maker) => maker.parents.length > 0)?.parents ?? [];
+    return (
+      path !== undefined &&
+      parents.length > 0 &&
+      parents.every((name) => {
+        const parentValue = pathParams[name];
+        const parentKind = kindAt(this.kinds, path, name);
+        return (
+          parentValue !== undefined &&
+          parentKind !== undefined &&
+          (this.ids.get(parentKind) ?? []).includes(parentValue)
+        );
+      })
+    );
+  }
+
   /** The request aimed at the run's own resources, under the unsafe rule; undefined when it cannot be. */
   aim(operation: Operation, request: TestRequest): TestRequest | undefined {
-    return aimAtOwn(operation, request, (parameter) => this.pick(parameter));
+    return aimAtOwn(operation, request, (parameter) => this.pick(parameter, operation.path));
   }
 
   /** The maker an operation is, with the status that makes. */

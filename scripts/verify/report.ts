@@ -51,7 +51,7 @@ export function textReport(findings: Findings, options: { readOnly: boolean }): 
   lines.push('');
   for (const note of findings.notes) lines.push(`note: ${note}`);
   lines.push(
-    `${findings.sent} requests (${findings.retried} retried after 429/503), ${options.readOnly ? 'read-only: no pet created' : `${findings.created} pets created`}; ` +
+    `${findings.sent} requests (${findings.retried} retried after 429/503), ${options.readOnly ? 'read-only: nothing created' : `${findings.created} resources created`}; ` +
       (findings.passed ? 'no contract violation found' : `${findings.failures.length} failures`),
   );
   return `${lines.join('\n')}\n`;

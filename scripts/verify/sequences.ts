@@ -61,7 +61,7 @@ function transport(
       if (answer === undefined) return undefined;
       if (makes === answer.status && answer.headers.get('idempotent-replayed') === null) {
         spent.creates += 1;
-        options.findings.created += 1;
+        options.findings.made(operation.operationId);
       }
       // The exchanger has recorded the answer's contract problems already.
       const observed: Observed = { status: answer.status, headers: answer.headers, text: answer.text, problems: [] };

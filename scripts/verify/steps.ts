@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { valid } from '../../lib/conformance/arbitraries.js';
 import type { TestRequest } from '../../lib/conformance/checks.js';
-import { atPointer, idempotencyHeader, isSafe, labelled } from '../../lib/conformance/resources.js';
+import {
+  atPointer,
+  idempotencyHeader,
+  isSafe,
+  labelled,
+  referencedKind,
+  type Maker,
+} from '../../lib/conformance/resources.js';
 import type { Operation } from '../../lib/conformance/spec.js';
 import type { Answer } from './answer.js';
 import type { Exchanger } from './exchange.js';
@@ -171,9 +178,12 @@ export async function makeOnce(
   const bodies = twoBodies(operation, options.seed, options.prefix);
   if (bodies === undefined) return undefined;
   const [body, otherBody] = bodies;
+  const maker = own.makerOf(operation);
+  const clientId = maker?.clientId;
+  if (clientId !== undefined) return putOnce(context, own, maker!, body, options.seed);
   const pathParams: Record<string, string> = {};
   for (const parameter of operation.parameters.filter((declared) => declared.in === 'path')) {
-    const id = own.pick(parameter);
+    const id = own.pick(parameter, operation.path);
     if (id === undefined) {
       context.findings.notes.push(
         `${operation.operationId} not sent: the run made nothing its ${parameter.name} names`,
@@ -192,7 +202,7 @@ export async function makeOnce(
   const create = request(operation, intent, { pathParams, headers, body }, context.authorization);
   const first = await context.exchanger.send(operation, create, { expect: [status] });
   if (first?.status !== status) return undefined;
-  context.findings.created += 1;
+  context.findings.made(operation.operationId);
   if (keyHeader === undefined) return first;
   const replay = await context.exchanger.send(
     operation,
@@ -210,7 +220,7 @@ export async function makeOnce(
         'Idempotency-Key replay',
         `the replay answered ${replay.text}, the first ${first.text}`,
       );
-    if (replayed !== 'true') context.findings.created += 1;
+    if (replayed !== 'true') context.findings.made(operation.operationId);
   }
   if (operation.responses.has('422')) {
     const reused = await context.exchanger.send(
@@ -218,9 +228,69 @@ export async function makeOnce(
       { ...create, intent: 'Idempotency-Key, another body', body: otherBody },
       { expect: [422] },
     );
-    if (reused?.status === status) context.findings.created += 1;
+    if (reused?.status === status) context.findings.made(operation.operationId);
   }
   return first;
+}
+
+// Ids drawn for a PUT that makes, tried in turn while each is taken (412): another run may have drawn it.
+const drawnIds = 5;
+
+/**
+ * The run's first PUT that makes a resource at the id the caller names (RFC 9110 9.3.4): the id drawn from
+ * the parameter's schema (or, when it names a resource of another kind, one the run made), its parents the
+ * run's, and `If-None-Match: *` where declared, so that it creates and never replaces. Without that header
+ * the drawn id is sent as it stands (the run's own from then on).
+ */
+async function putOnce(
+  context: StepContext,
+  own: OwnResources,
+  maker: Maker,
+  body: string,
+  seed: number,
+): Promise<Answer | undefined> {
+  const operation = maker.operation;
+  const clientId = maker.clientId!;
+  const parents: Record<string, string> = {};
+  for (const name of maker.parents) {
+    const parameter = operation.parameters.find((declared) => declared.in === 'path' && declared.name === name)!;
+    const id = own.pick(parameter, operation.path);
+    if (id === undefined) {
+      context.findings.notes.push(`${operation.operationId} not sent: the run made nothing its ${name} names`);
+      return undefined;
+    }
+    parents[name] = id;
+  }
+  const referenced = referencedKind(own.kinds, maker) !== undefined ? own.pick(clientId) : undefined;
+  const candidates =
+    referenced !== undefined
+      ? [referenced]
+      : fc.sample(valid(clientId.schema), { numRuns: drawnIds, seed: (seed + Date.now()) | 0 }).map(String);
+  const createOnly = operation.parameters.some(
+    (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'if-none-match',
+  );
+  const taken = createOnly && operation.responses.has('412') ? [412] : [];
+  for (const id of candidates) {
+    const headers: Record<string, string> = {
+      authorization: context.authorization,
+      'content-type': operation.body!.mediaType,
+      ...(createOnly ? { 'if-none-match': '*' } : {}),
+    };
+    const create = request(
+      operation,
+      'a resource of the run, at an id it drew',
+      { pathParams: { ...parents, [clientId.name]: id }, headers, body },
+      context.authorization,
+    );
+    if (!createOnly) own.claim(maker, id);
+    const answer = await context.exchanger.send(operation, create, { expect: [maker.status, ...taken] });
+    if (answer?.status !== 412 || taken.length === 0) {
+      if (answer?.status === maker.status) context.findings.made(operation.operationId);
+      return answer;
+    }
+  }
+  context.findings.notes.push(`${operation.operationId}: every id drawn was taken (412)`);
+  return undefined;
 }
 
 /**
@@ -234,7 +304,9 @@ export function firstWrites(
   operations: Operation[],
 ): Array<{ operation: Operation; status: number }> {
   const makers = own.kinds.flatMap((kind) => kind.makers);
-  const byDepth = [...makers].sort((a, b) => a.parents.length - b.parents.length);
+  // Parents first, and what a PUT's id refers to (a pet, for its adoption) before the PUT.
+  const rank = (maker: Maker) => maker.parents.length * 2 + (referencedKind(own.kinds, maker) ? 1 : 0);
+  const byDepth = [...makers].sort((a, b) => rank(a) - rank(b));
   const keyed = operations.filter(
     (operation) =>
       !isSafe(operation) &&

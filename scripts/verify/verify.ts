@@ -202,7 +202,7 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
     const request = isSafe(operation) ? aimed : labelled(operation, aimed, prefix);
     const answer = await exchanger.send(operation, request, { expect: [401] });
     const maker = own.makerOf(operation);
-    if (maker && answer?.status === maker.status) findings.created += 1;
+    if (maker && answer?.status === maker.status) findings.made(operation.operationId);
   }
 
   const runs = Math.max(1, Math.ceil(options.maxRequests / Math.max(1, operations.length) / 3));
@@ -222,7 +222,7 @@ export async function runVerification(options: VerifyOptions): Promise<Findings>
     const request = isSafe(operation) || item.request.intent !== 'valid' ? aimed : labelled(operation, aimed, prefix);
     const answer = await exchanger.send(operation, request, { expect: item.expect });
     if (creates) generatedCreates += 1;
-    if (maker && answer?.status === maker.status) findings.created += 1;
+    if (maker && answer?.status === maker.status) findings.made(operation.operationId);
   }
   if (unaimed.size > 0)
     findings.notes.push(

@@ -14,6 +14,7 @@ import { existingResourceRequest, makeResource, startFaultableApp, successStatus
 import { valid } from '../../lib/conformance/arbitraries.js';
 import { idempotencyHeader, isSafe } from '../../lib/conformance/resources.js';
 import { emptyModel, statefulCommands, type StatefulTransport } from '../../lib/conformance/stateful.js';
+import { emptyStore } from '../helpers/emptyStore.js';
 
 /**
  * The property-based conformance suite: requests generated from openapi.yaml,
@@ -266,8 +267,8 @@ for (const backend of ['postgres', 'embedded'] as const) {
       `stateful model on ${backend}`,
       fc.commands(commands, { maxCommands: statefulMaxCommands }),
       async (sequenceCommands) => {
-        // Each sequence starts from an empty table: the model is then the whole store.
-        await started.db.query({ name: 'conformance.clear_pets', text: 'DELETE FROM pets' });
+        // Each sequence starts from an empty store: the model is then the whole store.
+        await emptyStore(started.db);
         sequence += 1;
         statefulSequences += 1;
         await fc.asyncModelRun(() => ({ model: emptyModel(), real: transportOf(client) }), sequenceCommands);

@@ -4,7 +4,7 @@ import { startTestApp } from '../helpers/app.js';
 import { ContractClient } from './client.js';
 import fc from 'fast-check';
 import { validCases } from '../../lib/conformance/requests.js';
-import { atPointer, isSafe, resourceKinds } from '../../lib/conformance/resources.js';
+import { atPointer, isSafe, kindAt, resourceKinds } from '../../lib/conformance/resources.js';
 import { basePath, loadContract, type Operation } from '../../lib/conformance/spec.js';
 import { httpLimits } from '../../src/http/limits.js';
 import { existingResourceRequest } from './steps.js';
@@ -55,11 +55,19 @@ t.test('every link names an operation and parameters it takes', async (t) => {
 });
 
 t.test("a maker's answer links to every operation on what it made", async (t) => {
-  for (const kind of resourceKinds(operations)) {
+  const kinds = resourceKinds(operations);
+  for (const kind of kinds) {
+    // Operations on it: its item path or a path under it, every other path parameter naming one of its parents.
+    const parents = new Set(
+      kind.makers.flatMap((maker) => maker.parents.map((name) => kindAt(kinds, maker.operation.path, name))),
+    );
     const onIt = operations
-      .filter((operation) =>
-        operation.parameters.some((parameter) => parameter.in === 'path' && kind.pathParameters.has(parameter.name)),
-      )
+      .filter((operation) => {
+        const named = operation.parameters
+          .filter((parameter) => parameter.in === 'path')
+          .map((parameter) => kindAt(kinds, operation.path, parameter.name));
+        return named.includes(kind) && named.every((other) => other === kind || parents.has(other));
+      })
       .map((operation) => operation.operationId)
       .sort();
     for (const maker of kind.makers) {

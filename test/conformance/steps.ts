@@ -6,17 +6,22 @@ import { insertApiKey } from '../../src/db/apiKeys.js';
 import type { Database, Queryable } from '../../src/db/index.js';
 import { valid } from '../../lib/conformance/arbitraries.js';
 import { validCases, type GeneratorContext } from '../../lib/conformance/requests.js';
-import { kindOfParameter, resourceKinds } from '../../lib/conformance/resources.js';
+import { kindAt, kindOfParameter, referencedKind, resourceKinds } from '../../lib/conformance/resources.js';
 import type { Operation } from '../../lib/conformance/spec.js';
 import { testConfig, testLimits, type TestApp } from '../helpers/app.js';
 import { openBackend, type Backend } from '../helpers/databases.js';
 import type { ContractClient, TestRequest } from './client.js';
 
+// Each drawn id once in a run: a PUT to an id drawn before would replace (200), not make (201).
+let draws = 0;
+
 /**
- * Makes a resource of the kind the path parameter names, through the
- * operation the spec says makes one (lib/conformance/resources.ts: a 201
- * whose links or Location lead to that parameter), with a valid body
- * generated from its schema; returns the id its answer gives.
+ * Makes a resource of the kind the path parameter names (in `at.path`, when given: `petId` of
+ * /owners/{ownerId}/adoptions/{petId} names an adoption), through the operation the spec says makes one
+ * (lib/conformance/resources.ts: a 201 whose links or Location lead to that parameter, or a PUT that
+ * declares 201 on its item path), with a valid body generated from its schema, under the parents in
+ * `at.pathParams` or made for it; a caller-named id is drawn from its schema, or made when it names a
+ * resource of another kind. Returns the id.
  */
 export async function makeResource(
   client: ContractClient,
@@ -24,25 +29,40 @@ export async function makeResource(
   parameter: string,
   key: string,
   seed: number,
+  at?: { path: string; pathParams: Record<string, string> },
 ): Promise<string> {
-  const maker = kindOfParameter(resourceKinds(operations), parameter)?.makers.find(
-    (candidate) => candidate.operation.body !== undefined,
-  );
+  const kinds = resourceKinds(operations);
+  const kind = at === undefined ? kindOfParameter(kinds, parameter) : kindAt(kinds, at.path, parameter);
+  const maker = kind?.makers.find((candidate) => candidate.operation.body !== undefined);
   if (maker === undefined)
     throw new Error(
       `no operation of openapi.yaml makes what path parameter ${parameter} names: declare a link from its ` +
-        "maker's 201 to an operation that takes it (`petId: $response.body#/id`), or a Location under its path",
+        "maker's 201 to an operation that takes it (`petId: $response.body#/id`), a Location under its path, " +
+        'or a 201 on a PUT to its item path',
     );
+  const pathParams: Record<string, string> = {};
+  for (const name of maker.parents)
+    pathParams[name] =
+      at?.pathParams[name] ??
+      (await makeResource(client, operations, name, key, seed, { path: maker.operation.path, pathParams }));
+  const clientId = maker.clientId;
+  if (clientId !== undefined) {
+    const referenced = referencedKind(kinds, maker);
+    pathParams[clientId.name] =
+      referenced === undefined
+        ? String(fc.sample(valid(clientId.schema), { numRuns: 1, seed: seed + (draws += 1) })[0])
+        : await makeResource(client, operations, clientId.name, key, seed);
+  }
   const [body] = fc.sample(valid(maker.operation.body!.schema), { numRuns: 1, seed });
   const response = await client.send({
     operationId: maker.operation.operationId,
     intent: 'a resource for a stateful step',
-    pathParams: {},
+    pathParams,
     query: [],
     headers: { authorization: `Bearer ${key}`, 'content-type': maker.operation.body!.mediaType },
     body: JSON.stringify(body),
   });
-  const id = maker.idOf(response.json, response.headers.get('location'));
+  const id = maker.idOf(response.json, response.headers.get('location'), pathParams);
   if (response.status !== maker.status || id === undefined)
     throw new Error(`${maker.operation.operationId} for a stateful step answered ${response.status} ${response.text}`);
   return id;
@@ -68,8 +88,15 @@ export async function existingResourceRequest(
   const [sample] = fc.sample(validCases(operation, context), { numRuns: 1, seed });
   const required = new Set(operation.parameters.filter((parameter) => parameter.required).map(({ name }) => name));
   const pathParams: Record<string, string> = {};
-  for (const parameter of operation.parameters.filter((declared) => declared.in === 'path'))
-    pathParams[parameter.name] = await makeResource(client, operations, parameter.name, context.key, seed);
+  // In path order: a parent first, then what is made under it (an owner, then its adoption).
+  const inPath = operation.parameters
+    .filter((declared) => declared.in === 'path')
+    .sort((a, b) => operation.path.indexOf(`{${a.name}}`) - operation.path.indexOf(`{${b.name}}`));
+  for (const parameter of inPath)
+    pathParams[parameter.name] = await makeResource(client, operations, parameter.name, context.key, seed, {
+      path: operation.path,
+      pathParams,
+    });
   return {
     ...sample!.request,
     intent: 'existing resource, required parts only',

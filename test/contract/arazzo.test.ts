@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
-import { isSafe } from '../../lib/conformance/resources.js';
+import { clientIdOf, isSafe, kindAt, resourceKinds } from '../../lib/conformance/resources.js';
 import { loadContract, type Operation } from '../../lib/conformance/spec.js';
+import { specWithOwners } from '../conformance/ownersFixture.js';
 import { specWithUnsafeOperations } from '../conformance/unsafeFixture.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { arazzoPath } from '../../src/openapi/files.js';
@@ -74,27 +75,86 @@ t.test('every step names an operationId that openapi.yaml has', async (t) => {
 /**
  * Steps with an unsafe method on a path that names a resource whose path
  * value is not an output of an earlier step of the same workflow: such a
- * step would change or remove what a deployment held before the run.
+ * step would change or remove what a deployment held before the run. The
+ * same reading as the other tools' (lib/conformance/resources.ts): the id of
+ * a create-only PUT (`If-None-Match: *`) is one the workflow chose, and what
+ * lies under parents an earlier step made is the workflow's.
  */
 function foreignUnsafeSteps(arazzo: Arazzo, operations: Operation[]): string[] {
   const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
+  const kinds = resourceKinds(operations);
   const found: string[] = [];
   for (const workflow of arazzo.workflows) {
     const earlier: string[] = [];
     for (const step of workflow.steps) {
       const operation = byId.get((step.operationId ?? '').split('.')[1] ?? '');
-      if (operation && !isSafe(operation))
+      const given = (name: string, where: string) =>
+        step.parameters?.find(
+          (parameter) =>
+            parameter.in === where &&
+            // Header names are case-insensitive (RFC 9110 5.1).
+            (where === 'header' ? parameter.name?.toLowerCase() === name : parameter.name === name),
+        )?.value;
+      const made = (name: string) => {
+        const value = given(name, 'path');
+        const source = typeof value === 'string' ? /^\$steps\.([^.]+)\.outputs\./.exec(value)?.[1] : undefined;
+        return source !== undefined && earlier.includes(source);
+      };
+      if (operation && !isSafe(operation)) {
+        const createOnly = given('if-none-match', 'header') === '*' ? clientIdOf(operation)?.name : undefined;
         for (const parameter of operation.parameters.filter((declared) => declared.in === 'path')) {
-          const value = step.parameters?.find((given) => given.name === parameter.name && given.in === 'path')?.value;
-          const source = typeof value === 'string' ? /^\$steps\.([^.]+)\.outputs\./.exec(value)?.[1] : undefined;
-          if (source === undefined || !earlier.includes(source))
-            found.push(`${workflow.workflowId}.${step.stepId}: ${parameter.name} = ${JSON.stringify(value)}`);
+          const parents = kindAt(kinds, operation.path, parameter.name)?.makers.find(
+            (maker) => maker.parents.length > 0,
+          )?.parents;
+          const underOwn = parents !== undefined && !parents.includes(parameter.name) && parents.every(made);
+          if (!made(parameter.name) && parameter.name !== createOnly && !underOwn)
+            found.push(
+              `${workflow.workflowId}.${step.stepId}: ${parameter.name} = ${JSON.stringify(given(parameter.name, 'path'))}`,
+            );
         }
+      }
       earlier.push(step.stepId);
     }
   }
   return found;
 }
+
+t.test('a create-only PUT names an id the workflow chose; what is under its own is its own', async (t) => {
+  const owners = loadContract(specWithOwners()).operations;
+  const step = (stepId: string, operationId: string, parameters: NonNullable<Step['parameters']>): Step => ({
+    stepId,
+    operationId: `pets.${operationId}`,
+    parameters,
+  });
+  const ownerId = (value: unknown) => ({ name: 'ownerId', in: 'path', value });
+  const createOnly = { name: 'If-None-Match', in: 'header', value: '*' };
+  const sample: Arazzo = {
+    sourceDescriptions: [],
+    workflows: [
+      {
+        workflowId: 'adopt',
+        steps: [
+          step('owner', 'putOwner', [ownerId('$inputs.ownerId'), createOnly]),
+          step('pet', 'createPet', []),
+          step('adopt', 'putAdoption', [
+            ownerId('$steps.owner.outputs.ownerId'),
+            { name: 'petId', in: 'path', value: '$steps.pet.outputs.petId' },
+          ]),
+          step('release', 'deleteAdoption', [
+            ownerId('$steps.owner.outputs.ownerId'),
+            { name: 'petId', in: 'path', value: 7 },
+          ]),
+        ],
+      },
+      { workflowId: 'replace', steps: [step('owner', 'putOwner', [ownerId('$inputs.ownerId')])] },
+    ],
+  };
+  t.same(
+    foreignUnsafeSteps(sample, owners),
+    ['replace.owner: ownerId = "$inputs.ownerId"'],
+    'only the PUT that may replace an owner the workflow did not make is refused',
+  );
+});
 
 t.test('an unsafe step names only a resource an earlier step of its workflow made', async (t) => {
   t.same(foreignUnsafeSteps(workflows(), loadContract().operations), [], 'pets.arazzo.yaml');

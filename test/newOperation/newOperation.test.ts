@@ -19,7 +19,7 @@ import { addOperations, addSubResource, endOfPathItem, handEdited } from './appl
  * POST /pets/{petId}/notes and its list), then DELETE /pets/{petId} and PATCH /pets/{petId} (./additions.ts),
  * which land on their path item although it is no longer the last path. Then npm run generate, and every
  * tool runs green on the result with nothing else edited by hand: the contract gate, the migrations' gate,
- * typecheck, lint, the conformance suite (stateful phase included), the client (its new methods, typed), and
+ * typecheck, lint, npm test, the conformance suite (stateful phase included), the client (its new methods, typed), and
  * npm run verify in write mode against a server holding pets and notes made before the run, which must all
  * be there, unchanged, afterwards.
  */
@@ -166,6 +166,8 @@ t.test('a resource and two operations added with only the spec, handlers and SQL
   ]);
   run('typecheck (server, tools and client)', 'npm', ['run', '--silent', 'typecheck']);
   run('lint', 'npm', ['run', '--silent', 'lint']);
+  // The unit and integration tests as CI runs them: none may assume the spec has only today's operations.
+  run('npm test on the applied tree', 'npm', ['test']);
 
   // The client has a typed method per new operation: this compiles only if they exist with these types.
   const probe = join(copy.root, 'clients/typescript/src/newOperationsProbe.ts');
