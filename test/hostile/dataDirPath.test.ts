@@ -53,7 +53,12 @@ t.test('a parent folder owned by another user is refused by the server and the C
   placeAt(dataDir);
   chownSync(theirs, otherUid, otherUid);
   const why = `^${theirs}, on the path to ${dataDir}, is a folder owned by uid ${otherUid}, neither this user \\(uid 0\\) nor root`;
-  await t.rejects(startServer(env(dataDir), textSink().stream), { name: 'StartupError', message: new RegExp(why) });
+  // A server that starts after all is stopped, so a broken check fails the test instead of hanging it.
+  const started = await startServer(env(dataDir), textSink().stream).then(
+    (running) => running.shutdown('SIGINT'),
+    (error: unknown) => error,
+  );
+  t.match(started, { name: 'StartupError', message: new RegExp(why) }, 'the server refuses to start');
   const cli = await runInProcess((streams) => runApiKey(['list'], { DATA_DIR: dataDir }, streams));
   t.equal(cli.code, 1, 'the CLI fails');
   t.match(cli.stderr, new RegExp(why), 'naming the folder and its owner');
