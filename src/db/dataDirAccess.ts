@@ -1,10 +1,6 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-
-/** DATA_DIR, or something in it, that the service may not trust: another user owns it. */
-export class DataDirAccessError extends Error {
-  override name = 'DataDirAccessError';
-}
+import { assertTrustedPath, DataDirAccessError } from './dataDirPath.js';
 
 /** Every permission bit of the group and of others. */
 const groupAndOthers = 0o077;
@@ -18,7 +14,7 @@ function refuseForeign(path: string, stats: Stats, uid: number, dataDir: string)
   throw new DataDirAccessError(
     `${path} belongs to uid ${stats.uid}, not to the user running the service (uid ${uid}): another user ` +
       `could read or change the embedded database. Run the service as its owner, or give it the whole ` +
-      `folder (chown -R ${uid} ${dataDir}) once you trust what is in it, or point DATA_DIR elsewhere.`,
+      `folder (chown -R ${uid} ${dataDir}) once you trust what is in it, or use a data directory elsewhere.`,
   );
 }
 
@@ -51,14 +47,18 @@ function tightenTree(folder: string, uid: number, dataDir: string): number {
  * files are this user's, so closing them loses nothing, and every data
  * directory made before the service set modes (files 0666 under umask 022)
  * starts again without a manual chmod. Returns how many modes it changed.
+ * Its path is checked first (dataDirPath.ts): every folder from / down and
+ * every link on the way must be ours or root's, and closed to others.
  * Where the platform has no uids (Windows), it only creates the folder.
  */
 export function secureDataDir(dataDir: string): number {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const uid = process.getuid?.();
+  // Checked before mkdir makes anything through the path, and again once all of it exists.
+  if (uid !== undefined) assertTrustedPath(dataDir, uid, false);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (uid === undefined) return 0;
-  // DATA_DIR itself may be a link the operator made (to another disk): judge what it points at.
+  assertTrustedPath(dataDir, uid, true);
+  // It may be a link the operator made (to another disk), checked above: judge what it points at.
   const stats = statSync(dataDir);
-  refuseForeign(dataDir, stats, uid, dataDir);
   return tighten(dataDir, stats) + tightenTree(dataDir, uid, dataDir);
 }

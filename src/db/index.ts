@@ -20,7 +20,7 @@ export { DiskFullError } from './diskSpace.js';
 export { DatabaseUnavailableError } from './unavailability.js';
 export { UnstorableValueError } from './dataException.js';
 export { DataDirLockedError } from './dataDirLock.js';
-export { DataDirAccessError } from './dataDirAccess.js';
+export { DataDirAccessError } from './dataDirPath.js';
 export { noKeyChanges } from './keyChanges.js';
 
 /**
