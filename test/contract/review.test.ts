@@ -39,7 +39,7 @@ t.test(
     );
     t.match(
       markdown(comparison),
-      /#### `createPet` \(POST \/pets\)\n\n- \*\*breaking\*\*: operation removed without deprecation \(`api-removed-without-deprecation`\)\n/,
+      /#### `createPet` \(POST \/pets\)\n\n- \*\*breaking\*\*: Calls to POST \/pets now fail \(404\): it was removed without a deprecation period\. \(`api-removed-without-deprecation`\)\n/,
     );
   },
 );
