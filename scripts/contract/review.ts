@@ -185,7 +185,7 @@ const levelOf = (change: Change) =>
 
 /** One line per change; a reviewed reason is written once per list, then referred to. */
 function changeLines(changes: Change[]): string[] {
-  const reasons: string[] = [];
+  const reasons = new Map<string, string>();
   return changes.flatMap((change) => {
     const lines = [`- ${levelOf(change)}: ${change.consumer} (${code(change.rule)})`];
     const example = change.counterExample;
@@ -194,17 +194,16 @@ function changeLines(changes: Change[]): string[] {
         `  - for example ${literal(example.value)}: accepted by the ${example.acceptedBy}, refused by the ${example.refusedBy}`,
       );
     if (change.reviewed) {
-      const seen = reasons.indexOf(change.reviewed);
-      lines.push(`  - reviewed: ${seen >= 0 ? 'the reason above' : change.reviewed}`);
-      if (seen < 0) reasons.push(change.reviewed);
+      const first = reasons.get(change.reviewed);
+      lines.push(`  - reviewed: ${first ? `as for ${code(first)} above` : change.reviewed}`);
+      if (!first) reasons.set(change.reviewed, change.rule);
     }
     return lines;
   });
 }
 
 const order: Record<string, number> = { breaking: 0, warning: 1, additive: 2, none: 3 };
-const sorted = (changes: Change[]) =>
-  [...changes].sort((a, b) => (order[a.level] ?? 0) - (order[b.level] ?? 0));
+const sorted = (changes: Change[]) => [...changes].sort((a, b) => (order[a.level] ?? 0) - (order[b.level] ?? 0));
 
 function operationSection(operation: OperationReview): string[] {
   const facts = (['scopes', 'objectives', 'deprecation'] as const).flatMap((name) => {

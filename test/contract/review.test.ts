@@ -131,7 +131,7 @@ t.test("the consumer's sentence, a counter-example and a reviewed reason written
   );
   t.notMatch(text, /body `name`: pattern changed/, 'the shorthand gives way to the sentence');
   t.equal(text.split(reason).length - 1, 1, 'a reviewed reason is written once');
-  t.match(text, /reviewed: the reason above/);
+  t.match(text, /reviewed: as for `request-property-pattern-changed` above/);
 });
 
 t.test('the report states its date, and the date decides a removal at the sunset', async (t) => {
