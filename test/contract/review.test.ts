@@ -148,3 +148,47 @@ t.test('the report states its date, and the date decides a removal at the sunset
     /- \*\*Date\*\*: 2030-12-05 .*`--date 2030-12-05`/,
   );
 });
+
+t.test('each sentence says what a consumer meets, in its words', async (t) => {
+  const sentences = (edit: (doc: Doc) => void) => {
+    const comparison = compared(main, edit);
+    return [...comparison.operations.flatMap((operation) => operation.changes), ...comparison.other].map(
+      (change) => `${change.rule}: ${change.consumer}`,
+    );
+  };
+  const moved = sentences((doc) => {
+    for (const server of doc.servers) server.url = server.url.replace(/\/v1$/, '/v2');
+  });
+  t.ok(
+    moved.includes(
+      'api-server-base-path-changed: Clients configured with `https://api.petstore.example.com/v1` must now call `https://api.petstore.example.com/v2`: every request to the old base path fails.',
+    ),
+    'a public server: both URLs whole, as a client configures them',
+    { moved },
+  );
+  t.ok(
+    moved.some((line) =>
+      line.includes(
+        'The internal server `https://staging.api.petstore.example.com/v1` moved to `https://staging.api.petstore.example.com/v2`',
+      ),
+    ),
+    'an internal server: said to be one, its URLs never cut to their length',
+    { moved },
+  );
+  const renamed = sentences((doc) => {
+    const newPet = doc.components.schemas.NewPet;
+    newPet.required = newPet.required.filter((name: string) => name !== 'name');
+    newPet.properties.name.deprecated = true;
+    doc.components.schemas.Pet.properties.nickname = { type: 'string' };
+    doc.components.schemas.Note = { type: 'object', description: 'A note about an animal.' };
+    doc.paths['/pets'].get.responses['404'] = doc.paths['/pets/{petId}'].get.responses['404'];
+  });
+  for (const line of [
+    'request-property-became-optional: Requests may now leave out `name` in the request body.',
+    'request-property-deprecated: `name` in the request body is deprecated: stop sending it before it is removed.',
+    'response-optional-property-added: Responses may now carry `nickname` in each item of the `200` response; clients ignore it until they use it.',
+    'response-non-success-status-added: Clients of GET /pets may now get a `404` answer (an error): handle it as one.',
+    'component-schema-added: The schema component `Note` is new (A note about an animal): code generated from the components gains it; no call changes until an operation uses it.',
+  ])
+    t.ok(renamed.includes(line), line, { sentences: renamed });
+});
