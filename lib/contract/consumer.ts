@@ -2,7 +2,7 @@
 // The developer's line (`message`) says where and what changed; this says what it does to the one calling.
 import type { Json } from '../openapi/dereference.js';
 import type { Change } from './change.js';
-import { inline } from './text.js';
+import { code, inline } from './text.js';
 
 /** The note on a rule's change that no value shows: the place admits the same values, or differs by others. */
 export const sameValues = '(the same values either way)';
@@ -33,7 +33,12 @@ export function subjectOf(change: Pick<Change, 'message'>): string {
     text
       .replace(/^request body `[^`]*`$/, 'the request body')
       .replace(/^response (`[^`]+`) `[^`]*`$/, 'the $1 response');
-  if (nested?.[1] && nested[2]) return `${inline(nested[2].replace(/^\./, ''))} in ${container(nested[1])}`;
+  if (nested?.[1] && nested[2]) {
+    const path = nested[2].replace(/^\./, '');
+    return path.startsWith('[].')
+      ? `${inline(path.slice(3))} in each item of ${container(nested[1])}`
+      : `${inline(path)} in ${container(nested[1])}`;
+  }
   const header = /^response (`[^`]+`) header (`[^`]+`)$/.exec(where);
   if (header) return `the ${header[2]} header of the ${header[1]} response`;
   return /^(query|path|header|cookie) parameter/.test(where) ? `the ${where}` : container(where);
@@ -52,7 +57,8 @@ export function schemaSentence(change: Change, direction: 'request' | 'response'
     return direction === 'request'
       ? `Requests that leave out ${subject} are now served as if it were ${quoted(change.after)}, not ${quoted(change.before)}.`
       : `The documented default of ${subject} changed; what the service sends does not.`;
-  if (suffix === 'deprecated') return `${capital(subject)} is deprecated: stop relying on it before it is removed.`;
+  if (suffix === 'deprecated')
+    return `${capital(subject)} is deprecated: stop ${direction === 'request' ? 'sending' : 'reading'} it before it is removed.`;
   if (suffix === 'reactivated') return `${capital(subject)} is no longer deprecated.`;
   if (suffix === 'became-read-only')
     return `Requests that send ${subject} are now refused or have it ignored: it became read-only.`;
@@ -60,6 +66,8 @@ export function schemaSentence(change: Change, direction: 'request' | 'response'
   if (suffix === 'became-write-only') return `Responses no longer carry ${subject}: it became write-only.`;
   if (suffix === 'no-longer-write-only') return `Responses may now carry ${subject}.`;
   switch (change.rule) {
+    case 'request-property-became-optional':
+      return `Requests may now leave out ${subject}.`;
     case 'new-optional-request-property':
       return `Requests may now send ${subject}.`;
     case 'response-optional-property-added':
@@ -86,7 +94,10 @@ export function schemaSentence(change: Change, direction: 'request' | 'response'
     if (!example) return `Responses may now carry ${subject} values the old contract did not allow.`;
     return `Responses may now carry ${shown ?? `${subject} as in ${quoted(example.value)}`}${shown ? ` in ${containerOf(change)}` : ''}, which the old contract did not allow; a client written for it may fail to read them.`;
   }
-  if (change.level === 'additive') return `Requests may now send values of ${subject} that were refused before.`;
+  if (change.level === 'additive')
+    return subject === 'the request body'
+      ? 'Requests may now send bodies that were refused before; every body accepted before still is.'
+      : `Requests may now send values of ${subject} that were refused before; every value accepted before still is.`;
   if (change.message.endsWith(sameAlone))
     return `On its own this changes nothing for clients; the other changes to ${subject} do.`;
   if (direction === 'response')
@@ -174,9 +185,9 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
       change.level === 'breaking'
         ? `Clients of ${operation} may now get ${subject}, which a client written for the old answers does not handle.`
         : `Clients of ${operation} get ${subject} only when they ask for it.`,
-    'response-non-success-status-added': `Clients of ${operation} may now get the error ${subject}.`,
+    'response-non-success-status-added': `Clients of ${operation} may now get ${subject} (an error): handle it as one.`,
     'response-success-status-removed': `Clients of ${operation} no longer get ${subject}.`,
-    'response-non-success-status-removed': `Clients of ${operation} no longer get the error ${subject}.`,
+    'response-non-success-status-removed': `Clients of ${operation} no longer get ${subject} (an error).`,
     'response-header-added': `Responses of ${operation} may now carry ${subject}.`,
     'response-header-removed': `Responses of ${operation} no longer carry ${subject}; clients that read it lose it.`,
     'response-header-became-optional': `Responses of ${operation} may now lack ${subject}.`,
@@ -186,9 +197,15 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
     'api-security-scope-added': `Requests to ${operation} with a key lacking the new scope${after} are now refused with 403.`,
     'api-security-scope-removed': `Keys with fewer scopes may now call ${operation}.`,
     'api-security-removed': `${operation} no longer needs a credential.`,
-    'api-server-base-path-changed': `Clients configured with ${quoted(change.before)} must now call ${quoted(change.after)}: every request to the old base path fails.`,
-    'api-server-removed': `Clients configured with ${quoted(change.before)} can no longer reach the API there.`,
-    'api-server-added': `The API is also served at ${quoted(change.after)}.`,
+    'api-server-base-path-changed':
+      change.level === 'breaking'
+        ? `Clients configured with ${address(change.before)} must now call ${address(change.after)}: every request to the old base path fails.`
+        : `The internal server ${address(change.before)} moved to ${address(change.after)}: the team's tools configured with it must follow; published clients are not pointed at it.`,
+    'api-server-removed':
+      change.level === 'breaking'
+        ? `Clients configured with ${address(change.before)} can no longer reach the API there.`
+        : `The internal server ${address(change.before)} is gone: the team's tools configured with it must move; published clients are not pointed at it.`,
+    'api-server-added': `The API is also served at ${address(change.after)}.`,
   };
   const text = table[change.rule];
   if (text) return text;
@@ -196,10 +213,7 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
     return change.level === 'breaking'
       ? `Clients must send their credentials differently: ${where}.`
       : `Nothing changes for clients: ${where}.`;
-  if (change.rule.startsWith('component-')) {
-    const what = change.message.slice(where.length + 2);
-    return `Code generated from the spec's components sees ${where.replace(/^component /, '')} ${what}; each call is judged where an operation uses it.`;
-  }
+  if (change.rule.startsWith('component-')) return componentSentence(change);
   const levelText: Record<string, string> = {
     breaking: `A client written against the old contract may fail: ${subject}.`,
     warning: `A client keeps working but should look: ${subject}.`,
@@ -207,4 +221,19 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
     none: `Nothing changes for clients: ${subject}.`,
   };
   return levelText[change.level] ?? levelText['none']!;
+}
+
+/** A server's URL as written (a URL is never cut: the reader configures it). */
+const address = (value: Json | undefined) => (typeof value === 'string' ? code(value) : quoted(value));
+
+/** A component added, removed or changed: what code generated from the components meets; calls are judged apart. */
+function componentSentence(change: Omit<Change, 'consumer'>): string {
+  const [, kind = 'schema', what = 'changed'] = /^component-(.+)-(added|removed|changed)$/.exec(change.rule) ?? [];
+  const name = `the ${kind.replace('-', ' ')} component ${code(lastStep(change.pointer))}`;
+  const description = /^`[^`]*` added: (.+)$/.exec(change.message)?.[1]?.replace(/\.$/, '');
+  if (what === 'added')
+    return `${capital(name)} is new${description ? ` (${description})` : ''}: code generated from the components gains it; no call changes until an operation uses it.`;
+  if (what === 'removed')
+    return `${capital(name)} is gone: code generated from the components loses it; each call that used it is judged under its operation.`;
+  return `${capital(name)} changed: code generated from the components changes with it; each call that uses it is judged under its operation.`;
 }

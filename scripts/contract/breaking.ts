@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Change } from '../../lib/contract/change.js';
 import { diff } from '../../lib/contract/diff.js';
 import { loadContract } from '../../lib/contract/load.js';
+import { literal } from '../../lib/contract/text.js';
 import { lastReleased } from '../../lib/contract/released.js';
 import { verdictOf, versionOf } from '../../lib/contract/verdict.js';
 import { repoRoot } from '../../lib/repoRoot.js';
@@ -21,13 +22,32 @@ export type { Output };
 export const breakingUsage =
   'npm run contract -- breaking [--base FILE|REV] [--head FILE|REV] [--date YYYY-MM-DD] [--json]';
 
-const line = (change: Change) => {
-  const operation = change.operation
-    ? `${change.operation.operationId} (${change.operation.method} ${change.operation.path})`
-    : 'components';
-  const reviewed = change.reviewed ? `\n      reviewed: ${change.reviewed}` : '';
-  return `  ${change.level === 'breaking' ? 'x' : '!'} ${change.rule} [${change.direction}] ${operation}: ${change.message}\n      at ${change.side} #${change.pointer}${reviewed}`;
-};
+/**
+ * A change as the gate prints it: the level and rule id, the operation, the consumer's sentence; under it the
+ * counter-example (when a value shows the change), where it is, and a reviewed reason (written once, then referred to).
+ */
+function lines(changes: Change[]): string[] {
+  const reasons = new Map<string, string>();
+  return changes.map((change) => {
+    const operation = change.operation
+      ? `${change.operation.operationId} (${change.operation.method} ${change.operation.path})`
+      : 'components';
+    const example = change.counterExample;
+    const shown = example
+      ? `\n      for example ${literal(example.value)}: accepted by the ${example.acceptedBy}, refused by the ${example.refusedBy}`
+      : '';
+    let reviewed = '';
+    if (change.reviewed) {
+      const first = reasons.get(change.reviewed);
+      reviewed = `\n      reviewed: ${first ? `as for ${first} above` : change.reviewed}`;
+      if (!first) reasons.set(change.reviewed, `${change.rule} ${operation}`);
+    }
+    return (
+      `  ${change.level === 'breaking' ? 'x' : '!'} ${change.level} ${change.rule} ${operation}: ${change.consumer}` +
+      `${shown}\n      at ${change.side} #${change.pointer}${reviewed}`
+    );
+  });
+}
 
 /** The command: its exit code (0 pass, 1 breaking, 2 bad input or usage), its lines written to `io`. */
 export function runBreaking(args: string[], io: Output = processOutput()): number {
@@ -52,7 +72,7 @@ function compare(args: string[], io: Output): number {
   const [from, to] = [versionOf(base.document), versionOf(head.document)];
   io.out(`Comparing ${head.source} (${to}) with ${base.source} (${from}): ${changes.length} changes`);
   const warnings = changes.filter((change) => change.level === 'warning');
-  for (const change of [...verdict.breaking, ...warnings]) io.out(line(change));
+  for (const text of lines([...verdict.breaking, ...warnings])) io.out(text);
   const others = changes.length - verdict.breaking.length - warnings.length;
   if (others > 0) io.out(`  (${others} additive or documentation changes: npm run contract -- review)`);
   if (verdict.breaking.length === 0) {

@@ -36,9 +36,6 @@ export const reviewFormat = 1;
 export const reviewUsage =
   'npm run contract -- review [--base FILE|REV]... [--head FILE|REV] [--date YYYY-MM-DD] [--json]';
 
-/** A change as the review shows it: the diff's, with the consumer's sentence always present. */
-export type ReviewedChange = Change & { consumer: string };
-
 interface Fact {
   before: string;
   after: string;
@@ -48,7 +45,7 @@ export interface OperationReview {
   operationId: string;
   method: string;
   path: string;
-  changes: ReviewedChange[];
+  changes: Change[];
   /** Present only when they differ between base and head. */
   scopes?: Fact;
   objectives?: Fact;
@@ -71,7 +68,7 @@ export interface Comparison {
   counts: Record<'breaking' | 'warning' | 'additive' | 'none', number>;
   operations: OperationReview[];
   /** Changes tied to no operation: servers, components, security schemes. */
-  other: ReviewedChange[];
+  other: Change[];
   client: ClientChanges;
   changelog: string;
 }
@@ -81,11 +78,6 @@ export interface Review {
   date: string;
   comparisons: Comparison[];
 }
-
-export const reviewed = (change: Change): ReviewedChange => ({
-  ...change,
-  consumer: change.consumer ?? change.message,
-});
 
 const shapeOf = (method: string, path: string) => `${method} ${path.replace(/\{[^}]*\}/g, '{}')}`;
 
@@ -99,7 +91,7 @@ const deprecationOf = (operation: JsonObject) =>
     : 'not deprecated';
 
 /** The changes grouped by operation (in the diff's order), each with what differs of its scopes, objectives, deprecation. */
-function byOperation(base: JsonObject, head: JsonObject, changes: ReviewedChange[]): OperationReview[] {
+function byOperation(base: JsonObject, head: JsonObject, changes: Change[]): OperationReview[] {
   const before = operationsOf(dereference(base));
   const after = operationsOf(dereference(head));
   const groups = new Map<string, OperationReview>();
@@ -139,7 +131,7 @@ function isRelease(document: JsonObject): boolean {
 
 /** One comparison; `client` is what the generated clients' declarations say. */
 export function compare(base: LoadedContract, head: LoadedContract, date: string, client: ClientChanges): Comparison {
-  const changes = diff(base.document, head.document, { today: date }).map(reviewed);
+  const changes = diff(base.document, head.document, { today: date });
   const [from, to] = [versionOf(base.document), versionOf(head.document)];
   const released = isRelease(base.document);
   // A base that is no release (unreleased main): the head's version is measured from the last release below it.
@@ -192,8 +184,8 @@ const levelOf = (change: Change) =>
   `${change.level === 'breaking' ? '**breaking**' : change.level}${change.reviewed ? ' (reviewed)' : ''}`;
 
 /** One line per change; a reviewed reason is written once per list, then referred to. */
-function changeLines(changes: ReviewedChange[]): string[] {
-  const reasons: string[] = [];
+function changeLines(changes: Change[]): string[] {
+  const reasons = new Map<string, string>();
   return changes.flatMap((change) => {
     const lines = [`- ${levelOf(change)}: ${change.consumer} (${code(change.rule)})`];
     const example = change.counterExample;
@@ -202,17 +194,16 @@ function changeLines(changes: ReviewedChange[]): string[] {
         `  - for example ${literal(example.value)}: accepted by the ${example.acceptedBy}, refused by the ${example.refusedBy}`,
       );
     if (change.reviewed) {
-      const seen = reasons.indexOf(change.reviewed);
-      lines.push(`  - reviewed: ${seen >= 0 ? 'the reason above' : change.reviewed}`);
-      if (seen < 0) reasons.push(change.reviewed);
+      const first = reasons.get(change.reviewed);
+      lines.push(`  - reviewed: ${first ? `as for ${code(first)} above` : change.reviewed}`);
+      if (!first) reasons.set(change.reviewed, change.rule);
     }
     return lines;
   });
 }
 
 const order: Record<string, number> = { breaking: 0, warning: 1, additive: 2, none: 3 };
-const sorted = (changes: ReviewedChange[]) =>
-  [...changes].sort((a, b) => (order[a.level] ?? 0) - (order[b.level] ?? 0));
+const sorted = (changes: Change[]) => [...changes].sort((a, b) => (order[a.level] ?? 0) - (order[b.level] ?? 0));
 
 function operationSection(operation: OperationReview): string[] {
   const facts = (['scopes', 'objectives', 'deprecation'] as const).flatMap((name) => {

@@ -174,8 +174,10 @@ t.test('the gate fails on a narrowed maximum unless the major version moved', as
   t.equal(narrowed.status, 1, 'a narrowed maximum in 1.x fails');
   t.match(
     narrowed.stdout,
-    /x request-parameter-max-decreased \[request\] listPets \(GET \/pets\): query parameter `limit`: maximum `100` → `50`/,
+    /^ {2}x breaking request-parameter-max-decreased listPets \(GET \/pets\): Requests with the query parameter `limit` set to `100`, accepted before, are now refused with 400\.\n {6}for example `100`: accepted by the base, refused by the head\n {6}at head #\/paths\/~1pets\/get\/parameters\/0\/schema$/m,
+    "the consumer's sentence with its level and rule id, and the counter-example under it",
   );
+  t.notMatch(narrowed.stdout, /maximum `100` → `50`/, 'the shorthand gives way to the sentence');
   const major = run(
     edited((doc) => {
       doc.paths['/pets'].get.parameters[0].schema.maximum = 50;

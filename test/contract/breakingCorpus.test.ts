@@ -120,7 +120,7 @@ function checkCounterExample(t: Test, edit: Edit, index: number, change: Reporte
   t.notOk(judge(refusing, example.refusedBy), `refused by the ${example.refusedBy}`, { example });
 }
 
-const ruleNamed = (output: string, rule: string) => new RegExp(`^  [x!] ${rule} `, 'm').test(output);
+const ruleNamed = (output: string, rule: string) => new RegExp(`^  [x!] (breaking|warning) ${rule} `, 'm').test(output);
 
 t.test('the corpus holds at least 40 edits, breaking and safe', async (t) => {
   t.ok(firstCorpus.length >= 40, `${firstCorpus.length} edits`);

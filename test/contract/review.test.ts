@@ -4,11 +4,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse, stringify } from 'yaml';
+import type { Change } from '../../lib/contract/change.js';
 import { loadContract, parseContract, type LoadedContract } from '../../lib/contract/load.js';
 import { releasedFile, releasedVersions } from '../../lib/contract/released.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import type { ClientChanges } from '../../scripts/contract/clientDeclarations.js';
-import { compare, reviewed, reviewMarkdown, type Comparison } from '../../scripts/contract/review.js';
+import { compare, reviewMarkdown, type Comparison } from '../../scripts/contract/review.js';
 
 const specText = readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8');
 // Fixtures are edited by path; typing every edit would bury the change under test.
@@ -38,7 +39,7 @@ t.test(
     );
     t.match(
       markdown(comparison),
-      /#### `createPet` \(POST \/pets\)\n\n- \*\*breaking\*\*: operation removed without deprecation \(`api-removed-without-deprecation`\)\n/,
+      /#### `createPet` \(POST \/pets\)\n\n- \*\*breaking\*\*: Calls to POST \/pets now fail \(404\): it was removed without a deprecation period\. \(`api-removed-without-deprecation`\)\n/,
     );
   },
 );
@@ -101,11 +102,7 @@ t.test(
 );
 
 t.test("the consumer's sentence, a counter-example and a reviewed reason written once", async (t) => {
-  t.equal(
-    reviewed({ rule: 'x', level: 'none', direction: 'none', pointer: '', side: 'head', message: 'm' }).consumer,
-    'm',
-  );
-  const change = reviewed({
+  const change: Change = {
     rule: 'request-property-pattern-changed',
     level: 'breaking',
     direction: 'request',
@@ -115,7 +112,7 @@ t.test("the consumer's sentence, a counter-example and a reviewed reason written
     message: 'body `name`: pattern changed',
     consumer: 'Requests whose `name` is only spaces are now refused with 400.',
     counterExample: { value: { name: '  ', categoryId: 1 }, acceptedBy: 'base', refusedBy: 'head' },
-  });
+  };
   const comparison = compared(main, () => {});
   const reason = 'no key held before is refused';
   comparison.operations = [
@@ -134,7 +131,7 @@ t.test("the consumer's sentence, a counter-example and a reviewed reason written
   );
   t.notMatch(text, /body `name`: pattern changed/, 'the shorthand gives way to the sentence');
   t.equal(text.split(reason).length - 1, 1, 'a reviewed reason is written once');
-  t.match(text, /reviewed: the reason above/);
+  t.match(text, /reviewed: as for `request-property-pattern-changed` above/);
 });
 
 t.test('the report states its date, and the date decides a removal at the sunset', async (t) => {
@@ -150,4 +147,48 @@ t.test('the report states its date, and the date decides a removal at the sunset
     reviewMarkdown({ version: 1, date: '2030-12-05', comparisons: [after] }),
     /- \*\*Date\*\*: 2030-12-05 .*`--date 2030-12-05`/,
   );
+});
+
+t.test('each sentence says what a consumer meets, in its words', async (t) => {
+  const sentences = (edit: (doc: Doc) => void) => {
+    const comparison = compared(main, edit);
+    return [...comparison.operations.flatMap((operation) => operation.changes), ...comparison.other].map(
+      (change) => `${change.rule}: ${change.consumer}`,
+    );
+  };
+  const moved = sentences((doc) => {
+    for (const server of doc.servers) server.url = server.url.replace(/\/v1$/, '/v2');
+  });
+  t.ok(
+    moved.includes(
+      'api-server-base-path-changed: Clients configured with `https://api.petstore.example.com/v1` must now call `https://api.petstore.example.com/v2`: every request to the old base path fails.',
+    ),
+    'a public server: both URLs whole, as a client configures them',
+    { moved },
+  );
+  t.ok(
+    moved.some((line) =>
+      line.includes(
+        'The internal server `https://staging.api.petstore.example.com/v1` moved to `https://staging.api.petstore.example.com/v2`',
+      ),
+    ),
+    'an internal server: said to be one, its URLs never cut to their length',
+    { moved },
+  );
+  const renamed = sentences((doc) => {
+    const newPet = doc.components.schemas.NewPet;
+    newPet.required = newPet.required.filter((name: string) => name !== 'name');
+    newPet.properties.name.deprecated = true;
+    doc.components.schemas.Pet.properties.nickname = { type: 'string' };
+    doc.components.schemas.Note = { type: 'object', description: 'A note about an animal.' };
+    doc.paths['/pets'].get.responses['404'] = doc.paths['/pets/{petId}'].get.responses['404'];
+  });
+  for (const line of [
+    'request-property-became-optional: Requests may now leave out `name` in the request body.',
+    'request-property-deprecated: `name` in the request body is deprecated: stop sending it before it is removed.',
+    'response-optional-property-added: Responses may now carry `nickname` in each item of the `200` response; clients ignore it until they use it.',
+    'response-non-success-status-added: Clients of GET /pets may now get a `404` answer (an error): handle it as one.',
+    'component-schema-added: The schema component `Note` is new (A note about an animal): code generated from the components gains it; no call changes until an operation uses it.',
+  ])
+    t.ok(renamed.includes(line), line, { sentences: renamed });
 });
