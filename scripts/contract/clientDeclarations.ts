@@ -1,5 +1,5 @@
 // The first-party client's public API as a consumer's compiler sees it, for two contracts: the repo's client
-// generator (openapi-typescript, then generators/client.ts) writes each side's client into a folder of its own,
+// generator (generators/apiTypes.ts, then generators/client.ts) writes each side's client into a folder of its own,
 // beside a copy of the hand-written transport; one TypeScript program over both folders then spells every export
 // of the package's entry (src/index.ts) with its types expanded, and every method of PetStore. A body type that
 // becomes `unknown` is a change here even though every declaration's text is the same.
@@ -8,8 +8,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
+import { apiTypesSource } from '../../generators/apiTypes.js';
 import type { JsonObject } from '../../lib/openapi/dereference.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 
@@ -43,7 +43,7 @@ async function generate(folder: string, contract: { document: JsonObject; text: 
     if (name.endsWith('.ts')) copyFileSync(join(clientSource, name), join(folder, 'src', name));
   writeFileSync(join(folder, 'openapi.yaml'), contract.text);
   try {
-    writeFileSync(join(folder, 'api.ts'), astToString(await openapiTS(structuredClone(contract.document) as never)));
+    writeFileSync(join(folder, 'api.ts'), await apiTypesSource(structuredClone(contract.document)));
     await run(
       process.execPath,
       [
