@@ -138,6 +138,10 @@ t.test('bodies over the limit through HAProxy', topologyTestOptions(), async (t)
     const answered = count((outcome) => outcome === '413');
     const closed = count((outcome) => closedConnection.has(outcome));
     t.comment(`${answered} answered 413, ${closed} closed`);
-    t.equal(answered + closed, total, `${total - answered - closed} of ${total} ended otherwise (another status, a timeout)`);
+    t.equal(
+      answered + closed,
+      total,
+      `${total - answered - closed} of ${total} ended otherwise (another status, a timeout)`,
+    );
   });
 });
