@@ -118,6 +118,11 @@ ${commonHeaders}
               description: The new owner's adoptions.
               parameters:
                 ownerId: $response.body#/id
+            putOwner:
+              operationId: putOwner
+              description: Replaces the new owner (with its \`ETag\` in \`If-Match\`).
+              parameters:
+                ownerId: $response.body#/id
 ${json('Owner')}
 ${errors({ '400': 'BadRequest', '401': 'Unauthorized', '403': 'Forbidden' })}
 ${errors({ '412': 'PreconditionFailed', '413': 'PayloadTooLarge', '415': 'UnsupportedMediaType' })}
@@ -170,6 +175,19 @@ ${json('Adoption')}
           description: The adoption, recorded.
           headers:
 ${commonHeaders}
+          links:
+            putAdoption:
+              operationId: putAdoption
+              description: The same adoption again (200).
+              parameters:
+                ownerId: $response.body#/ownerId
+                petId: $response.body#/petId
+            deleteAdoption:
+              operationId: deleteAdoption
+              description: Undoes the adoption.
+              parameters:
+                ownerId: $response.body#/ownerId
+                petId: $response.body#/petId
 ${json('Adoption')}
 ${errors(readErrors)}
         '409':
