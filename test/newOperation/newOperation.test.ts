@@ -26,8 +26,8 @@ import { addOperations, addOwners, addSubResource, endOfPathItem, handEdited, ow
  * be there, unchanged, afterwards.
  */
 
-// The third example (./owners.ts) runs only with NEW_OPERATION_OWNERS=1: the shared tools do not pass it yet
-// (each failure is listed in /work/notes/i61-example.md); once they do, it runs always.
+// The third example (./owners.ts) runs only with NEW_OPERATION_OWNERS=1 until one whole run with it is green
+// (its gates, conformance, links, client and verify steps pass one by one); then it runs always.
 const withOwners = process.env['NEW_OPERATION_OWNERS'] === '1';
 const edited = withOwners ? [...new Set([...handEdited, ...ownersEdited])] : handEdited;
 
