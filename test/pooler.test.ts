@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import pg from 'pg';
 import t, { type Test } from 'tap';
 import { generateApiKey } from '../src/auth/keys.js';
-import { missingPackages, startPgBouncer, type PgBouncerServer } from '../lib/instances/index.js';
+import { deployPgBouncerIni, missingPackages, startPgBouncer, type PgBouncerServer } from '../lib/instances/index.js';
 import { openDatabase, type Database, type PostgresOptions } from '../src/db/index.js';
 import { migrate } from '../src/db/migrations.js';
 import { startServer } from './helpers/server.js';
@@ -112,6 +114,13 @@ t.test('through PgBouncer in transaction mode', { skip: noPostgres ?? noPgBounce
     settings: { default_pool_size: 1, reserve_pool_size: 0, query_wait_timeout: 2 },
   });
   t.teardown(() => bouncer.remove());
+
+  await t.test('it reads a copy of deploy/pgbouncer.ini in its own folder, so any checkout works', async (t) => {
+    // A private checkout's folder (0700, root's) is not readable by the account PgBouncer runs as.
+    const included = /^%include (.+)$/m.exec(readFileSync(bouncer.configFile, 'utf8'))?.[1] ?? '';
+    t.equal(dirname(included), bouncer.folder, 'the included file is in the instance folder');
+    t.equal(readFileSync(included, 'utf8'), readFileSync(deployPgBouncerIni, 'utf8'), 'and is the repo file');
+  });
 
   async function burst(logged: LoggedApp): Promise<Record<number, number>> {
     const created = await logged.app.inject({

@@ -414,11 +414,17 @@ export function namesForeignResource(
   if (isSafe(operation)) return false;
   // A create-only PUT (If-None-Match: *) changes nothing that exists: the id it names is one the run drew.
   const createOnly = request.headers['if-none-match']?.trim() === '*' ? clientIdOf(operation)?.name : undefined;
-  return operation.parameters
-    .filter((declared) => declared.in === 'path' && declared.name !== createOnly)
-    .some((parameter) => {
-      const text = request.pathParams[parameter.name] ?? '';
-      if (isCanonical(parameter.schema, text)) return !isOwn(parameter, text);
-      return /\p{Nd}/u.test(text);
-    });
+  const path = operation.parameters.filter((declared) => declared.in === 'path' && declared.name !== createOnly);
+  // A value its schema refuses and that holds no digit (aimAtOwn sends it as generated) makes the request a
+  // 400 before any resource is looked up: the other values name nothing (an adoption under an invalid owner).
+  const refused = (parameter: Parameter) => {
+    const text = request.pathParams[parameter.name] ?? '';
+    return !isCanonical(parameter.schema, text) && !/\p{Nd}/u.test(text);
+  };
+  if (path.some(refused)) return false;
+  return path.some((parameter) => {
+    const text = request.pathParams[parameter.name] ?? '';
+    if (isCanonical(parameter.schema, text)) return !isOwn(parameter, text);
+    return /\p{Nd}/u.test(text);
+  });
 }

@@ -36,7 +36,13 @@ export {
   type PostgresOptions,
 } from './postgres.js';
 export { startRedis, type RedisServer, type RedisOptions } from './redis.js';
-export { startPgBouncer, renderPgBouncerIni, type PgBouncerServer, type PgBouncerOptions } from './pgbouncer.js';
+export {
+  startPgBouncer,
+  renderPgBouncerIni,
+  deployPgBouncerIni,
+  type PgBouncerServer,
+  type PgBouncerOptions,
+} from './pgbouncer.js';
 export {
   startHaproxy,
   haproxyCommand,

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, loopback } from './network.js';
@@ -17,10 +17,12 @@ import {
 
 /**
  * A private PgBouncer on 127.0.0.1 and a free port, configured by the repo's
- * deploy/pgbouncer.ini: the local file %includes it and then overrides only
- * what a private instance must (address, port, trust authentication, where
- * the database is). So the pool mode, sizes and timeouts run here are the
- * ones the deployment guide shows.
+ * deploy/pgbouncer.ini: the local file %includes a copy of it and then
+ * overrides only what a private instance must (address, port, trust
+ * authentication, where the database is). So the pool mode, sizes and
+ * timeouts run here are the ones the deployment guide shows. The copy sits in
+ * the instance's own folder, so PgBouncer (run as the service account) reads
+ * it from any checkout, a private one under /tmp included.
  */
 
 export const deployPgBouncerIni = fileURLToPath(new URL('../../deploy/pgbouncer.ini', import.meta.url));
@@ -65,7 +67,16 @@ function lastSection(ini: string): string | undefined {
   return sections.at(-1);
 }
 
-export function renderPgBouncerIni(options: PgBouncerOptions & { port: number; authFile: string }): string {
+/** Where the instance's copy of the base file goes. */
+export const baseCopyName = 'base-pgbouncer.ini';
+
+/**
+ * The local file. It %includes `include` (the instance's copy of the base
+ * file), or the base file itself when not given.
+ */
+export function renderPgBouncerIni(
+  options: PgBouncerOptions & { port: number; authFile: string; include?: string },
+): string {
   const base = resolve(options.baseConfig ?? deployPgBouncerIni);
   const section = lastSection(readFileSync(base, 'utf8'));
   if (section !== 'pgbouncer') {
@@ -86,8 +97,8 @@ export function renderPgBouncerIni(options: PgBouncerOptions & { port: number; a
   };
   return [
     '; Rendered by lib/instances/pgbouncer.ts for a private instance: the repo file,',
-    '; then only what differs here.',
-    `%include ${base}`,
+    `; then only what differs here. Base: ${base}`,
+    `%include ${options.include ?? base}`,
     ...Object.entries(overrides).map(([name, value]) => `${name} = ${value}`),
     '[databases]',
     `${options.database} = host=${options.backend.host ?? loopback} port=${options.backend.port} dbname=${options.database}`,
@@ -103,7 +114,11 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
   const configFile = join(folder, 'pgbouncer.ini');
   const logFile = join(folder, 'pgbouncer.log');
   writeFileSync(authFile, '"postgres" ""\n');
-  writeFileSync(configFile, renderPgBouncerIni({ ...options, port, authFile }));
+  // PgBouncer runs as the service account, which may not read the checkout
+  // (a private copy's folder is 0700): it reads a copy in its own folder.
+  const include = join(folder, baseCopyName);
+  copyFileSync(resolve(options.baseConfig ?? deployPgBouncerIni), include);
+  writeFileSync(configFile, renderPgBouncerIni({ ...options, port, authFile, include }));
   let pid = 0;
 
   const start = async () => {

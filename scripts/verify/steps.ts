@@ -176,11 +176,11 @@ export async function makeOnce(
   options: { prefix: string; key: string; seed: number },
 ): Promise<Answer | undefined> {
   const bodies = twoBodies(operation, options.seed, options.prefix);
+  const maker = own.makerOf(operation);
+  // A PUT makes what its path names, with a body or (PUT /owners/{ownerId}/adoptions/{petId}) none.
+  if (maker?.clientId !== undefined) return putOnce(context, own, maker, bodies?.[0], options.seed);
   if (bodies === undefined) return undefined;
   const [body, otherBody] = bodies;
-  const maker = own.makerOf(operation);
-  const clientId = maker?.clientId;
-  if (clientId !== undefined) return putOnce(context, own, maker!, body, options.seed);
   const pathParams: Record<string, string> = {};
   for (const parameter of operation.parameters.filter((declared) => declared.in === 'path')) {
     const id = own.pick(parameter, operation.path);
@@ -246,7 +246,7 @@ async function putOnce(
   context: StepContext,
   own: OwnResources,
   maker: Maker,
-  body: string,
+  body: string | undefined,
   seed: number,
 ): Promise<Answer | undefined> {
   const operation = maker.operation;
@@ -273,13 +273,13 @@ async function putOnce(
   for (const id of candidates) {
     const headers: Record<string, string> = {
       authorization: context.authorization,
-      'content-type': operation.body!.mediaType,
+      ...(operation.body ? { 'content-type': operation.body.mediaType } : {}),
       ...(createOnly ? { 'if-none-match': '*' } : {}),
     };
     const create = request(
       operation,
       'a resource of the run, at an id it drew',
-      { pathParams: { ...parents, [clientId.name]: id }, headers, body },
+      { pathParams: { ...parents, [clientId.name]: id }, headers, ...(body === undefined ? {} : { body }) },
       context.authorization,
     );
     if (!createOnly) own.claim(maker, id);

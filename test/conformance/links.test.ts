@@ -3,11 +3,12 @@ import t from 'tap';
 import { startTestApp } from '../helpers/app.js';
 import { ContractClient } from './client.js';
 import fc from 'fast-check';
+import { valid } from '../../lib/conformance/arbitraries.js';
 import { validCases } from '../../lib/conformance/requests.js';
-import { atPointer, isSafe, kindAt, resourceKinds } from '../../lib/conformance/resources.js';
+import { atPointer, isSafe, kindAt, referencedKind, resourceKinds } from '../../lib/conformance/resources.js';
 import { basePath, loadContract, type Operation } from '../../lib/conformance/spec.js';
 import { httpLimits } from '../../src/http/limits.js';
-import { existingResourceRequest } from './steps.js';
+import { existingResourceRequest, makeResource } from './steps.js';
 
 /**
  * The `links` of openapi.yaml, followed as a stateful tool follows them: each
@@ -93,9 +94,30 @@ t.test("following each link by its target's method gets its declared success", a
     client.close();
   });
   const context = { key: started.key, bodyLimit: httpLimits.bodyLimitBytes };
+  const kinds = resourceKinds(operations);
+  let fresh = 0;
+  /**
+   * The request that answers the link's status: a resource's parents made for it, and for a PUT that makes
+   * what its path names a new id (drawn from its schema, or a new resource of the kind it refers to), with
+   * no condition, so that it creates (201) rather than replaces what existingResourceRequest made.
+   */
+  const sourceRequest = async (from: Operation, status: number) => {
+    const request = await existingResourceRequest(from, client, context, seed, operations);
+    const maker = kinds.flatMap((kind) => kind.makers).find((m) => m.operation === from && m.status === status);
+    const clientId = maker?.clientId;
+    if (clientId === undefined) return request;
+    const id =
+      referencedKind(kinds, maker!) === undefined
+        ? String(fc.sample(valid(clientId.schema), { numRuns: 1, seed: seed + 1000 + (fresh += 1) })[0])
+        : await makeResource(client, operations, clientId.name, context.key, seed);
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).filter(([name]) => !/^if-(none-)?match$/i.test(name)),
+    );
+    return { ...request, headers, pathParams: { ...request.pathParams, [clientId.name]: id } };
+  };
   for (const { from, status, link } of links) {
     const target = byId.get(link.operationId)!;
-    const source = await client.send(await existingResourceRequest(from, client, context, seed, operations));
+    const source = await client.send(await sourceRequest(from, status));
     t.equal(source.status, status, `${from.operationId} answers ${status} to follow ${link.name} from`);
     const [sample] = fc.sample(validCases(target, context), { numRuns: 1, seed });
     const request = {

@@ -33,7 +33,8 @@ export async function makeResource(
 ): Promise<string> {
   const kinds = resourceKinds(operations);
   const kind = at === undefined ? kindOfParameter(kinds, parameter) : kindAt(kinds, at.path, parameter);
-  const maker = kind?.makers.find((candidate) => candidate.operation.body !== undefined);
+  // One with a body first (its fields are checked); a PUT may make what its path names with none.
+  const maker = kind?.makers.find((candidate) => candidate.operation.body !== undefined) ?? kind?.makers[0];
   if (maker === undefined)
     throw new Error(
       `no operation of openapi.yaml makes what path parameter ${parameter} names: declare a link from its ` +
@@ -53,14 +54,15 @@ export async function makeResource(
         ? String(fc.sample(valid(clientId.schema), { numRuns: 1, seed: seed + (draws += 1) })[0])
         : await makeResource(client, operations, clientId.name, key, seed);
   }
-  const [body] = fc.sample(valid(maker.operation.body!.schema), { numRuns: 1, seed });
+  const declared = maker.operation.body;
+  const [body] = declared === undefined ? [] : fc.sample(valid(declared.schema), { numRuns: 1, seed });
   const response = await client.send({
     operationId: maker.operation.operationId,
     intent: 'a resource for a stateful step',
     pathParams,
     query: [],
-    headers: { authorization: `Bearer ${key}`, 'content-type': maker.operation.body!.mediaType },
-    body: JSON.stringify(body),
+    headers: { authorization: `Bearer ${key}`, ...(declared ? { 'content-type': declared.mediaType } : {}) },
+    ...(declared ? { body: JSON.stringify(body) } : {}),
   });
   const id = maker.idOf(response.json, response.headers.get('location'), pathParams);
   if (response.status !== maker.status || id === undefined)

@@ -246,7 +246,7 @@ export async function startFixtureServer(
         .flatMap((kind) => kind.makers.map((candidate) => ({ kind, maker: candidate })))
         .find(({ maker: candidate }) => candidate.operation === target?.operation);
       if (maker && forwarded.status === maker.maker.status) {
-        const id = maker.maker.idOf(JSON.parse(text) as unknown, forwarded.headers.get('location'));
+        const id = maker.maker.idOf(JSON.parse(text) as unknown, forwarded.headers.get('location'), target!.pathParams);
         if (id !== undefined) made.set(maker.kind, new Set([...(made.get(maker.kind) ?? []), id]));
       }
       const kept = [...forwarded.headers].filter(

@@ -4,6 +4,21 @@ import { repoRoot } from '../../lib/repoRoot.js';
 import type { RepoCopy } from '../helpers/repoCopy.js';
 import { dbFunctions, deletePetHandler, linksYaml, operationsYaml, schemaYaml, updatePetHandler } from './additions.js';
 import {
+  deleteAdoptionHandler,
+  getOwnerHandler,
+  listAdoptionsHandler,
+  ownersDb,
+  ownersMigration,
+  ownersParametersYaml,
+  ownersPathsYaml,
+  ownersResponsesYaml,
+  ownersSchemaYaml,
+  ownersTagYaml,
+  ownersTest,
+  putAdoptionHandler,
+  putOwnerHandler,
+} from './owners.js';
+import {
   createNoteHandler,
   listNotesHandler,
   notesDb,
@@ -15,13 +30,29 @@ import {
 
 // How the worked examples are applied to a copy of the repository, as a contributor would write them.
 
-// The next numbered migration after those of this tree.
-const notesMigrationFile = (() => {
+// The next numbered migrations after those of this tree.
+const migrationFile = (after: number, name: string) => {
   const last = readdirSync(join(repoRoot, 'migrations'))
     .map((file) => Number(/^(\d+)_/.exec(file)?.[1] ?? 0))
     .reduce((a, b) => Math.max(a, b), 0);
-  return `migrations/${String(last + 1).padStart(4, '0')}_create_pet_notes.sql`;
-})();
+  return `migrations/${String(last + after).padStart(4, '0')}_${name}.sql`;
+};
+const notesMigrationFile = migrationFile(1, 'create_pet_notes');
+const ownersMigrationFile = migrationFile(2, 'create_owners');
+
+/** What the third example, owners (./owners.ts), writes by hand. */
+export const ownersEdited = [
+  'openapi.yaml',
+  'src/handlers/getOwner.ts',
+  'src/handlers/putOwner.ts',
+  'src/handlers/putAdoption.ts',
+  'src/handlers/listAdoptions.ts',
+  'src/handlers/deleteAdoption.ts',
+  'src/handlers/index.ts',
+  'src/db/owners.ts',
+  ownersMigrationFile,
+  'test/owners.test.ts',
+];
 
 export const handEdited = [
   'openapi.yaml',
@@ -130,4 +161,50 @@ export function addOperations(copy: RepoCopy): void {
       ),
   );
   edit(copy, 'src/db/pets.ts', (text) => `${text}${dbFunctions}`);
+}
+
+/** Owners, a resource made by PUT at the client's id, and their adoptions of pets: paths at the end of paths. */
+export function addOwners(copy: RepoCopy): void {
+  edit(copy, 'openapi.yaml', (text) =>
+    text
+      .replace(/^paths:\n/m, () => `${ownersTagYaml}paths:\n`)
+      .replace(/^components:\n/m, () => `${ownersPathsYaml}components:\n`)
+      .replace(/^ {2}parameters:\n/m, () => `  parameters:\n${ownersParametersYaml}`)
+      .replace(/^ {2}schemas:\n/m, () => `  schemas:\n${ownersSchemaYaml}`)
+      .replace(/^ {2}responses:\n/m, () => `  responses:\n${ownersResponsesYaml}`),
+  );
+  const files: Record<string, string> = {
+    'src/handlers/getOwner.ts': getOwnerHandler,
+    'src/handlers/putOwner.ts': putOwnerHandler,
+    'src/handlers/putAdoption.ts': putAdoptionHandler,
+    'src/handlers/listAdoptions.ts': listAdoptionsHandler,
+    'src/handlers/deleteAdoption.ts': deleteAdoptionHandler,
+    'src/db/owners.ts': ownersDb,
+    [ownersMigrationFile]: ownersMigration,
+    'test/owners.test.ts': ownersTest,
+  };
+  for (const [path, text] of Object.entries(files)) writeFileSync(join(copy.root, path), text);
+  edit(copy, 'src/handlers/index.ts', (text) =>
+    text
+      .replace(
+        "import { createPet } from './createPet.js';",
+        "import { createPet } from './createPet.js';\nimport { deleteAdoption } from './deleteAdoption.js';",
+      )
+      .replace(
+        "import { getPet } from './getPet.js';",
+        "import { getOwner } from './getOwner.js';\nimport { getPet } from './getPet.js';",
+      )
+      .replace(/^import \{ list/m, (first) => `import { listAdoptions } from './listAdoptions.js';\n${first}`)
+      .replace(
+        "import { listPets } from './listPets.js';",
+        "import { listPets } from './listPets.js';\n" +
+          "import { putAdoption } from './putAdoption.js';\nimport { putOwner } from './putOwner.js';",
+      )
+      .replace(
+        '    getPet: getPet(deps),\n',
+        '    getPet: getPet(deps),\n    putOwner: putOwner(deps),\n    getOwner: getOwner(deps),\n' +
+          '    putAdoption: putAdoption(deps),\n    listAdoptions: listAdoptions(deps),\n' +
+          '    deleteAdoption: deleteAdoption(deps),\n',
+      ),
+  );
 }

@@ -191,7 +191,13 @@ t.test('optional header parameters are options: ifNoneMatch is sent, its 304 rej
         .filter((parameter) => parameter.name !== 'Idempotency-Key')
         .map(
           (parameter) =>
-            `${operation.operationId} ${parameter.name === 'If-None-Match' ? 'ifNoneMatch' : '?'} ${parameter.name}`,
+            // The header's name in camelCase (If-Match: ifMatch), whatever headers the spec declares.
+            `${operation.operationId} ${parameter.name
+              .split('-')
+              .map((word, at) =>
+                at === 0 ? word.toLowerCase() : `${word[0]!.toUpperCase()}${word.slice(1).toLowerCase()}`,
+              )
+              .join('')} ${parameter.name}`,
         ),
     ),
     "every optional header of the spec is an option of its operation's method",
