@@ -232,7 +232,7 @@ export async function startTestPrometheus(
   more: Pick<PrometheusOptions, 'alertmanagers' | 'scrapeConfigs'> = {},
 ): Promise<PrometheusServer> {
   const objectives = objectivesOf(parse(readFileSync(specPath, 'utf8')) as Parameters<typeof objectivesOf>[0]);
-  const scaled = join(topology.folder, `objectives-scaled-${drillWindowScale}.yml`);
+  const scaled = scaledRulesOf(topology);
   writeFileSync(
     scaled,
     stringify({ groups: objectiveRuleGroups(objectives, { ...ruleSettingsOf(process.env), scale: drillWindowScale }) }),
@@ -246,6 +246,55 @@ export async function startTestPrometheus(
   });
   t.teardown(() => prometheus.remove());
   return prometheus;
+}
+
+/** The scaled rules file startTestPrometheus writes in the topology's folder. */
+const scaledRulesOf = (topology: Topology) => join(topology.folder, `objectives-scaled-${drillWindowScale}.yml`);
+
+/** An objective alert of the drill's scaled rules: its condition (the expression, without `for`) and its hold in ms. */
+export function scaledAlertRule(topology: Topology, alert: string, operation: string): { expr: string; forMs: number } {
+  const file = parse(readFileSync(scaledRulesOf(topology), 'utf8')) as {
+    groups: Array<{ rules: Array<{ alert?: string; expr: string; for?: string; labels?: Record<string, string> }> }>;
+  };
+  const rule = file.groups
+    .flatMap((group) => group.rules)
+    .find((candidate) => candidate.alert === alert && candidate.labels?.['operation'] === operation);
+  if (!rule) throw new Error(`no ${alert} ${operation} in ${scaledRulesOf(topology)}`);
+  const held = /^(\d+)(s|m)$/.exec(rule.for ?? '0s');
+  if (!held) throw new Error(`${alert}: unexpected for ${rule.for}`);
+  return { expr: rule.expr, forMs: Number(held[1]) * (held[2] === 'm' ? 60_000 : 1000) };
+}
+
+/**
+ * The runs (first and last second, ms since the epoch) in which expression had a result, evaluated each
+ * second from `from` to `to` over what Prometheus stored: for an alert's condition, when it held.
+ */
+export async function heldRuns(
+  prometheus: PrometheusServer,
+  expression: string,
+  from: number,
+  to: number,
+): Promise<Array<{ from: number; to: number }>> {
+  const url =
+    `${prometheus.url}/api/v1/query_range?query=${encodeURIComponent(expression)}` +
+    `&start=${Math.floor(from / 1000)}&end=${Math.ceil(to / 1000)}&step=1`;
+  const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  const body = (await response.json()) as {
+    status: string;
+    error?: string;
+    data: { result: Array<{ values: Array<[number, string]> }> };
+  };
+  if (body.status !== 'success') throw new Error(`query_range: ${body.error ?? response.status}`);
+  const seconds = [...new Set(body.data.result.flatMap((series) => series.values.map(([at]) => at)))].sort(
+    (a, b) => a - b,
+  );
+  const runs: Array<{ from: number; to: number }> = [];
+  for (const second of seconds) {
+    const last = runs.at(-1);
+    if (last && second * 1000 - last.to <= 1000) last.to = second * 1000;
+    else runs.push({ from: second * 1000, to: second * 1000 });
+  }
+  return runs;
 }
 
 /**
