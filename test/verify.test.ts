@@ -173,7 +173,8 @@ const breakages: Array<{ name: string; check: string; message: RegExp; rewrite: 
   {
     name: 'an undeclared status (418 for 404)',
     check: 'undeclared status',
-    message: /status 418 is not declared for getPet/,
+    // Whichever operation verify meets a 404 on first: one that declares it.
+    message: /status 418 is not declared for \w+ \(declared: [^)]*\b404\b/,
     rewrite: (response) => (response.status === 404 ? { ...response, status: 418 } : response),
   },
   {
@@ -288,7 +289,7 @@ t.test('against a broken deployment', async (t) => {
           t.ok(named.length > 0, `a failure names "${breakage.check}" (got: ${checks.join(', ')})`);
           t.match(named[0]?.message, breakage.message);
           if (breakage.check !== 'published contract')
-            t.match(named[0]?.curl, /^curl -sS -i -X (GET|POST) \$'http:\/\/127\.0\.0\.1:\d+\/v1\/pets/);
+            t.match(named[0]?.curl, /^curl -sS -i -X [A-Z]+ \$'http:\/\/127\.0\.0\.1:\d+\/v1\//);
         });
       }
     },

@@ -8,6 +8,89 @@ import { repoRoot } from '../../lib/repoRoot.js';
 type Doc = any;
 
 export const mainText = readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8');
+const mainDoc = parse(mainText) as Doc;
+
+/**
+ * '' or the first number from 2 on that `isTaken` does not refuse: the edits add names the spec lacks whatever it
+ * holds by then (a worked example adding notes of its own must not turn "added" into "changed").
+ */
+export function freeSuffix(isTaken: (suffix: string) => boolean): string {
+  for (let n = 1; ; n++) {
+    const suffix = n === 1 ? '' : String(n);
+    if (!isTaken(suffix)) return suffix;
+  }
+}
+
+const schemas = (doc: Doc): Record<string, Doc> => (doc.components?.schemas ?? {}) as Record<string, Doc>;
+/** The object a local `$ref` names, or the node itself. */
+const resolved = (doc: Doc, node: Doc): unknown =>
+  typeof node?.$ref === 'string' && node.$ref.startsWith('#/')
+    ? node.$ref
+        .slice(2)
+        .split('/')
+        .reduce((at: Doc, key: string) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')] as unknown, doc)
+    : (node as unknown);
+const operationIds = (doc: Doc): string[] =>
+  Object.values<Record<string, { operationId?: string }>>(doc.paths).flatMap((item) =>
+    Object.values(item).flatMap((operation) => (operation?.operationId ? [operation.operationId] : [])),
+  );
+
+/** The names the additive edits give what they add, each one the spec does not use. */
+export const fresh = (() => {
+  const petProperties = Object.keys(schemas(mainDoc).Pet?.properties ?? {});
+  const listPetsQuery: unknown[] = (mainDoc.paths['/pets'].get.parameters ?? []).map(
+    (parameter: Doc) => (resolved(mainDoc, parameter) as { name?: string } | undefined)?.name,
+  );
+  const ids = operationIds(mainDoc);
+  const noteSuffix = freeSuffix(
+    (suffix) =>
+      [`Note${suffix}`, `NewNote${suffix}`].some((name) => name in schemas(mainDoc)) ||
+      [`listNotes${suffix}`, `createNote${suffix}`].some((id) => ids.includes(id)) ||
+      `/pets/{petId}/notes${suffix}` in mainDoc.paths,
+  );
+  const propertySuffix = freeSuffix((suffix) => petProperties.includes(`nickname${suffix}`));
+  const querySuffix = freeSuffix((suffix) => listPetsQuery.includes(`name${suffix}`));
+  return {
+    /** A response property Pet lacks. */
+    property: `nickname${propertySuffix}`,
+    /** A query parameter listPets lacks. */
+    query: `name${querySuffix}`,
+    /** A collection under the pet, its schemas and operations. */
+    notes: {
+      path: `/pets/{petId}/notes${noteSuffix}`,
+      schema: `Note${noteSuffix}`,
+      newSchema: `NewNote${noteSuffix}`,
+      list: `listNotes${noteSuffix}`,
+      create: `createNote${noteSuffix}`,
+    },
+  };
+})();
+
+/** The statuses of the responses in `doc` whose schema reaches the schema component `name`, by operationId. */
+export function answersCarrying(doc: Doc, name: string): Map<string, string[]> {
+  const target = `#/components/schemas/${name}`;
+  const reaches = (node: unknown, seen: Set<string>): boolean => {
+    if (Array.isArray(node)) return node.some((item) => reaches(item, seen));
+    if (node === null || typeof node !== 'object') return false;
+    const { $ref } = node as { $ref?: unknown };
+    if (typeof $ref === 'string') {
+      if ($ref === target) return true;
+      if (seen.has($ref)) return false;
+      return reaches(resolved(doc, node), new Set([...seen, $ref]));
+    }
+    return Object.values(node).some((value) => reaches(value, seen));
+  };
+  const answers = new Map<string, string[]>();
+  for (const item of Object.values<Record<string, Doc>>(doc.paths))
+    for (const operation of Object.values(item)) {
+      if (!operation?.operationId || !operation.responses) continue;
+      const statuses = Object.entries<Doc>(operation.responses)
+        .filter(([, response]) => reaches(response.$ref ? response : response.content, new Set()))
+        .map(([status]) => status);
+      if (statuses.length > 0) answers.set(operation.operationId, statuses);
+    }
+  return answers;
+}
 
 /** openapi.yaml's text with `edit` applied (int64 bounds kept exact). */
 export function editedSpec(edit: (doc: Doc) => void): string {
@@ -38,15 +121,16 @@ export function retireToV2(doc: Doc): void {
 /** (c) A large additive change: a resource under the pet with two operations, a query parameter, a response field. */
 export function largeAdditive(doc: Doc): void {
   doc.info.version = '1.4.0';
+  const { notes } = fresh;
   const text = { type: 'string', minLength: 1, maxLength: 500 };
-  doc.components.schemas.Note = {
+  doc.components.schemas[notes.schema] = {
     description: 'A note about an animal.',
     type: 'object',
     additionalProperties: false,
     required: ['id', 'text'],
     properties: { id: ref('PetId'), text },
   };
-  doc.components.schemas.NewNote = {
+  doc.components.schemas[notes.newSchema] = {
     description: 'A note to add.',
     type: 'object',
     additionalProperties: false,
@@ -56,35 +140,35 @@ export function largeAdditive(doc: Doc): void {
   const getPet = doc.paths['/pets/{petId}'].get;
   const errors = Object.fromEntries(['400', '401', '404', '500'].map((status) => [status, getPet.responses[status]]));
   const json = (schema: unknown) => ({ 'application/json': { schema } });
-  doc.paths['/pets/{petId}/notes'] = {
+  doc.paths[notes.path] = {
     parameters: [{ $ref: '#/components/parameters/PetId' }],
     get: {
-      operationId: 'listNotes',
+      operationId: notes.list,
       summary: "List an animal's notes",
       tags: getPet.tags,
       security: [{ bearerAuth: ['pets:read'] }],
       responses: {
-        '200': { description: 'The notes', content: json({ type: 'array', maxItems: 100, items: ref('Note') }) },
+        '200': { description: 'The notes', content: json({ type: 'array', maxItems: 100, items: ref(notes.schema) }) },
         ...errors,
       },
     },
     post: {
-      operationId: 'createNote',
+      operationId: notes.create,
       summary: 'Add a note to an animal',
       tags: getPet.tags,
       security: [{ bearerAuth: ['pets:write'] }],
-      requestBody: { required: true, content: json(ref('NewNote')) },
-      responses: { '201': { description: 'The note', content: json(ref('Note')) }, ...errors },
+      requestBody: { required: true, content: json(ref(notes.newSchema)) },
+      responses: { '201': { description: 'The note', content: json(ref(notes.schema)) }, ...errors },
     },
   };
   doc.paths['/pets'].get.parameters.push({
-    name: 'name',
+    name: fresh.query,
     in: 'query',
     required: false,
     description: 'Only animals of this name.',
     schema: ref('PetName'),
   });
-  doc.components.schemas.Pet.properties.nickname = { type: 'string', maxLength: 100 };
+  doc.components.schemas.Pet.properties[fresh.property] = { type: 'string', maxLength: 100 };
 }
 
 /** (d) Shared components changed: the PetId parameter narrowed, the X-Request-Id header allowed longer. */
@@ -96,5 +180,5 @@ export function componentChanges(doc: Doc): void {
 
 /** (e) An additive change on top of unreleased main, leaving info.version as main has it. */
 export function additiveOnMain(doc: Doc): void {
-  doc.components.schemas.Pet.properties.nickname = { type: 'string', maxLength: 100 };
+  doc.components.schemas.Pet.properties[fresh.property] = { type: 'string', maxLength: 100 };
 }
