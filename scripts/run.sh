@@ -205,7 +205,7 @@ case $group in
         build
         exec tap --jobs=1 test/faults/*.test.ts "$@"
         ;;
-      new-operation) exec tap --jobs=1 --timeout=1800 test/newOperation/*.test.ts "$@" ;;
+      new-operation) exec tap --jobs=1 --timeout=3600 test/newOperation/*.test.ts "$@" ;;
       consumer-tools) exec tap --jobs=1 --timeout=900 test/consumerTools/*.test.ts "$@" ;;
       topology)
         build
