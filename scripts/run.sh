@@ -191,9 +191,10 @@ case $group in
   topology    builds; test/topology/, one file at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
               and the upgrade drill from the previous release (contract/releases.json)
   migrations  test/migrations/: npm run check:migrations on copies of the repository with a migration committed
-  new-operation  test/newOperation/: a resource under the pet (its table) and two operations added to a copy of the
-              repository with only the spec, handlers, SQL and migration; every tool (generate, gate, migrations,
-              lint, npm test, conformance, client, verify) green on it
+  new-operation  test/newOperation/: three worked examples (notes under the pet, DELETE and PATCH on it, owners made
+              by PUT at a client-chosen id, with adoptions) added to a copy of the repository with only the spec,
+              handlers, SQL, migrations and their own tests; every tool (generate, gate, migrations, lint, npm test,
+              conformance, client, verify) green on it
   consumer-tools  test/consumerTools/: the /docs page in headless Chromium (every "Try it out"); the TypeScript
               client packed, installed and type-checked as a consumer gets it, and driven from Chromium; its
               methods generated for operations the contract does not have yet, compiled and run
