@@ -1,7 +1,6 @@
-import { copyFileSync, rmSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, loopback } from './network.js';
-import { isAlive, ownedFolder, spawnLogged, stopPid, waitUntil } from './processes.js';
+import { startReadyDaemon, type ReadyDaemon } from './readyDaemon.js';
 
 /**
  * A private blackbox exporter on 127.0.0.1 and a free port with the given
@@ -12,42 +11,18 @@ import { isAlive, ownedFolder, spawnLogged, stopPid, waitUntil } from './process
 /** Debian's prometheus-blackbox-exporter installs it under this name. */
 export const blackboxBin = process.env['BLACKBOX_EXPORTER_BIN'] ?? 'prometheus-blackbox-exporter';
 
-export interface BlackboxServer {
-  readonly port: number;
-  readonly pid: number;
-  /** 127.0.0.1:<port>, as a scrape target. */
-  readonly address: string;
-  stop(): Promise<void>;
-  remove(): Promise<void>;
-}
+export type BlackboxServer = ReadyDaemon;
 
 export async function startBlackboxExporter(options: { configFile: string; parent?: string }): Promise<BlackboxServer> {
-  const folder = ownedFolder('blackbox-', undefined, options.parent);
-  const port = await freePort();
-  const logFile = join(folder, 'blackbox.log');
-  const configFile = join(folder, 'blackbox.yml');
-  copyFileSync(options.configFile, configFile);
-  const pid = spawnLogged({
+  return startReadyDaemon({
+    name: 'the blackbox exporter',
     command: blackboxBin,
-    args: [`--config.file=${configFile}`, `--web.listen-address=${loopback}:${port}`, '--log.level=warn'],
-    logFile,
-    cwd: folder,
+    prefix: 'blackbox',
+    ...(options.parent === undefined ? {} : { parent: options.parent }),
+    flags: (folder, listenAddress) => {
+      const configFile = join(folder, 'blackbox.yml');
+      copyFileSync(options.configFile, configFile);
+      return [`--config.file=${configFile}`, `--web.listen-address=${listenAddress}`, '--log.level=warn'];
+    },
   });
-  const address = `${loopback}:${port}`;
-  await waitUntil({ what: `the blackbox exporter on ${address}`, timeoutMs: 30_000, pid, logFile }, async () =>
-    (await fetch(`http://${address}/-/ready`)).ok ? true : undefined,
-  );
-  const server: BlackboxServer = {
-    port,
-    pid,
-    address,
-    async stop() {
-      if (isAlive(pid)) await stopPid(pid, 'SIGTERM', 15_000);
-    },
-    async remove() {
-      await server.stop();
-      rmSync(folder, { recursive: true, force: true });
-    },
-  };
-  return server;
 }

@@ -1,9 +1,8 @@
-import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { stringify } from 'yaml';
 import { minimumRetentionDays } from '../objectives/rules.js';
-import { freePort, loopback } from './network.js';
-import { isAlive, ownedFolder, spawnLogged, stopPid, waitUntil } from './processes.js';
+import { startReadyDaemon, type ReadyDaemon } from './readyDaemon.js';
 
 /**
  * A private Prometheus on 127.0.0.1 and a free port, with its data in its
@@ -39,19 +38,11 @@ export interface PrometheusAlert {
   value: string;
 }
 
-export interface PrometheusServer {
-  readonly port: number;
-  readonly folder: string;
-  readonly logFile: string;
-  readonly pid: number;
-  /** http://127.0.0.1:<port> */
-  readonly url: string;
+export interface PrometheusServer extends ReadyDaemon {
   /** The alerts pending or firing now. */
   alerts(): Promise<PrometheusAlert[]>;
   /** An instant query's result vector. */
   query(expression: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>>;
-  stop(): Promise<void>;
-  remove(): Promise<void>;
 }
 
 async function api<T>(url: string): Promise<T> {
@@ -83,10 +74,8 @@ async function assertRetention(url: string): Promise<void> {
     throw new Error(`Prometheus keeps ${retention || 'its default 15d'}: the objectives need ${minimumRetentionDays}d`);
 }
 
-export async function startPrometheus(options: PrometheusOptions): Promise<PrometheusServer> {
-  const folder = ownedFolder('prometheus-', undefined, options.parent);
-  const port = options.port ?? (await freePort());
-  const logFile = join(folder, 'prometheus.log');
+/** Writes prometheus.yml and the rule files into `folder`; answers the path of prometheus.yml. */
+function writeConfiguration(folder: string, options: PrometheusOptions): string {
   const configFile = join(folder, 'prometheus.yml');
   const interval = `${options.intervalSeconds ?? 1}s`;
   const rules = options.ruleFiles.map((file, index) => {
@@ -108,33 +97,32 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
       ],
     }),
   );
-  const pid = spawnLogged({
+  return configFile;
+}
+
+export async function startPrometheus(options: PrometheusOptions): Promise<PrometheusServer> {
+  const daemon = await startReadyDaemon({
+    name: 'Prometheus',
     command: prometheusBin,
-    args: [
-      `--config.file=${configFile}`,
+    prefix: 'prometheus',
+    ...(options.parent === undefined ? {} : { parent: options.parent }),
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: options.readyTimeoutMs }),
+    flags: (folder, listenAddress) => [
+      `--config.file=${writeConfiguration(folder, options)}`,
       `--storage.tsdb.path=${join(folder, 'data')}`,
-      `--web.listen-address=${loopback}:${port}`,
+      `--web.listen-address=${listenAddress}`,
       retentionFlag,
       '--log.level=warn',
     ],
-    logFile,
-    cwd: folder,
   });
-  const url = `http://${loopback}:${port}`;
-  await waitUntil(
-    { what: `Prometheus on ${loopback}:${port}`, timeoutMs: options.readyTimeoutMs ?? 30_000, pid, logFile },
-    async () => ((await fetch(`${url}/-/ready`)).ok ? true : undefined),
-  );
-  await assertRetention(url).catch(async (error: unknown) => {
-    await stopPid(pid, 'SIGTERM', 15_000);
+  await assertRetention(daemon.url).catch(async (error: unknown) => {
+    await daemon.stop();
     throw error;
   });
-  const server: PrometheusServer = {
-    port,
-    folder,
-    logFile,
-    pid,
-    url,
+  const { url } = daemon;
+  return {
+    ...daemon,
     alerts: async () => (await api<{ alerts: PrometheusAlert[] }>(`${url}/api/v1/alerts`)).alerts,
     query: async (expression) =>
       (
@@ -142,13 +130,5 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
           `${url}/api/v1/query?query=${encodeURIComponent(expression)}`,
         )
       ).result,
-    async stop() {
-      if (isAlive(pid)) await stopPid(pid, 'SIGTERM', 15_000);
-    },
-    async remove() {
-      await server.stop();
-      rmSync(folder, { recursive: true, force: true });
-    },
   };
-  return server;
 }
