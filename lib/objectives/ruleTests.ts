@@ -370,6 +370,16 @@ export function operationalRuleTests(settings: RuleSettings) {
     series: `probe_success{job="${probeJobOf(job)}",instance="http://a:3000/healthz"}`,
     values: expand(steady(minutes, success)),
   });
+  /** Two targets scraped and serving through the history, then unscrapable (up 0, no requests) to `minutes`. */
+  const scrapedUntilHistoryEnds = (minutes: number) =>
+    ['a:9464', 'b:9464'].flatMap((name) => [
+      series(
+        'up',
+        `,instance="${name}"`,
+        steady(minutes, (minute) => (minute <= H ? 1 : 0)),
+      ),
+      series('http_server_request_duration_seconds_count', requestLabels(name), requests(minutes, H)),
+    ]);
   /** What each alert named should be at `minute`: the label sets given fire, nothing else. */
   const expect = (minute: number, firing: Record<string, Array<Record<string, string>>>, names: string[]) =>
     names.map((alertname) => ({
@@ -423,17 +433,7 @@ export function operationalRuleTests(settings: RuleSettings) {
     {
       name: 'a two-hour outage (every target down, no request metric, the probe failing) pages within minutes and for all of it',
       interval: '1m',
-      input_series: [
-        ...['a:9464', 'b:9464'].flatMap((name) => [
-          series(
-            'up',
-            `,instance="${name}"`,
-            steady(H + 120, (minute) => (minute <= H ? 1 : 0)),
-          ),
-          series('http_server_request_duration_seconds_count', requestLabels(name), requests(H + 120, H)),
-        ]),
-        probe(H + 120, (minute) => (minute <= H ? 1 : 0)),
-      ],
+      input_series: [...scrapedUntilHistoryEnds(H + 120), probe(H + 120, (minute) => (minute <= H ? 1 : 0))],
       alert_rule_test: [
         ...expect(0, {}, ['PetsDown', 'PetsUnscrapable']),
         ...expect(2, {}, ['PetsDown']),
@@ -443,17 +443,7 @@ export function operationalRuleTests(settings: RuleSettings) {
     {
       name: 'every scrape failing while the probe of /healthz succeeds is a ticket (unscrapable), not a page (down)',
       interval: '1m',
-      input_series: [
-        ...['a:9464', 'b:9464'].flatMap((name) => [
-          series(
-            'up',
-            `,instance="${name}"`,
-            steady(H + 30, (minute) => (minute <= H ? 1 : 0)),
-          ),
-          series('http_server_request_duration_seconds_count', requestLabels(name), requests(H + 30, H)),
-        ]),
-        probe(H + 30, () => 1),
-      ],
+      input_series: [...scrapedUntilHistoryEnds(H + 30), probe(H + 30, () => 1)],
       alert_rule_test: [10, 30].flatMap((minute) =>
         expect(minute, { PetsUnscrapable: [{ job }] }, ['PetsDown', 'PetsUnscrapable']),
       ),
