@@ -9,7 +9,7 @@ import {
   resourceKinds,
 } from '../../lib/conformance/resources.js';
 import { ownersOperations, ownersStore, specWithOwners } from './ownersFixture.js';
-import { loadContract, readLocalSpec, type Operation } from '../../lib/conformance/spec.js';
+import { loadContract, readLocalSpec, type Operation, type Schema } from '../../lib/conformance/spec.js';
 import { emptyModel, statefulCommands, type Observed, type StatefulTransport } from '../../lib/conformance/stateful.js';
 import type { TestRequest } from '../../lib/conformance/checks.js';
 import type { JsonObject } from '../../lib/openapi/dereference.js';
@@ -385,7 +385,7 @@ t.test(
 // whose pattern refuses the label (a code of 15 digits) is left as drawn, or every valid request would be a 400.
 t.test('the label goes into a string whose schema holds it, never one its pattern refuses', async (t) => {
   const code = { type: 'string', minLength: 15, maxLength: 15, pattern: '^[0-9]{15}$' };
-  const operationWith = (properties: Record<string, unknown>): Operation => ({
+  const operationWith = (properties: Record<string, Schema>): Operation => ({
     operationId: 'putThing',
     method: 'PUT',
     path: '/things/{thingId}',
