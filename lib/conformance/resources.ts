@@ -234,6 +234,23 @@ export function kindOfParameter(kinds: ResourceKind[], name: string): ResourceKi
     .sort((a, b) => depth(a) - depth(b))[0];
 }
 
+/**
+ * The properties of an operation's body that name a resource of another kind by its id: a property named as
+ * that kind's path parameter (`petId` of POST /visits {petId, date}), as a path reuses a kind's parameter to
+ * name one (/owners/{ownerId}/adoptions/{petId}). What makes one must send an id of that kind that exists.
+ */
+export function bodyReferences(
+  kinds: ResourceKind[],
+  operation: Operation,
+): Array<{ name: string; kind: ResourceKind }> {
+  const schema = operation.body?.schema;
+  if (schema?.['type'] !== 'object') return [];
+  return Object.keys((schema['properties'] ?? {}) as Record<string, Schema>).flatMap((name) => {
+    const kind = kindOfParameter(kinds, name);
+    return kind === undefined || kind.makers.some((maker) => maker.operation === operation) ? [] : [{ name, kind }];
+  });
+}
+
 /** The operations past their sunset at `now`: tools stop calling them. */
 export const retiredAt = (operations: Operation[], now: number): Set<string> =>
   new Set(

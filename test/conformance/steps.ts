@@ -6,8 +6,14 @@ import { insertApiKey } from '../../src/db/apiKeys.js';
 import type { Database, Queryable } from '../../src/db/index.js';
 import { valid } from '../../lib/conformance/arbitraries.js';
 import { validCases, type GeneratorContext } from '../../lib/conformance/requests.js';
-import { kindAt, kindOfParameter, referencedKind, resourceKinds } from '../../lib/conformance/resources.js';
-import type { Operation } from '../../lib/conformance/spec.js';
+import {
+  bodyReferences,
+  kindAt,
+  kindOfParameter,
+  referencedKind,
+  resourceKinds,
+} from '../../lib/conformance/resources.js';
+import type { Operation, Schema } from '../../lib/conformance/spec.js';
 import { testConfig, testLimits, type TestApp } from '../helpers/app.js';
 import { openBackend, type Backend } from '../helpers/databases.js';
 import type { ContractClient, TestRequest } from './client.js';
@@ -56,6 +62,14 @@ export async function makeResource(
   }
   const declared = maker.operation.body;
   const [body] = declared === undefined ? [] : fc.sample(valid(declared.schema), { numRuns: 1, seed });
+  // An id of another kind in the body (POST /visits {petId}) names one made for it, as a parent in the path does.
+  for (const { name } of bodyReferences(kinds, maker.operation)) {
+    const id = await makeResource(client, operations, name, key, seed);
+    const schema = ((declared!.schema['properties'] ?? {}) as Record<string, Schema>)[name];
+    (body as Record<string, unknown>)[name] = ['integer', 'number'].includes(String(schema?.['type']))
+      ? Number(id)
+      : id;
+  }
   const response = await client.send({
     operationId: maker.operation.operationId,
     intent: 'a resource for a stateful step',
