@@ -3,7 +3,7 @@ import { bodyReferences, resourceKinds } from '../../lib/conformance/resources.j
 import { loadContract, readLocalSpec } from '../../lib/conformance/spec.js';
 import type { JsonObject } from '../../lib/openapi/dereference.js';
 import type { ContractClient, TestRequest } from './client.js';
-import { makeResource } from './steps.js';
+import { existingResourceRequest, makeResource } from './steps.js';
 
 // A resource whose body names another by id (POST /visits {petId, date}, 422 when no pet has it): the suite's
 // steps make the pet first and send its id, as they make a parent named in the path.
@@ -95,4 +95,12 @@ t.test("the suite's steps send an id of a kind in a body as one made for it", as
     'the pet first',
   );
   t.equal(JSON.parse(String(sent[1]!.body)).petId, 7, "the visit names the pet's id, a number as its schema says");
+  const request = await existingResourceRequest(
+    createVisit,
+    client,
+    { key: 'k'.repeat(40), bodyLimit: 65536 },
+    3,
+    operations,
+  );
+  t.equal(JSON.parse(String(request.body)).petId, 8, 'a request that is sure to succeed names a pet made for it');
 });

@@ -22,6 +22,28 @@ import type { ContractClient, TestRequest } from './client.js';
 let draws = 0;
 
 /**
+ * Sets each id of another kind in a drawn body (POST /visits {petId}) to one made for it, as a parent named in
+ * the path is: a number when the property's schema says so.
+ */
+async function referToMade(
+  body: unknown,
+  operation: Operation,
+  client: ContractClient,
+  operations: Operation[],
+  key: string,
+  seed: number,
+): Promise<void> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  const properties = (operation.body?.schema['properties'] ?? {}) as Record<string, Schema>;
+  for (const { name } of bodyReferences(resourceKinds(operations), operation)) {
+    const id = await makeResource(client, operations, name, key, seed);
+    (body as Record<string, unknown>)[name] = ['integer', 'number'].includes(String(properties[name]?.['type']))
+      ? Number(id)
+      : id;
+  }
+}
+
+/**
  * Makes a resource of the kind the path parameter names (in `at.path`, when given: `petId` of
  * /owners/{ownerId}/adoptions/{petId} names an adoption), through the operation the spec says makes one
  * (lib/conformance/resources.ts: a 201 whose links or Location lead to that parameter, or a PUT that
@@ -62,14 +84,7 @@ export async function makeResource(
   }
   const declared = maker.operation.body;
   const [body] = declared === undefined ? [] : fc.sample(valid(declared.schema), { numRuns: 1, seed });
-  // An id of another kind in the body (POST /visits {petId}) names one made for it, as a parent in the path does.
-  for (const { name } of bodyReferences(kinds, maker.operation)) {
-    const id = await makeResource(client, operations, name, key, seed);
-    const schema = ((declared!.schema['properties'] ?? {}) as Record<string, Schema>)[name];
-    (body as Record<string, unknown>)[name] = ['integer', 'number'].includes(String(schema?.['type']))
-      ? Number(id)
-      : id;
-  }
+  await referToMade(body, maker.operation, client, operations, key, seed);
   const response = await client.send({
     operationId: maker.operation.operationId,
     intent: 'a resource for a stateful step',
@@ -113,8 +128,11 @@ export async function existingResourceRequest(
       path: operation.path,
       pathParams,
     });
+  const body = typeof sample!.request.body === 'string' ? (JSON.parse(sample!.request.body) as unknown) : undefined;
+  await referToMade(body, operation, client, operations, context.key, seed);
   return {
     ...sample!.request,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     intent: 'existing resource, required parts only',
     pathParams,
     query: sample!.request.query.filter(([name]) => required.has(name)),
