@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import t from 'tap';
 import { bodyReferences, resourceKinds } from '../../lib/conformance/resources.js';
 import { loadContract, readLocalSpec } from '../../lib/conformance/spec.js';
+import { emptyModel, statefulCommands, type Observed, type StatefulTransport } from '../../lib/conformance/stateful.js';
 import type { JsonObject } from '../../lib/openapi/dereference.js';
 import type { ContractClient, TestRequest } from './client.js';
 import { existingResourceRequest, makeResource } from './steps.js';
@@ -103,4 +105,96 @@ t.test("the suite's steps send an id of a kind in a body as one made for it", as
     operations,
   );
   t.equal(JSON.parse(String(request.body)).petId, 8, 'a request that is sure to succeed names a pet made for it');
+});
+
+t.test('the stateful model books visits of pets it made, and reads them', async (t) => {
+  // This memory store keeps no Idempotency-Keys: createPet without one.
+  const spec = specWithVisits() as Record<string, any>;
+  const createPet = spec.paths['/pets'].post;
+  createPet.parameters = createPet.parameters.filter(
+    (parameter: { name?: string }) => parameter.name !== 'Idempotency-Key',
+  );
+  delete createPet.responses['409'];
+  delete createPet.responses['422'];
+  const { operations } = loadContract(spec as JsonObject);
+  const used = operations.filter((operation) =>
+    ['createPet', 'getPet', 'createVisit', 'getVisit'].includes(operation.operationId),
+  );
+  const seen = new Set<string>();
+  let pets = new Map<number, unknown>();
+  let visits = new Map<string, unknown>();
+  const answer = (status: number, json: unknown, location?: string): Observed => ({
+    status,
+    json,
+    text: JSON.stringify(json),
+    headers: new Headers({ 'content-type': 'application/json', ...(location ? { location } : {}) }),
+    problems: [],
+  });
+  const handle = (request: TestRequest): Observed => {
+    const body = request.body === undefined ? {} : (JSON.parse(String(request.body)) as Record<string, unknown>);
+    switch (request.operationId) {
+      case 'createPet': {
+        const pet = { id: pets.size + 1, status: 'available', ...body };
+        pets.set(pet.id, pet);
+        return answer(201, pet, `/v1/pets/${pet.id}`);
+      }
+      case 'getPet': {
+        const pet = pets.get(Number(request.pathParams['petId']));
+        return pet ? answer(200, pet) : answer(404, { code: 'not_found' });
+      }
+      case 'createVisit': {
+        if (!pets.has(body['petId'] as number)) return answer(422, { code: 'unknown_pet' });
+        const id = `00000000-0000-4000-8000-${String(visits.size + 1).padStart(12, '0')}`;
+        const visit = { id, ...body };
+        visits.set(id, visit);
+        return answer(201, visit, `/v1/visits/${id}`);
+      }
+      case 'getVisit': {
+        const visit = visits.get(request.pathParams['visitId']!);
+        return visit ? answer(200, visit) : answer(404, { code: 'not_found' });
+      }
+      default:
+        return answer(404, { code: 'not_found' });
+    }
+  };
+  // A read's ETag is its body's text; If-None-Match with it is a 304.
+  const tagged = (request: TestRequest): Observed => {
+    const got = handle(request);
+    if (got.status !== 200) return got;
+    const etag = `"${Buffer.from(got.text).toString('base64url')}"`;
+    if (request.headers['if-none-match'] === etag)
+      return { status: 304, text: '', headers: new Headers({ etag }), problems: [] };
+    got.headers.set('etag', etag);
+    return got;
+  };
+  const store: StatefulTransport = {
+    send(request) {
+      const got = tagged(request);
+      seen.add(`${request.operationId} ${got.status}`);
+      return Promise.resolve(got);
+    },
+  };
+  const commands = statefulCommands({
+    operations: used,
+    authorization: 'Bearer k',
+    basePath: '/v1',
+    exclusive: true,
+    readOnly: false,
+    retired: new Set(),
+    keyPrefix: 'visits',
+  });
+  const details = await fc.check(
+    fc.asyncProperty(fc.commands(commands, { maxCommands: 20 }), async (sequence) => {
+      pets = new Map();
+      visits = new Map();
+      await fc.asyncModelRun(() => ({ model: emptyModel(), real: store }), sequence);
+    }),
+    { numRuns: 100, seed: 5 },
+  );
+  t.notOk(details.failed, 'every answer agrees with the model', {
+    error: String(details.errorInstance),
+    counterexample: fc.defaultReportMessage(details),
+  });
+  for (const pair of ['createVisit 201', 'getVisit 200']) t.ok(seen.has(pair), `${pair} produced`);
+  t.notOk(seen.has('createVisit 422'), 'no visit named a pet the model did not know');
 });
