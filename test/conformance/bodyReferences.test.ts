@@ -6,6 +6,7 @@ import { emptyModel, statefulCommands, type Observed, type StatefulTransport } f
 import type { JsonObject } from '../../lib/openapi/dereference.js';
 import type { ContractClient, TestRequest } from './client.js';
 import { existingResourceRequest, makeResource } from './steps.js';
+import { OwnResources } from '../../scripts/verify/ownResources.js';
 
 // A resource whose body names another by id (POST /visits {petId, date}, 422 when no pet has it): the suite's
 // steps make the pet first and send its id, as they make a parent named in the path.
@@ -197,4 +198,29 @@ t.test('the stateful model books visits of pets it made, and reads them', async 
   });
   for (const pair of ['createVisit 201', 'getVisit 200']) t.ok(seen.has(pair), `${pair} produced`);
   t.notOk(seen.has('createVisit 422'), 'no visit named a pet the model did not know');
+});
+
+t.test("verify's unsafe requests name, in their body too, only what the run made", async (t) => {
+  const { operations } = loadContract(specWithVisits());
+  const own = new OwnResources(resourceKinds(operations));
+  const createVisit = operations.find((operation) => operation.operationId === 'createVisit')!;
+  const createPet = operations.find((operation) => operation.operationId === 'createPet')!;
+  const request = (body: unknown): TestRequest => ({
+    operationId: 'createVisit',
+    intent: 'valid',
+    pathParams: {},
+    query: [],
+    headers: {},
+    body: JSON.stringify(body),
+  });
+  t.equal(own.aim(createVisit, request({ petId: 1, date: '2026-01-01' })), undefined, 'no pet of the run: not sent');
+  own.add(own.makerOf(createPet)!, { json: { id: 7 }, headers: new Headers() });
+  const aimed = own.aim(createVisit, request({ petId: 1, date: '2026-01-01' }));
+  t.same(JSON.parse(String(aimed?.body)), { petId: 7, date: '2026-01-01' }, "the run's pet, whatever was drawn");
+  t.same(
+    JSON.parse(String(own.aim(createVisit, request({ petId: 'abc', date: '2026-01-01' }))?.body)),
+    { petId: 'abc', date: '2026-01-01' },
+    'a value no reading makes an id is sent as drawn (a 400)',
+  );
+  t.equal(own.aim(createVisit, request({ petId: 0, date: '2026-01-01' })), undefined, 'a refused number: not sent');
 });
