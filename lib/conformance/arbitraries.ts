@@ -375,12 +375,17 @@ export function scalarViolations(schema: Schema): Violation[] {
   }
   if (type === 'string') {
     const { min, max } = stringBounds(schema);
+    // Shorter text of any kind: a format's values (a uuid's 36 characters) may never be that short.
     if (min > 0)
       violations.push({
         rule: 'minLength',
-        values: validString({ ...schema, minLength: 0, maxLength: min - 1, pattern: undefined } as never).filter(
-          (text) => codePoints(text) < min,
-        ),
+        values: validString({
+          ...schema,
+          minLength: 0,
+          maxLength: min - 1,
+          pattern: undefined,
+          format: undefined,
+        } as never).filter((text) => codePoints(text) < min),
       });
     if (typeof schema['maxLength'] === 'number') {
       violations.push({

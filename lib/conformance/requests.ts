@@ -176,14 +176,22 @@ function toRequest(operation: Operation, intent: string, parts: Parts): TestRequ
 }
 
 /**
- * The statuses a schema-valid request may get: success; 404 when it names a resource that may not exist; and a
- * declared 409 or 412, which the store's state may give a valid request (a conflict, a precondition it sent).
+ * The statuses a schema-valid request may get: success; 404 when its path names a resource that may not exist; a
+ * declared 409 or 412, which the store's state may give a valid request (a conflict, a precondition it sent); and,
+ * for one with a body, a declared 422 (RFC 9110 15.5.21: content the schema admits but the server cannot act on,
+ * such as an id in the body naming nothing). The stateful model expects each exactly.
  */
 function successStatuses(operation: Operation): number[] {
   const statuses = [...operation.responses.keys()].filter((status) => status.startsWith('2')).map(Number);
   const namesResource = operation.parameters.some((parameter) => parameter.in === 'path');
   const refusedByState = [409, 412].filter((status) => operation.responses.has(String(status)));
-  return [...statuses, ...(namesResource && operation.responses.has('404') ? [404] : []), ...refusedByState];
+  const unprocessable = operation.body !== undefined && operation.responses.has('422') ? [422] : [];
+  return [
+    ...statuses,
+    ...(namesResource && operation.responses.has('404') ? [404] : []),
+    ...refusedByState,
+    ...unprocessable,
+  ];
 }
 
 export function validCases(operation: Operation, context: GeneratorContext): fc.Arbitrary<Case> {

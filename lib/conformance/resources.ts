@@ -234,6 +234,23 @@ export function kindOfParameter(kinds: ResourceKind[], name: string): ResourceKi
     .sort((a, b) => depth(a) - depth(b))[0];
 }
 
+/**
+ * The properties of an operation's body that name a resource of another kind by its id: a property named as
+ * that kind's path parameter (`petId` of POST /visits {petId, date}), as a path reuses a kind's parameter to
+ * name one (/owners/{ownerId}/adoptions/{petId}). What makes one must send an id of that kind that exists.
+ */
+export function bodyReferences(
+  kinds: ResourceKind[],
+  operation: Operation,
+): Array<{ name: string; kind: ResourceKind }> {
+  const schema = operation.body?.schema;
+  if (schema?.['type'] !== 'object') return [];
+  return Object.keys((schema['properties'] ?? {}) as Record<string, Schema>).flatMap((name) => {
+    const kind = kindOfParameter(kinds, name);
+    return kind === undefined || kind.makers.some((maker) => maker.operation === operation) ? [] : [{ name, kind }];
+  });
+}
+
 /** The operations past their sunset at `now`: tools stop calling them. */
 export const retiredAt = (operations: Operation[], now: number): Set<string> =>
   new Set(
@@ -242,29 +259,40 @@ export const retiredAt = (operations: Operation[], now: number): Set<string> =>
       .map((operation) => operation.operationId),
   );
 
-/** The property a run writes its label into: the body's first required free-text string. */
-export function labelProperty(schema: Schema | undefined): { name: string; maxLength: number } | undefined {
-  if (schema?.['type'] !== 'object') return undefined;
+/** The body's free-text string properties, required first: where a run may write its label. */
+function labelCandidates(schema: Schema | undefined): Array<{ name: string; schema: Schema }> {
+  if (schema?.['type'] !== 'object') return [];
   const properties = (schema['properties'] ?? {}) as Record<string, Schema>;
   const required = new Set((schema['required'] as string[] | undefined) ?? []);
-  const names = Object.keys(properties).sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
-  const name = names.find(
-    (candidate) =>
-      properties[candidate]!['type'] === 'string' &&
-      !('enum' in properties[candidate]!) &&
-      !('format' in properties[candidate]!) &&
-      !('const' in properties[candidate]!),
-  );
-  return name === undefined ? undefined : { name, maxLength: Number(properties[name]!['maxLength'] ?? 100) };
+  return Object.keys(properties)
+    .sort((a, b) => Number(required.has(b)) - Number(required.has(a)))
+    .filter(
+      (name) =>
+        properties[name]!['type'] === 'string' &&
+        !('enum' in properties[name]!) &&
+        !('format' in properties[name]!) &&
+        !('const' in properties[name]!),
+    )
+    .map((name) => ({ name, schema: properties[name]! }));
+}
+
+/** The value with the label in front, cut to the property's maxLength; undefined when its schema refuses that. */
+function labelledValue(schema: Schema, value: string, prefix: string): string | undefined {
+  const text = [...`${prefix} ${value}`].slice(0, Number(schema['maxLength'] ?? 100)).join('');
+  const pattern = typeof schema['pattern'] === 'string' ? new RegExp(schema['pattern'], 'u') : undefined;
+  const length = [...text].length;
+  const fits = length >= Number(schema['minLength'] ?? 0) && (pattern === undefined || pattern.test(text));
+  return fits ? text : undefined;
 }
 
 /**
  * A valid JSON body with its label property prefixed, so that what a run
- * writes on a deployment says where it came from. Other bodies as they are.
+ * writes on a deployment says where it came from: the first free-text string
+ * whose schema holds the label (a code of digits cannot). Other bodies as they are.
  */
 export function labelled(operation: Operation, request: TestRequest, prefix: string): TestRequest {
-  const property = labelProperty(operation.body?.schema);
-  if (property === undefined || typeof request.body !== 'string') return request;
+  const candidates = labelCandidates(operation.body?.schema);
+  if (candidates.length === 0 || typeof request.body !== 'string') return request;
   let body: unknown;
   try {
     body = JSON.parse(request.body);
@@ -272,8 +300,11 @@ export function labelled(operation: Operation, request: TestRequest, prefix: str
     return request;
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return request;
-  const value = (body as Record<string, unknown>)[property.name];
-  if (typeof value !== 'string') return request;
-  const text = [...`${prefix} ${value}`].slice(0, property.maxLength).join('');
-  return { ...request, body: JSON.stringify({ ...body, [property.name]: text }) };
+  for (const candidate of candidates) {
+    const value = (body as Record<string, unknown>)[candidate.name];
+    if (typeof value !== 'string') continue;
+    const text = labelledValue(candidate.schema, value, prefix);
+    if (text !== undefined) return { ...request, body: JSON.stringify({ ...body, [candidate.name]: text }) };
+  }
+  return request;
 }

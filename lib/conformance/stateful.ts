@@ -3,6 +3,7 @@ import { valid } from './arbitraries.js';
 import type { TestRequest } from './checks.js';
 import {
   atPointer,
+  bodyReferences,
   idempotencyHeader,
   isSafe,
   clientIdOf,
@@ -333,6 +334,23 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
       : ownIds(model, at);
     return keys.map((key) => state.idOfKey.get(key) ?? key);
   };
+  /**
+   * The body with each id of another kind in it (bodyReferences: POST /visits {petId}) set to one the sequence
+   * knows to exist, as a parent in the path is; undefined when a kind it names has none yet.
+   */
+  const referring = (model: Readonly<Model>, operation: Operation, body: unknown, pick: number): unknown => {
+    const references = bodyReferences(kinds, operation);
+    if (references.length === 0 || typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+    const properties = (operation.body?.schema['properties'] ?? {}) as Record<string, Schema>;
+    const referred: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+    for (const { name, kind } of references) {
+      const ids = liveIds(model, kind);
+      if (ids.length === 0) return undefined;
+      const id = ids[pick % ids.length]!;
+      referred[name] = ['integer', 'number'].includes(String(properties[name]?.['type'])) ? Number(id) : id;
+    }
+    return referred;
+  };
   const keyOf = (operation: Operation, withKey: boolean) => {
     const header = idempotencyHeader(operation);
     return withKey && header
@@ -465,9 +483,11 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         (options.exclusive ||
           this.maker.clientId === undefined ||
           declaresHeaderParameter(this.maker.operation, 'if-none-match')) &&
-        parentsFor(model, this.maker, this.pick) !== undefined;
+        parentsFor(model, this.maker, this.pick) !== undefined &&
+        (this.body === undefined || referring(model, this.maker.operation, this.body, this.pick) !== undefined);
       async run(model: Model, real: StatefulTransport) {
         const operation = this.maker.operation;
+        const body = this.body === undefined ? undefined : referring(model, operation, this.body, this.pick);
         const conflict = this.name?.conflict ? conflictOf(model, this.maker) : undefined;
         const parents = conflict?.parents ?? parentsFor(model, this.maker, this.pick)!;
         const state = stateOf(model, index);
@@ -480,7 +500,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
           declaresHeaderParameter(operation, 'if-none-match') &&
           (this.name!.createOnly || !options.exclusive);
         const key = keyOf(operation, this.withKey);
-        const sent = withBody(operation, 'create', this.body, {
+        const sent = withBody(operation, 'create', body, {
           pathParams,
           headers: { ...(key ? { [key.header]: key.key } : {}), ...(createOnly ? { 'if-none-match': '*' } : {}) },
         });

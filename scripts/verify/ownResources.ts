@@ -1,13 +1,15 @@
 import { aimAtOwn } from '../../lib/conformance/requests.js';
 import type { TestRequest } from '../../lib/conformance/checks.js';
 import {
+  bodyReferences,
+  isSafe,
   kindAt,
   kindOfParameter,
   referencedKind,
   type Maker,
   type ResourceKind,
 } from '../../lib/conformance/resources.js';
-import type { Operation, Parameter } from '../../lib/conformance/spec.js';
+import { accepts, type Operation, type Parameter, type Schema } from '../../lib/conformance/spec.js';
 import type { Answer } from './answer.js';
 
 /**
@@ -82,7 +84,43 @@ export class OwnResources {
 
   /** The request aimed at the run's own resources, under the unsafe rule; undefined when it cannot be. */
   aim(operation: Operation, request: TestRequest): TestRequest | undefined {
-    return aimAtOwn(operation, request, (parameter) => this.pick(parameter, operation.path));
+    const aimed = aimAtOwn(operation, request, (parameter) => this.pick(parameter, operation.path));
+    if (aimed === undefined || isSafe(operation) || typeof aimed.body !== 'string') return aimed;
+    const body = this.aimBody(operation, aimed.body);
+    return body === undefined ? undefined : { ...aimed, body };
+  }
+
+  /**
+   * A JSON body with each id of another kind in it (bodyReferences: POST /visits {petId}) set to one the run
+   * made, as aimAtOwn does for the path: an unsafe request names only the run's resources, in its body too.
+   * Undefined when the run made none of a kind it names, or a value there that its schema refuses could still
+   * be read as an id (a number, or text with a digit); other bodies as they are.
+   */
+  aimBody(operation: Operation, text: string): string | undefined {
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return text;
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return text;
+    const properties = (operation.body?.schema['properties'] ?? {}) as Record<string, Schema>;
+    const aimed: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+    for (const { name, kind } of bodyReferences(this.kinds, operation)) {
+      const value = aimed[name];
+      if (value === undefined) continue;
+      const schema = properties[name] ?? {};
+      if (!accepts(schema, value)) {
+        if (typeof value === 'number' || /\p{Nd}/u.test(String(value))) return undefined;
+        continue;
+      }
+      const ids = this.ids.get(kind) ?? [];
+      if (ids.length === 0) return undefined;
+      this.turn += 1;
+      const id = ids[this.turn % ids.length]!;
+      aimed[name] = ['integer', 'number'].includes(String(schema['type'])) ? Number(id) : id;
+    }
+    return JSON.stringify(aimed);
   }
 
   /** The maker an operation is, with the status that makes. */

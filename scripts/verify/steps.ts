@@ -3,6 +3,7 @@ import { valid } from '../../lib/conformance/arbitraries.js';
 import type { TestRequest } from '../../lib/conformance/checks.js';
 import {
   atPointer,
+  bodyReferences,
   idempotencyHeader,
   isSafe,
   labelled,
@@ -180,7 +181,12 @@ export async function makeOnce(
   // A PUT makes what its path names, with a body or (PUT /owners/{ownerId}/adoptions/{petId}) none.
   if (maker?.clientId !== undefined) return putOnce(context, own, maker, bodies?.[0], options.seed);
   if (bodies === undefined) return undefined;
-  const [body, otherBody] = bodies;
+  // An id of another kind in the body (POST /visits {petId}) names one the run made.
+  const [body, otherBody] = bodies.map((text) => own.aimBody(operation, text));
+  if (body === undefined || otherBody === undefined) {
+    context.findings.notes.push(`${operation.operationId} not sent: the run made nothing its body names`);
+    return undefined;
+  }
   const pathParams: Record<string, string> = {};
   for (const parameter of operation.parameters.filter((declared) => declared.in === 'path')) {
     const id = own.pick(parameter, operation.path);
@@ -305,7 +311,9 @@ export function firstWrites(
 ): Array<{ operation: Operation; status: number }> {
   const makers = own.kinds.flatMap((kind) => kind.makers);
   // Parents first, and what a PUT's id refers to (a pet, for its adoption) before the PUT.
-  const rank = (maker: Maker) => maker.parents.length * 2 + (referencedKind(own.kinds, maker) ? 1 : 0);
+  const rank = (maker: Maker) =>
+    maker.parents.length * 2 +
+    (referencedKind(own.kinds, maker) || bodyReferences(own.kinds, maker.operation).length > 0 ? 1 : 0);
   const byDepth = [...makers].sort((a, b) => rank(a) - rank(b));
   const keyed = operations.filter(
     (operation) =>

@@ -1,8 +1,15 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { idempotencyHeader, isSafe, kindAt, referencedKind, resourceKinds } from '../../lib/conformance/resources.js';
+import {
+  idempotencyHeader,
+  isSafe,
+  kindAt,
+  labelled,
+  referencedKind,
+  resourceKinds,
+} from '../../lib/conformance/resources.js';
 import { ownersOperations, ownersStore, specWithOwners } from './ownersFixture.js';
-import { loadContract, readLocalSpec } from '../../lib/conformance/spec.js';
+import { loadContract, readLocalSpec, type Operation, type Schema } from '../../lib/conformance/spec.js';
 import { emptyModel, statefulCommands, type Observed, type StatefulTransport } from '../../lib/conformance/stateful.js';
 import type { TestRequest } from '../../lib/conformance/checks.js';
 import type { JsonObject } from '../../lib/openapi/dereference.js';
@@ -373,3 +380,43 @@ t.test(
     );
   },
 );
+
+// A run labels what it writes (npm run verify, the topology's loads) in a free-text string of the body; a string
+// whose pattern refuses the label (a code of 15 digits) is left as drawn, or every valid request would be a 400.
+t.test('the label goes into a string whose schema holds it, never one its pattern refuses', async (t) => {
+  const code = { type: 'string', minLength: 15, maxLength: 15, pattern: '^[0-9]{15}$' };
+  const operationWith = (properties: Record<string, Schema>): Operation => ({
+    operationId: 'putThing',
+    method: 'PUT',
+    path: '/things/{thingId}',
+    parameters: [],
+    body: {
+      required: true,
+      mediaType: 'application/json',
+      schema: { type: 'object', additionalProperties: false, required: Object.keys(properties), properties },
+    },
+    responses: new Map(),
+    secured: true,
+    scopes: [],
+  });
+  const send = (body: object): TestRequest => ({
+    operationId: 'putThing',
+    intent: 'valid',
+    pathParams: {},
+    query: [],
+    headers: {},
+    body: JSON.stringify(body),
+  });
+  const codeOnly = labelled(operationWith({ code }), send({ code: '123456789012345' }), 'contract-verify run');
+  t.same(JSON.parse(String(codeOnly.body)), { code: '123456789012345' }, 'a code is not labelled');
+  const both = labelled(
+    operationWith({ code, nickname: { type: 'string', maxLength: 40, pattern: '^[^\\x00-\\x1F]+$' } }),
+    send({ code: '123456789012345', nickname: 'Rex' }),
+    'contract-verify run',
+  );
+  t.same(
+    JSON.parse(String(both.body)),
+    { code: '123456789012345', nickname: 'contract-verify run Rex' },
+    'the free text that holds the label gets it',
+  );
+});

@@ -6,14 +6,42 @@ import { insertApiKey } from '../../src/db/apiKeys.js';
 import type { Database, Queryable } from '../../src/db/index.js';
 import { valid } from '../../lib/conformance/arbitraries.js';
 import { validCases, type GeneratorContext } from '../../lib/conformance/requests.js';
-import { kindAt, kindOfParameter, referencedKind, resourceKinds } from '../../lib/conformance/resources.js';
-import type { Operation } from '../../lib/conformance/spec.js';
+import {
+  bodyReferences,
+  kindAt,
+  kindOfParameter,
+  referencedKind,
+  resourceKinds,
+} from '../../lib/conformance/resources.js';
+import type { Operation, Schema } from '../../lib/conformance/spec.js';
 import { testConfig, testLimits, type TestApp } from '../helpers/app.js';
 import { openBackend, type Backend } from '../helpers/databases.js';
 import type { ContractClient, TestRequest } from './client.js';
 
 // Each drawn id once in a run: a PUT to an id drawn before would replace (200), not make (201).
 let draws = 0;
+
+/**
+ * Sets each id of another kind in a drawn body (POST /visits {petId}) to one made for it, as a parent named in
+ * the path is: a number when the property's schema says so.
+ */
+async function referToMade(
+  body: unknown,
+  operation: Operation,
+  client: ContractClient,
+  operations: Operation[],
+  key: string,
+  seed: number,
+): Promise<void> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  const properties = (operation.body?.schema['properties'] ?? {}) as Record<string, Schema>;
+  for (const { name } of bodyReferences(resourceKinds(operations), operation)) {
+    const id = await makeResource(client, operations, name, key, seed);
+    (body as Record<string, unknown>)[name] = ['integer', 'number'].includes(String(properties[name]?.['type']))
+      ? Number(id)
+      : id;
+  }
+}
 
 /**
  * Makes a resource of the kind the path parameter names (in `at.path`, when given: `petId` of
@@ -56,6 +84,7 @@ export async function makeResource(
   }
   const declared = maker.operation.body;
   const [body] = declared === undefined ? [] : fc.sample(valid(declared.schema), { numRuns: 1, seed });
+  await referToMade(body, maker.operation, client, operations, key, seed);
   const response = await client.send({
     operationId: maker.operation.operationId,
     intent: 'a resource for a stateful step',
@@ -99,8 +128,11 @@ export async function existingResourceRequest(
       path: operation.path,
       pathParams,
     });
+  const body = typeof sample!.request.body === 'string' ? (JSON.parse(sample!.request.body) as unknown) : undefined;
+  await referToMade(body, operation, client, operations, context.key, seed);
   return {
     ...sample!.request,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     intent: 'existing resource, required parts only',
     pathParams,
     query: sample!.request.query.filter(([name]) => required.has(name)),

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import t from 'tap';
 import { formats, scalarViolations, valid } from '../../lib/conformance/arbitraries.js';
@@ -92,4 +93,53 @@ t.test('PostgreSQL stores every valid date, date-time and uuid as the column typ
     );
     t.equal(stored.rows[0]?.count, texts.length, 'text');
   }),
+);
+
+// A format's values all have the length a bound asks for (a uuid's 36 characters): the values breaking minLength are
+// drawn outside the format, or drawing them never ends. In a child process, so that a draw that never ends fails.
+t.test(
+  'every format with the length bounds of its values yields values breaking each rule, and ajv refuses them',
+  async (t) => {
+    const bounds: Record<string, { minLength: number; maxLength: number }> = {
+      date: { minLength: 10, maxLength: 10 },
+      'date-time': { minLength: 20, maxLength: 40 },
+      email: { minLength: 6, maxLength: 60 },
+      uuid: { minLength: 36, maxLength: 36 },
+      uri: { minLength: 10, maxLength: 200 },
+    };
+    t.same(Object.keys(bounds).sort(), names.sort(), 'every format the generator knows');
+    const script = `
+    import fc from 'fast-check';
+    import { scalarViolations } from ${JSON.stringify(new URL('../../lib/conformance/arbitraries.ts', import.meta.url).href)};
+    const schemas = JSON.parse(process.argv[1]);
+    const drawn = {};
+    for (const [format, bound] of Object.entries(schemas))
+      for (const { rule, values } of scalarViolations({ type: 'string', format, ...bound }))
+        drawn[format + ' ' + rule] = fc.sample(values, { numRuns: 50, seed: 52 });
+    process.stdout.write(JSON.stringify(drawn));`;
+    const child = spawnSync(
+      process.execPath,
+      ['--import=tsx', '--input-type=module', '-e', script, JSON.stringify(bounds)],
+      {
+        encoding: 'utf8',
+        // SIGKILL: tsx's loader answers SIGTERM by relaying it, which a draw that never ends never sees.
+        timeout: 30_000,
+        killSignal: 'SIGKILL',
+      },
+    );
+    t.equal(child.signal, null, `the draws end (${child.stderr.slice(0, 500)})`);
+    if (child.status !== 0) return t.fail(child.stderr.slice(0, 2000));
+    const drawn = JSON.parse(child.stdout) as Record<string, unknown[]>;
+    for (const [format, bound] of Object.entries(bounds)) {
+      const check = serviceAjv.compile(schemaOf(format, bound));
+      for (const rule of ['minLength', 'maxLength', 'format']) {
+        const values = drawn[`${format} ${rule}`] ?? [];
+        t.ok(values.length > 0, `${format} ${rule}: values drawn`);
+        t.ok(
+          values.every((value) => !check(value)),
+          `${format} ${rule}: every value refused`,
+        );
+      }
+    }
+  },
 );
