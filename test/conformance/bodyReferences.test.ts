@@ -224,3 +224,18 @@ t.test("verify's unsafe requests name, in their body too, only what the run made
   );
   t.equal(own.aim(createVisit, request({ petId: 0, date: '2026-01-01' })), undefined, 'a refused number: not sent');
 });
+
+t.test("verify's aiming keeps a body's bytes: an oversize body stays oversize, others are sent as drawn", async (t) => {
+  const { operations } = loadContract(specWithVisits());
+  const own = new OwnResources(resourceKinds(operations));
+  const createVisit = operations.find((operation) => operation.operationId === 'createVisit')!;
+  const createPet = operations.find((operation) => operation.operationId === 'createPet')!;
+  own.add(own.makerOf(createPet)!, { json: { id: 7 }, headers: new Headers() });
+  const padding = ' '.repeat(4096);
+  const unreferenced = `{"name":"Rex","categoryId":1}${padding}`;
+  t.equal(own.aimBody(createPet, unreferenced), unreferenced, 'no id of another kind in it: byte for byte');
+  const drawn = `{"petId":123456789,"date":"2026-01-01"}${padding}`;
+  const aimed = own.aimBody(createVisit, drawn);
+  t.same(JSON.parse(String(aimed)), { petId: 7, date: '2026-01-01' }, "the run's pet");
+  t.ok(Buffer.byteLength(String(aimed)) >= Buffer.byteLength(drawn), 'and not a byte shorter than drawn');
+});
