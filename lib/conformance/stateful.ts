@@ -6,8 +6,9 @@ import {
   bodyReferences,
   idempotencyHeader,
   isSafe,
-  clientIdOf,
+  createsAtPath,
   kindAt,
+  keyOfParents,
   referencedKind,
   labelled,
   resourceKinds,
@@ -396,11 +397,13 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
   kinds.forEach((kind, index) => {
     const idOf = (resource: unknown) =>
       kind.idPointer === undefined ? undefined : String(atPointer(resource, kind.idPointer) as string | number);
+    // A resource with no id of its own (PUT /pets/{petId}/microchip): its parents name it, and key it.
+    const singleton = kind.makers.find((maker) => maker.singleton);
     const itemOperations = options.operations.filter(
       (operation) =>
         live(operation) &&
         kind.itemPaths.has(operation.path) &&
-        kind.pathParameters.has(itemParameter(operation)?.name ?? ''),
+        (singleton !== undefined || kind.pathParameters.has(itemParameter(operation)?.name ?? '')),
     );
     const itemPathOf = (maker: Maker) =>
       itemOperations.find(
@@ -408,11 +411,33 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
           operation.path.startsWith(maker.operation.path) &&
           /^\/\{[^}/]+\}$/.test(operation.path.slice(maker.operation.path.length)),
       )?.path;
-    /** The path parameters naming one resource of this kind: its parents' as made, and its own id. */
-    const pathOf = (state: KindState, parameter: Parameter, key: string): Record<string, string> => ({
+    /** The path parameters naming one resource of this kind: its parents' as made, and its own id (a singleton has none). */
+    const pathOf = (state: KindState, parameter: Parameter | undefined, key: string): Record<string, string> => ({
       ...state.parents.get(key),
-      [parameter.name]: state.idOfKey.get(key) ?? key,
+      ...(parameter === undefined ? {} : { [parameter.name]: state.idOfKey.get(key) ?? key }),
     });
+    /**
+     * Where a singleton may be and is not: under each parent this sequence made (the last parent's kind keeps
+     * the others), by key; a read there is the declared 404.
+     */
+    const absentSingletons = (model: Readonly<Model>): Map<string, Record<string, string>> => {
+      const absent = new Map<string, Record<string, string>>();
+      const last = singleton?.parents.at(-1);
+      const parentKind = last === undefined ? undefined : kindAt(kinds, singleton!.operation.path, last);
+      if (parentKind === undefined) return absent;
+      const at = kinds.indexOf(parentKind);
+      const parentState = stateOf(model as Model, at);
+      const state = stateOf(model as Model, index);
+      for (const parentKey of ownIds(model, at)) {
+        const parents = {
+          ...parentState.parents.get(parentKey),
+          [last!]: parentState.idOfKey.get(parentKey) ?? parentKey,
+        };
+        const key = keyOfParents(singleton!.parents, parents);
+        if (!state.live.has(key) && !state.unsettled.has(key)) absent.set(key, parents);
+      }
+      return absent;
+    };
 
     for (const maker of kind.makers.filter((candidate) => live(candidate.operation))) {
       // A PUT may make what its path names with no body (an adoption of a pet).
@@ -423,7 +448,9 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
             reuse: fc.option(pick, { nil: undefined, freq: 2 }),
             createOnly: fc.boolean(),
           })
-        : fc.constant(undefined);
+        : maker.singleton
+          ? fc.record({ drawn: fc.constant(''), reuse: fc.constant(undefined), createOnly: fc.boolean() })
+          : fc.constant(undefined);
       const create = (conflict: boolean) =>
         fc
           .tuple(bodySchema === undefined ? fc.constant(undefined) : valid(bodySchema), fc.boolean(), pick, named)
@@ -494,9 +521,15 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         const clientId = this.maker.clientId;
         const named = conflict?.id ?? (clientId && this.name ? namedId(model, this.maker, this.name) : undefined);
         const pathParams = named === undefined ? parents : { ...parents, [clientId!.name]: named };
+        // A singleton's key is its parents': a PUT there creates it or replaces it, as one to a named id.
+        const modelKey = this.maker.singleton
+          ? keyOfParents(this.maker.parents, parents)
+          : named === undefined
+            ? undefined
+            : keyFor(this.maker, parents, named);
         // A caller-named create is create-only where the spec lets it say so: against a deployment, always.
         const createOnly =
-          named !== undefined &&
+          modelKey !== undefined &&
           declaresHeaderParameter(operation, 'if-none-match') &&
           (this.name!.createOnly || !options.exclusive);
         const key = keyOf(operation, this.withKey);
@@ -505,12 +538,13 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
           headers: { ...(key ? { [key.header]: key.key } : {}), ...(createOnly ? { 'if-none-match': '*' } : {}) },
         });
         const what = `${operation.operationId}${named === undefined ? '' : ` ${JSON.stringify(pathParams)}`}`;
-        const modelKey = named === undefined ? undefined : keyFor(this.maker, parents, named);
         const expected =
-          named === undefined ? [this.maker.status] : this.expectedOfNamed(model, named, modelKey!, createOnly);
+          modelKey === undefined
+            ? [this.maker.status]
+            : this.expectedOfNamed(model, named ?? modelKey, modelKey, createOnly);
         const answer = await real.send(sent);
         if (!expectStatus(what, answer, expected)) return;
-        if (named !== undefined && answer.status !== this.maker.status) {
+        if (modelKey !== undefined && answer.status !== this.maker.status) {
           // Refused by state (404, 409, 412): nothing changed. A replace: the model's copy is the answer.
           if (answer.status < 300) {
             const resource = bodyOf(what, answer) as Resource;
@@ -524,16 +558,19 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
           checkFieldsSent(what, resource, JSON.parse(String(sent.body)) as Resource, operation.body?.schema);
         const id = modelKey ?? this.maker.idOf(resource, answer.headers.get('location'), pathParams);
         if (id === undefined) throw new ModelMismatch(`${what}: no id in the answer ${answer.text.slice(0, 200)}`);
-        if (state.live.has(id) || (named === undefined && state.made.has(id)))
+        // The server picks the id: never one it gave before, and above the highest it gave.
+        const picked = modelKey === undefined;
+        if (state.live.has(id) || (picked && state.made.has(id)))
           throw new ModelMismatch(`${what} answered id ${id}, which exists`);
         const highest = [...state.live.keys()].sort(compareIds).at(-1);
-        if (named === undefined && options.exclusive && highest !== undefined && compareIds(id, highest) <= 0)
+        if (picked && options.exclusive && highest !== undefined && compareIds(id, highest) <= 0)
           throw new ModelMismatch(`${what} answered id ${id}, not above the highest id ${highest}`);
-        const itemPath = named === undefined ? itemPathOf(this.maker) : operation.path;
+        const itemPath = picked ? itemPathOf(this.maker) : operation.path;
         if (itemPath !== undefined && declaresHeader(operation, this.maker.status, 'location')) {
+          const own = itemParameter(itemOperations.find((item) => item.path === itemPath) ?? operation);
           const values: Record<string, string> = {
             ...parents,
-            [itemParameter(itemOperations.find((item) => item.path === itemPath) ?? operation)!.name]: named ?? id,
+            ...(own === undefined ? {} : { [own.name]: named ?? id }),
           };
           compare(
             'Location',
@@ -585,8 +622,8 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
     }
 
     for (const operation of itemOperations) {
-      const parameter = itemParameter(operation)!;
-      const missing = missingIds(parameter.schema);
+      const parameter = itemParameter(operation);
+      const missing = parameter === undefined ? [] : missingIds(parameter.schema);
       if (isSafe(operation)) {
         const success = successes(operation);
         const conditional =
@@ -617,7 +654,10 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
     }
 
     // Operations on a path under one resource (its notes): another resource, which leaves the parent as it was.
+    // One on another kind's own path (the pet's microchip) is that kind's, modelled with it.
     const makes = new Set(kinds.flatMap((other) => other.makers.map((maker) => maker.operation)));
+    const ofAnotherKind = (operation: Operation) =>
+      kinds.some((other) => other !== kind && other.itemPaths.has(operation.path));
     for (const item of itemOperations.filter(
       (operation, at, all) => all.findIndex((o) => o.path === operation.path) === at,
     )) {
@@ -625,11 +665,12 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         .map(({ name }) => name)
         .sort()
         .join();
-      const parameter = itemParameter(item)!;
+      const parameter = itemParameter(item);
       const under = options.operations.filter(
         (operation) =>
           live(operation) &&
           !makes.has(operation) &&
+          !ofAnotherKind(operation) &&
           operation.path.startsWith(`${item.path}/`) &&
           pathParameters(operation)
             .map(({ name }) => name)
@@ -637,7 +678,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
             .join() === names,
       );
       for (const operation of under) {
-        const missing = missingIds(parameter.schema);
+        const missing = parameter === undefined ? [] : missingIds(parameter.schema);
         if (isSafe(operation))
           commands.push(
             fc
@@ -661,7 +702,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
     class Read implements Command {
       constructor(
         readonly operation: Operation,
-        readonly parameter: Parameter,
+        readonly parameter: Parameter | undefined,
         readonly missing: string[],
         readonly pick: number | undefined,
         readonly conditional: boolean,
@@ -669,13 +710,16 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
       check = () => true;
       async run(model: Model, real: StatefulTransport) {
         const state = stateOf(model, index);
-        const known = [...state.live.keys(), ...state.removed].filter((id) => !state.unsettled.has(id));
+        const absent = singleton === undefined ? new Map<string, Record<string, string>>() : absentSingletons(model);
+        const known = [...state.live.keys(), ...state.removed, ...absent.keys()].filter(
+          (id) => !state.unsettled.has(id),
+        );
         const choice = this.pick === undefined || known.length === 0 ? undefined : known[this.pick % known.length];
         const id = choice ?? this.missing[(this.pick ?? 0) % Math.max(1, this.missing.length)];
         if (id === undefined) return;
         const found = state.live.get(id);
         if (found === undefined && !declares(this.operation, 404)) return;
-        const pathParams = pathOf(state, this.parameter, id);
+        const pathParams = absent.get(id) ?? pathOf(state, this.parameter, id);
         // A missing id of a resource under another: no parent to name.
         if (pathParameters(this.operation).some((parameter) => pathParams[parameter.name] === undefined)) return;
         const sent = request(this.operation, 'read', { pathParams });
@@ -706,7 +750,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
     class Change implements Command {
       constructor(
         readonly operation: Operation,
-        readonly parameter: Parameter,
+        readonly parameter: Parameter | undefined,
         readonly pick: number,
         readonly body: unknown,
         readonly under: boolean,
@@ -720,7 +764,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         const id = own[this.pick % own.length]!;
         const before = state.live.get(id);
         // A PUT that creates: to a removed id it makes it again (Create's to send); elsewhere the declared 404.
-        const creates = !this.under && clientIdOf(this.operation) !== undefined;
+        const creates = !this.under && createsAtPath(this.operation);
         if (before === undefined && (creates || !declares(this.operation, 404))) return;
         const key = keyOf(this.operation, this.withKey);
         const pathParams = pathOf(state, this.parameter, id);
