@@ -3,7 +3,11 @@ import t from 'tap';
 import { kindAt, kindOfParameter, resourceKinds } from '../../lib/conformance/resources.js';
 import { loadContract } from '../../lib/conformance/spec.js';
 import { emptyModel, statefulCommands } from '../../lib/conformance/stateful.js';
+import { httpLimits } from '../../src/http/limits.js';
+import { ContractClient } from './client.js';
 import { collarOperations, collarStore, specWithCollars } from './singletonFixture.js';
+import { existingResourceRequest } from './steps.js';
+import { serveStore } from './storeServer.js';
 
 /**
  * A resource with no id of its own under a pet (./singletonFixture.ts: PUT /pets/{petId}/collar declaring 201):
@@ -72,3 +76,23 @@ t.test(
     t.notOk(store.seen.has('putCollar 404'), 'a collar is put only under a pet the sequence made');
   },
 );
+
+t.test("the suite's steps find a singleton by its path: made under the parents made for it", async (t) => {
+  const store = collarStore();
+  const client = new ContractClient(await serveStore(t, operations, store), '/v1', operations);
+  t.teardown(() => {
+    client.close();
+  });
+  const context = { key: 'k'.repeat(40), bodyLimit: httpLimits.bodyLimitBytes };
+  for (const [operationId, success] of [
+    ['getCollar', 200],
+    ['putCollar', 200],
+    ['deleteCollar', 204],
+  ] as const) {
+    const operation = operations.find((candidate) => candidate.operationId === operationId)!;
+    const request = await existingResourceRequest(operation, client, context, 5, operations);
+    const answer = await client.send(request);
+    t.equal(answer.status, success, `${operationId} on what was made for it: ${answer.text}`);
+  }
+  t.ok(store.seen.has('putCollar 201'), 'collars made by PUT under pets made for them');
+});
