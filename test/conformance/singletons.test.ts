@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { kindAt, kindOfParameter, resourceKinds } from '../../lib/conformance/resources.js';
+import { isSafe, kindAt, kindOfParameter, resourceKinds } from '../../lib/conformance/resources.js';
 import { loadContract } from '../../lib/conformance/spec.js';
 import { emptyModel, statefulCommands } from '../../lib/conformance/stateful.js';
+import { OwnResources } from '../../scripts/verify/ownResources.js';
+import { runVerification } from '../../scripts/verify/verify.js';
 import { httpLimits } from '../../src/http/limits.js';
 import { ContractClient } from './client.js';
 import { collarOperations, collarStore, specWithCollars } from './singletonFixture.js';
@@ -95,4 +97,71 @@ t.test("the suite's steps find a singleton by its path: made under the parents m
     t.equal(answer.status, success, `${operationId} on what was made for it: ${answer.text}`);
   }
   t.ok(store.seen.has('putCollar 201'), 'collars made by PUT under pets made for them');
+});
+
+t.test(
+  'verify puts a singleton only under parents it made, create-only, and reads and removes what it put',
+  async (t) => {
+    const store = collarStore();
+    const before = [
+      { operationId: 'createPet', pathParams: {}, body: '{"name":"theirs","categoryId":1}' },
+      { operationId: 'putCollar', pathParams: { petId: '1' }, body: '{"colour":"red"}' },
+    ];
+    for (const request of before) await store.send({ ...request, intent: 'before', query: [], headers: {} });
+    store.sent.length = 0;
+    store.seen.clear();
+    const findings = await runVerification({
+      baseUrl: `${await serveStore(t, operations, store)}/v1`,
+      apiKey: 'k'.repeat(40),
+      readOnly: false,
+      maxRequests: 400,
+      seed: 3,
+      wait: () => Promise.resolve(),
+      spec: specWithCollars(),
+    });
+    t.same(
+      // The store checks neither keys nor parameters, nor lists pets: judged are the collars' writes, reads and model.
+      findings.failures.filter(
+        (failure) =>
+          (failure.subject === 'stateful sequence' && /Collar/.test(failure.message.split('\n')[0]!)) ||
+          (/Collar/.test(failure.subject) && /ETag round trip|a resource of the run/.test(failure.message)),
+      ),
+      [],
+      'its writes, the ETag round trip and the stateful sequences agree with the store',
+    );
+    t.same(
+      findings.failures.filter((failure) => failure.check === 'unsafe request to a resource the run did not make'),
+      [],
+      'no unsafe request was refused as foreign',
+    );
+    const unsafe = store.sent.filter(
+      (request) => !isSafe(operations.find((operation) => operation.operationId === request.operationId)!),
+    );
+    t.same(
+      unsafe.filter((request) => request.pathParams['petId'] === '1'),
+      [],
+      'no unsafe request named the pet made before the run, nor its collar',
+    );
+    const first = store.sent.find((request) => request.operationId === 'putCollar');
+    t.equal(first?.headers['if-none-match'], '*', 'the first put is create-only');
+    for (const pair of ['putCollar 201', 'getCollar 200', 'getCollar 304', 'deleteCollar 204'])
+      t.ok(store.seen.has(pair), `${pair} produced`);
+    t.ok((findings.createdBy.get('putCollar') ?? 0) > 0, 'counted as made by putCollar');
+  },
+);
+
+t.test("the run's own singletons: found by their path, an unsafe request aimed at one the run made", async (t) => {
+  const own = new OwnResources(kinds);
+  const petMaker = kinds.flatMap((kind) => kind.makers).find((maker) => maker.operation.operationId === 'createPet')!;
+  const collarMaker = kinds.flatMap((kind) => kind.makers).find((maker) => maker.singleton)!;
+  for (const id of [1, 2, 3]) own.add(petMaker, { json: { id }, headers: new Headers({ location: `/v1/pets/${id}` }) });
+  t.equal(own.madeAt('/pets/{petId}/collar'), undefined, 'none made: none found');
+  own.add(collarMaker, { json: { petId: 2, colour: 'red' }, headers: new Headers() }, { petId: '2' });
+  t.ok(own.isSingletonPath('/pets/{petId}/collar') && !own.isSingletonPath('/pets/{petId}'), "its path, not the pet's");
+  for (let turn = 0; turn < 3; turn += 1)
+    t.same(own.madeAt('/pets/{petId}/collar'), { petId: '2' }, 'the one the run made, under its pet');
+  const deleteCollar = operations.find((operation) => operation.operationId === 'deleteCollar')!;
+  const request = { operationId: 'deleteCollar', intent: 'valid', pathParams: { petId: '7' }, query: [], headers: {} };
+  for (let turn = 0; turn < 3; turn += 1)
+    t.equal(own.aim(deleteCollar, request)?.pathParams['petId'], '2', 'a DELETE is aimed at the collar the run put');
 });
