@@ -268,6 +268,31 @@ export function referencedKind(kinds: ResourceKind[], maker: Maker): ResourceKin
     : kinds.find((kind) => !kind.makers.includes(maker) && kind.pathParameters.has(name));
 }
 
+/**
+ * The operations on a resource of the kind, which its maker's answer links to: on its item path or a path
+ * under it, every other path parameter naming one of its parents. An operation on another kind's own path is
+ * that kind's (a singleton under a pet, PUT /pets/{petId}/microchip): it acts on a resource that the parent's
+ * maker did not make, which does not exist until it is made (RFC 9110 15.5.5: a GET of it is a 404).
+ */
+export function operationsOn(kinds: ResourceKind[], operations: Operation[], kind: ResourceKind): Operation[] {
+  const parents = new Set(
+    kind.makers.flatMap((maker) => maker.parents.map((name) => kindAt(kinds, maker.operation.path, name))),
+  );
+  const ofAnother = (path: string) =>
+    kinds.some(
+      (other) =>
+        other !== kind &&
+        other.makers.some((maker) => maker.singleton) &&
+        [...other.itemPaths].some((item) => path === item || path.startsWith(`${item}/`)),
+    );
+  return operations.filter((operation) => {
+    const named = pathNames(operation).map((name) => kindAt(kinds, operation.path, name));
+    return (
+      named.includes(kind) && named.every((other) => other === kind || parents.has(other)) && !ofAnother(operation.path)
+    );
+  });
+}
+
 /** The header parameter an operation declares for idempotent retries (`Idempotency-Key`), if any. */
 export const idempotencyHeader = (operation: Operation) =>
   operation.parameters.find(

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { isSafe, kindAt, kindOfParameter, resourceKinds } from '../../lib/conformance/resources.js';
+import { isSafe, kindAt, kindOfParameter, operationsOn, resourceKinds } from '../../lib/conformance/resources.js';
 import { loadContract } from '../../lib/conformance/spec.js';
 import { emptyModel, statefulCommands } from '../../lib/conformance/stateful.js';
 import { OwnResources } from '../../scripts/verify/ownResources.js';
@@ -164,4 +164,15 @@ t.test("the run's own singletons: found by their path, an unsafe request aimed a
   const request = { operationId: 'deleteCollar', intent: 'valid', pathParams: { petId: '7' }, query: [], headers: {} };
   for (let turn = 0; turn < 3; turn += 1)
     t.equal(own.aim(deleteCollar, request)?.pathParams['petId'], '2', 'a DELETE is aimed at the collar the run put');
+});
+
+t.test("a singleton's operations are its own, not its parent's: the pet's maker need not link to them", async (t) => {
+  const pets = kindOfParameter(kinds, 'petId')!;
+  const collars = kinds.find((kind) => kind.itemPaths.has('/pets/{petId}/collar'))!;
+  t.same(
+    operationsOn(kinds, operations, pets).map((operation) => operation.operationId),
+    ['getPet'],
+    "on a pet: its own path's, not the collar's (absent until put: following a link there right away is a 404)",
+  );
+  t.same(operationsOn(kinds, operations, collars), [], 'nor does a collar name itself by a parameter to link');
 });
