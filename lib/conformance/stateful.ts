@@ -376,10 +376,17 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
       const under = other.makers.flatMap((maker) =>
         maker.parents.filter((name) => kindAt(kinds, maker.operation.path, name) === removed),
       );
-      for (const key of state.live.keys()) {
+      // An id of it in the body that made one (a visit's petId): a reference the store may cascade too.
+      const inBody = other.makers.flatMap((maker) =>
+        bodyReferences(kinds, maker.operation)
+          .filter((reference) => reference.kind === removed)
+          .map(({ name }) => name),
+      );
+      for (const [key, resource] of state.live) {
         const named = refers && (state.idOfKey.get(key) ?? key) === id;
         const child = under.some((name) => state.parents.get(key)?.[name] === id);
-        if (named || child) {
+        const cites = inBody.some((name) => resource[name] !== undefined && String(resource[name]) === id);
+        if (named || child || cites) {
           state.live.delete(key);
           state.unsettled.add(key);
         }
