@@ -12,7 +12,7 @@ import { invalidCases, validCases, type Case, type GeneratorContext } from '../.
 import { basePath, loadContract, type Operation } from '../../lib/conformance/spec.js';
 import { existingResourceRequest, makeResource, startFaultableApp, successStatuses } from './steps.js';
 import { valid } from '../../lib/conformance/arbitraries.js';
-import { idempotencyHeader, isSafe } from '../../lib/conformance/resources.js';
+import { createsAtPath, idempotencyHeader, isSafe } from '../../lib/conformance/resources.js';
 import { emptyModel, statefulCommands, type StatefulTransport } from '../../lib/conformance/stateful.js';
 import { emptyStore } from '../helpers/emptyStore.js';
 
@@ -230,6 +230,38 @@ t.test('conditional GETs and Idempotency-Key answers conform to openapi.yaml', a
     }),
   );
   expectConforming(listNotModified, 304);
+
+  // Every read of one resource that revalidates (ETag on its 200, a declared 304), on one made for it: a
+  // singleton's too (a pet's microchip), which existingResourceRequest makes at its path.
+  const revalidated = operations.filter(
+    (operation) =>
+      isSafe(operation) &&
+      operation.responses.has('304') &&
+      operation.responses.get('200')?.headers.some((header) => header.name === 'etag') === true &&
+      operation.parameters.some((parameter) => parameter.in === 'path'),
+  );
+  for (const operation of revalidated) {
+    const made = await existingResourceRequest(operation, client, context, seed, operations);
+    const fresh = { ...made, intent: 'conditional read', headers: { authorization: auth } };
+    const first = await client.send(fresh);
+    expectConforming(first, 200);
+    const etag = first.headers.get('etag') ?? '';
+    expectConforming(await client.send({ ...fresh, headers: { ...fresh.headers, 'if-none-match': etag } }), 304);
+  }
+  // Every PUT that creates what its path names and may say create-only (If-None-Match: *, 412): on one made.
+  const createOnly = operations.filter(
+    (operation) =>
+      createsAtPath(operation) &&
+      operation.responses.has('412') &&
+      operation.parameters.some(
+        (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'if-none-match',
+      ),
+  );
+  for (const operation of createOnly) {
+    const made = await existingResourceRequest(operation, client, context, seed, operations);
+    const again = { ...made, intent: 'create-only on what exists', headers: { ...json, 'if-none-match': '*' } };
+    expectConforming(await client.send(again), 412);
+  }
 });
 
 /** The conformance client as the stateful model's transport: Link targets are sent as the operation they list. */
