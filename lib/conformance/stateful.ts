@@ -162,6 +162,8 @@ interface ClientName {
   createOnly: boolean;
   /** The id of one this kind has under another parent, sent under a parent of the sequence's (a 409, if declared). */
   conflict?: boolean;
+  /** A singleton put under a parent the sequence removed: the declared 404. */
+  orphan?: boolean;
 }
 
 function expectStatus(what: string, answer: Observed | undefined, statuses: number[]): answer is Observed {
@@ -427,6 +429,18 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
      * Where a singleton may be and is not: under each parent this sequence made (the last parent's kind keeps
      * the others), by key; a read there is the declared 404.
      */
+    /** Parents this sequence made and removed, where a singleton can no longer be put (its declared 404). */
+    const removedParents = (model: Readonly<Model>, pick: number): Record<string, string> | undefined => {
+      const last = singleton?.parents.at(-1);
+      const parentKind = last === undefined ? undefined : kindAt(kinds, singleton!.operation.path, last);
+      if (parentKind === undefined) return undefined;
+      const parentState = stateOf(model as Model, kinds.indexOf(parentKind));
+      const gone = [...parentState.removed].filter((key) => !parentState.unsettled.has(key));
+      const key = gone[pick % Math.max(1, gone.length)];
+      return key === undefined
+        ? undefined
+        : { ...parentState.parents.get(key), [last!]: parentState.idOfKey.get(key) ?? key };
+    };
     const absentSingletons = (model: Readonly<Model>): Map<string, Record<string, string>> => {
       const absent = new Map<string, Record<string, string>>();
       const last = singleton?.parents.at(-1);
@@ -456,7 +470,12 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
             createOnly: fc.boolean(),
           })
         : maker.singleton
-          ? fc.record({ drawn: fc.constant(''), reuse: fc.constant(undefined), createOnly: fc.boolean() })
+          ? fc.record({
+              drawn: fc.constant(''),
+              reuse: fc.constant(undefined),
+              createOnly: fc.boolean(),
+              orphan: declares(maker.operation, 404) ? fc.boolean() : fc.constant(false),
+            })
           : fc.constant(undefined);
       const create = (conflict: boolean) =>
         fc
@@ -517,13 +536,16 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         (options.exclusive ||
           this.maker.clientId === undefined ||
           declaresHeaderParameter(this.maker.operation, 'if-none-match')) &&
-        parentsFor(model, this.maker, this.pick) !== undefined &&
+        (this.name?.orphan
+          ? removedParents(model, this.pick) !== undefined
+          : parentsFor(model, this.maker, this.pick) !== undefined) &&
         (this.body === undefined || referring(model, this.maker.operation, this.body, this.pick) !== undefined);
       async run(model: Model, real: StatefulTransport) {
         const operation = this.maker.operation;
         const body = this.body === undefined ? undefined : referring(model, operation, this.body, this.pick);
         const conflict = this.name?.conflict ? conflictOf(model, this.maker) : undefined;
-        const parents = conflict?.parents ?? parentsFor(model, this.maker, this.pick)!;
+        const orphaned = this.name?.orphan ? removedParents(model, this.pick) : undefined;
+        const parents = conflict?.parents ?? orphaned ?? parentsFor(model, this.maker, this.pick)!;
         const state = stateOf(model, index);
         const clientId = this.maker.clientId;
         const named = conflict?.id ?? (clientId && this.name ? namedId(model, this.maker, this.name) : undefined);
@@ -546,9 +568,11 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         });
         const what = `${operation.operationId}${named === undefined ? '' : ` ${JSON.stringify(pathParams)}`}`;
         const expected =
-          modelKey === undefined
-            ? [this.maker.status]
-            : this.expectedOfNamed(model, named ?? modelKey, modelKey, createOnly);
+          orphaned !== undefined
+            ? [404]
+            : modelKey === undefined
+              ? [this.maker.status]
+              : this.expectedOfNamed(model, named ?? modelKey, modelKey, createOnly);
         const answer = await real.send(sent);
         if (!expectStatus(what, answer, expected)) return;
         if (modelKey !== undefined && answer.status !== this.maker.status) {
@@ -570,7 +594,9 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         if (state.live.has(id) || (picked && state.made.has(id)))
           throw new ModelMismatch(`${what} answered id ${id}, which exists`);
         const highest = [...state.live.keys()].sort(compareIds).at(-1);
-        if (picked && options.exclusive && highest !== undefined && compareIds(id, highest) <= 0)
+        // Numbered by the server (a sequence), ids rise; other ids (a UUID) have no order to keep.
+        const numbered = /^\d+$/.test(id) && highest !== undefined && /^\d+$/.test(highest);
+        if (picked && options.exclusive && numbered && compareIds(id, highest) <= 0)
           throw new ModelMismatch(`${what} answered id ${id}, not above the highest id ${highest}`);
         const itemPath = picked ? itemPathOf(this.maker) : operation.path;
         if (itemPath !== undefined && declaresHeader(operation, this.maker.status, 'location')) {
@@ -1051,6 +1077,18 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
       creates.get(maker)!(false),
       creates.get(maker)!(true),
     ];
+    if (steps.some((step) => step === undefined)) continue;
+    commands.push(fc.tuple(...(steps as Array<fc.Arbitrary<Command>>)).map((parts) => new Steps(parts)));
+  }
+
+  // A singleton under a parent made just before, as one command: among the spec's many commands, short
+  // sequences then reach a read, a replace and a removal of one.
+  for (const maker of creates.keys()) {
+    if (!maker.singleton) continue;
+    const parentMakers = maker.parents.flatMap(
+      (name) => kindAt(kinds, maker.operation.path, name)?.makers.slice(0, 1) ?? [],
+    );
+    const steps = [...parentMakers.map((parent) => creates.get(parent)?.(false)), creates.get(maker)!(false)];
     if (steps.some((step) => step === undefined)) continue;
     commands.push(fc.tuple(...(steps as Array<fc.Arbitrary<Command>>)).map((parts) => new Steps(parts)));
   }

@@ -117,6 +117,7 @@ t.test('the stateful model books visits of pets it made, reads them, and forgets
   );
   delete createPet.responses['409'];
   delete createPet.responses['422'];
+  // Visit ids fall (a UUID has no order): only ids the server numbers must rise.
   // A pet removed takes its visits with it (ON DELETE CASCADE): the model may no longer expect them.
   spec.paths['/pets/{petId}'].delete = {
     operationId: 'deletePet',
@@ -159,7 +160,7 @@ t.test('the stateful model books visits of pets it made, reads them, and forgets
       }
       case 'createVisit': {
         if (!pets.has(body['petId'] as number)) return answer(422, { code: 'unknown_pet' });
-        const id = `00000000-0000-4000-8000-${String((lastVisit += 1)).padStart(12, '0')}`;
+        const id = `00000000-0000-4000-8000-${String(999999999999 - (lastVisit += 1))}`;
         const visit = { id, ...body };
         visits.set(id, visit);
         return answer(201, visit, `/v1/visits/${id}`);

@@ -8,7 +8,7 @@ import type { JsonObject } from '../../lib/openapi/dereference.js';
  * openapi.yaml with a resource that has no id of its own, one per pet: its collar at
  * `/pets/{petId}/collar`, made or replaced by PUT (201 or 200, `If-None-Match: *` create-only and `If-Match`
  * safe replace, 412; 404 when the pet is missing), read by GET (ETag, 304, 404) and removed by DELETE (204,
- * 404). createPet's 201 keeps its links to the pet's own operations. And an in-memory store answering as it says.
+ * 404), and pets removed by DELETE with their collar. createPet's 201 keeps its links to the pet's own operations. And an in-memory store answering as it says.
  */
 export function specWithCollars(): JsonObject {
   const spec = structuredClone(readLocalSpec()) as Record<string, any>;
@@ -27,6 +27,11 @@ export function specWithCollars(): JsonObject {
     additionalProperties: false,
     required: ['petId', 'colour'],
     properties: { petId: { type: 'integer', minimum: 1, maximum: 9007199254740991 }, colour },
+  };
+  spec['paths']['/pets/{petId}'].delete = {
+    operationId: 'deletePet',
+    parameters: [petId],
+    responses: { '204': { description: 'removed' }, '404': refused },
   };
   spec['paths']['/pets/{petId}/collar'] = {
     put: {
@@ -62,7 +67,7 @@ export function specWithCollars(): JsonObject {
 }
 
 /** The operations of specWithCollars a memory store answers. */
-export const collarOperations = ['createPet', 'getPet', 'putCollar', 'getCollar', 'deleteCollar'];
+export const collarOperations = ['createPet', 'getPet', 'deletePet', 'putCollar', 'getCollar', 'deleteCollar'];
 
 /** An in-memory store answering specWithCollars as it says; `seen` holds each (operationId, status) answered. */
 export function collarStore(): StatefulTransport & { seen: Set<string>; sent: TestRequest[]; reset(): void } {
@@ -87,6 +92,9 @@ export function collarStore(): StatefulTransport & { seen: Set<string>; sent: Te
       : answer(200, value, { etag: tag });
   };
   const handle = (request: TestRequest): Observed => {
+    // No key, no answer past 401 (what a run sends without one must change nothing).
+    if (request.headers['authorization'] === undefined && request.intent !== 'before')
+      return answer(401, { code: 'unauthorized' });
     const { petId } = request.pathParams;
     const collar = petId === undefined ? undefined : collars.get(petId);
     switch (request.operationId) {
@@ -105,7 +113,14 @@ export function collarStore(): StatefulTransport & { seen: Set<string>; sent: Te
         const pet = pets.get(petId!);
         return pet ? read(request, pet) : answer(404, { code: 'not_found' });
       }
+      case 'deletePet': {
+        // Its collar goes with it (ON DELETE CASCADE).
+        if (!pets.delete(petId!)) return answer(404, { code: 'not_found' });
+        collars.delete(petId!);
+        return answer(204);
+      }
       case 'putCollar': {
+        if (Number(petId) >= nextId) seen.add('putCollar under a pet never made');
         if (!pets.has(petId!)) return answer(404, { code: 'not_found' });
         const ifMatch = request.headers['if-match'];
         if (ifMatch !== undefined && (collar === undefined || ifMatch !== tagOf(collar)))
@@ -133,6 +148,7 @@ export function collarStore(): StatefulTransport & { seen: Set<string>; sent: Te
     seen,
     sent,
     reset() {
+      nextId = 1;
       pets = new Map();
       collars = new Map();
       keys = new Map();
