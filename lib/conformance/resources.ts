@@ -17,8 +17,10 @@ export const isSafe = (operation: Pick<Operation, 'method'>): boolean =>
 
 /**
  * An operation that makes a resource (RFC 9110): a POST to a collection, the
- * server naming what it made (in its answer's body or `Location`), or a PUT to
- * an item path declaring 201, the caller naming it by the path's last parameter.
+ * server naming what it made (in its answer's body or `Location`), a PUT to
+ * an item path declaring 201, the caller naming it by the path's last parameter,
+ * or a PUT declaring 201 to a path ending in a literal segment under a parent
+ * (PUT /pets/{petId}/microchip): one resource per parent, named by its parents alone.
  */
 export interface Maker {
   operation: Operation;
@@ -27,6 +29,8 @@ export interface Maker {
   parents: string[];
   /** A PUT's own path parameter (`ownerId` of PUT /owners/{ownerId}): the caller draws its value from the schema. */
   clientId?: Parameter;
+  /** A PUT to a path ending in a literal segment: the resource has no id of its own; its parents name it. */
+  singleton?: true;
   /** The new resource's id as text: the id the caller sent, or from the body (a link's `$response.body#/...`) or `Location`. */
   idOf(body: unknown, location: string | null, pathParams?: Record<string, string>): string | undefined;
 }
@@ -80,6 +84,31 @@ export function clientIdOf(operation: Operation): Parameter | undefined {
   return operation.parameters.find((parameter) => parameter.in === 'path' && parameter.name === name);
 }
 
+/**
+ * A PUT declaring 201 to a path whose last segment is literal, under at least one parameter
+ * (PUT /pets/{petId}/microchip): it creates or replaces the one resource at that URI (RFC 9110 9.3.4), whose
+ * identity is its parents' ids. Without a parameter the URI names a resource no run can call its own.
+ */
+export const isSingletonMaker = (operation: Operation): boolean =>
+  operation.method.toUpperCase() === 'PUT' &&
+  operation.responses.has('201') &&
+  itemParameterOf(operation.path) === undefined &&
+  !operation.path.endsWith('}') &&
+  pathNames(operation).length > 0;
+
+/** A PUT that creates what its path names (a caller's id, or a singleton under its parents): it may also replace. */
+export const createsAtPath = (operation: Operation): boolean =>
+  clientIdOf(operation) !== undefined || isSingletonMaker(operation);
+
+/**
+ * The key of a resource made under parents, by the parents' ids in the path's order: the one id when there
+ * is one parent, else them all; a singleton's (it has no id of its own) is its parents' alone.
+ */
+export const keyOfParents = (names: string[], values: Record<string, string>, own?: string): string => {
+  const ids = [...names.map((name) => values[name] ?? ''), ...(own === undefined ? [] : [own])];
+  return ids.length === 1 ? ids[0]! : JSON.stringify(ids);
+};
+
 /** What one success response of an unsafe operation says it makes: by its links, its Location, or a PUT's own path. */
 function madeBy(
   operation: Operation,
@@ -94,11 +123,31 @@ function madeBy(
   const lookupParameters = new Set<string>();
   const itemPaths = new Set<string>();
   const clientId = status === '201' ? clientIdOf(operation) : undefined;
+  const singleton = status === '201' && isSingletonMaker(operation);
   const parents = pathNames(operation).filter((name) => name !== clientId?.name);
   // The path of one item made: a PUT's own, or one segment under the collection a POST was sent to.
   const isItemPath = (path: string, name: string) =>
     clientId ? path === operation.path && name === clientId.name : path === `${operation.path}/{${name}}`;
   let idPointer: string | undefined;
+  if (singleton) {
+    // Its parents name it; what its answer links to names them, not it.
+    const maker: Maker = {
+      operation,
+      status: 201,
+      parents,
+      singleton: true,
+      idOf: (_body, _location, pathParams) =>
+        pathParams === undefined ? undefined : keyOfParents(parents, pathParams),
+    };
+    itemPaths.add(operation.path);
+    return {
+      pathParameters,
+      lookupParameters,
+      itemPaths,
+      maker,
+      ...(response.schema ? { schema: response.schema } : {}),
+    };
+  }
   for (const link of response.links) {
     const target = byId.get(link.operationId);
     for (const [name, expression] of Object.entries(link.parameters)) {
@@ -217,6 +266,31 @@ export function referencedKind(kinds: ResourceKind[], maker: Maker): ResourceKin
   return name === undefined
     ? undefined
     : kinds.find((kind) => !kind.makers.includes(maker) && kind.pathParameters.has(name));
+}
+
+/**
+ * The operations on a resource of the kind, which its maker's answer links to: on its item path or a path
+ * under it, every other path parameter naming one of its parents. An operation on another kind's own path is
+ * that kind's (a singleton under a pet, PUT /pets/{petId}/microchip): it acts on a resource that the parent's
+ * maker did not make, which does not exist until it is made (RFC 9110 15.5.5: a GET of it is a 404).
+ */
+export function operationsOn(kinds: ResourceKind[], operations: Operation[], kind: ResourceKind): Operation[] {
+  const parents = new Set(
+    kind.makers.flatMap((maker) => maker.parents.map((name) => kindAt(kinds, maker.operation.path, name))),
+  );
+  const ofAnother = (path: string) =>
+    kinds.some(
+      (other) =>
+        other !== kind &&
+        other.makers.some((maker) => maker.singleton) &&
+        [...other.itemPaths].some((item) => path === item || path.startsWith(`${item}/`)),
+    );
+  return operations.filter((operation) => {
+    const named = pathNames(operation).map((name) => kindAt(kinds, operation.path, name));
+    return (
+      named.includes(kind) && named.every((other) => other === kind || parents.has(other)) && !ofAnother(operation.path)
+    );
+  });
 }
 
 /** The header parameter an operation declares for idempotent retries (`Idempotency-Key`), if any. */

@@ -6,8 +6,9 @@ import {
   bodyReferences,
   idempotencyHeader,
   isSafe,
-  clientIdOf,
+  createsAtPath,
   kindAt,
+  keyOfParents,
   referencedKind,
   labelled,
   resourceKinds,
@@ -161,6 +162,8 @@ interface ClientName {
   createOnly: boolean;
   /** The id of one this kind has under another parent, sent under a parent of the sequence's (a 409, if declared). */
   conflict?: boolean;
+  /** A singleton put under a parent the sequence removed: the declared 404. */
+  orphan?: boolean;
 }
 
 function expectStatus(what: string, answer: Observed | undefined, statuses: number[]): answer is Observed {
@@ -375,10 +378,17 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
       const under = other.makers.flatMap((maker) =>
         maker.parents.filter((name) => kindAt(kinds, maker.operation.path, name) === removed),
       );
-      for (const key of state.live.keys()) {
+      // An id of it in the body that made one (a visit's petId): a reference the store may cascade too.
+      const inBody = other.makers.flatMap((maker) =>
+        bodyReferences(kinds, maker.operation)
+          .filter((reference) => reference.kind === removed)
+          .map(({ name }) => name),
+      );
+      for (const [key, resource] of state.live) {
         const named = refers && (state.idOfKey.get(key) ?? key) === id;
         const child = under.some((name) => state.parents.get(key)?.[name] === id);
-        if (named || child) {
+        const cites = inBody.some((name) => resource[name] !== undefined && String(resource[name]) === id);
+        if (named || child || cites) {
           state.live.delete(key);
           state.unsettled.add(key);
         }
@@ -396,11 +406,13 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
   kinds.forEach((kind, index) => {
     const idOf = (resource: unknown) =>
       kind.idPointer === undefined ? undefined : String(atPointer(resource, kind.idPointer) as string | number);
+    // A resource with no id of its own (PUT /pets/{petId}/microchip): its parents name it, and key it.
+    const singleton = kind.makers.find((maker) => maker.singleton);
     const itemOperations = options.operations.filter(
       (operation) =>
         live(operation) &&
         kind.itemPaths.has(operation.path) &&
-        kind.pathParameters.has(itemParameter(operation)?.name ?? ''),
+        (singleton !== undefined || kind.pathParameters.has(itemParameter(operation)?.name ?? '')),
     );
     const itemPathOf = (maker: Maker) =>
       itemOperations.find(
@@ -408,11 +420,45 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
           operation.path.startsWith(maker.operation.path) &&
           /^\/\{[^}/]+\}$/.test(operation.path.slice(maker.operation.path.length)),
       )?.path;
-    /** The path parameters naming one resource of this kind: its parents' as made, and its own id. */
-    const pathOf = (state: KindState, parameter: Parameter, key: string): Record<string, string> => ({
+    /** The path parameters naming one resource of this kind: its parents' as made, and its own id (a singleton has none). */
+    const pathOf = (state: KindState, parameter: Parameter | undefined, key: string): Record<string, string> => ({
       ...state.parents.get(key),
-      [parameter.name]: state.idOfKey.get(key) ?? key,
+      ...(parameter === undefined ? {} : { [parameter.name]: state.idOfKey.get(key) ?? key }),
     });
+    /**
+     * Where a singleton may be and is not: under each parent this sequence made (the last parent's kind keeps
+     * the others), by key; a read there is the declared 404.
+     */
+    /** Parents this sequence made and removed, where a singleton can no longer be put (its declared 404). */
+    const removedParents = (model: Readonly<Model>, pick: number): Record<string, string> | undefined => {
+      const last = singleton?.parents.at(-1);
+      const parentKind = last === undefined ? undefined : kindAt(kinds, singleton!.operation.path, last);
+      if (parentKind === undefined) return undefined;
+      const parentState = stateOf(model as Model, kinds.indexOf(parentKind));
+      const gone = [...parentState.removed].filter((key) => !parentState.unsettled.has(key));
+      const key = gone[pick % Math.max(1, gone.length)];
+      return key === undefined
+        ? undefined
+        : { ...parentState.parents.get(key), [last!]: parentState.idOfKey.get(key) ?? key };
+    };
+    const absentSingletons = (model: Readonly<Model>): Map<string, Record<string, string>> => {
+      const absent = new Map<string, Record<string, string>>();
+      const last = singleton?.parents.at(-1);
+      const parentKind = last === undefined ? undefined : kindAt(kinds, singleton!.operation.path, last);
+      if (parentKind === undefined) return absent;
+      const at = kinds.indexOf(parentKind);
+      const parentState = stateOf(model as Model, at);
+      const state = stateOf(model as Model, index);
+      for (const parentKey of ownIds(model, at)) {
+        const parents = {
+          ...parentState.parents.get(parentKey),
+          [last!]: parentState.idOfKey.get(parentKey) ?? parentKey,
+        };
+        const key = keyOfParents(singleton!.parents, parents);
+        if (!state.live.has(key) && !state.unsettled.has(key)) absent.set(key, parents);
+      }
+      return absent;
+    };
 
     for (const maker of kind.makers.filter((candidate) => live(candidate.operation))) {
       // A PUT may make what its path names with no body (an adoption of a pet).
@@ -423,7 +469,14 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
             reuse: fc.option(pick, { nil: undefined, freq: 2 }),
             createOnly: fc.boolean(),
           })
-        : fc.constant(undefined);
+        : maker.singleton
+          ? fc.record({
+              drawn: fc.constant(''),
+              reuse: fc.constant(undefined),
+              createOnly: fc.boolean(),
+              orphan: declares(maker.operation, 404) ? fc.boolean() : fc.constant(false),
+            })
+          : fc.constant(undefined);
       const create = (conflict: boolean) =>
         fc
           .tuple(bodySchema === undefined ? fc.constant(undefined) : valid(bodySchema), fc.boolean(), pick, named)
@@ -483,20 +536,29 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         (options.exclusive ||
           this.maker.clientId === undefined ||
           declaresHeaderParameter(this.maker.operation, 'if-none-match')) &&
-        parentsFor(model, this.maker, this.pick) !== undefined &&
+        (this.name?.orphan
+          ? removedParents(model, this.pick) !== undefined
+          : parentsFor(model, this.maker, this.pick) !== undefined) &&
         (this.body === undefined || referring(model, this.maker.operation, this.body, this.pick) !== undefined);
       async run(model: Model, real: StatefulTransport) {
         const operation = this.maker.operation;
         const body = this.body === undefined ? undefined : referring(model, operation, this.body, this.pick);
         const conflict = this.name?.conflict ? conflictOf(model, this.maker) : undefined;
-        const parents = conflict?.parents ?? parentsFor(model, this.maker, this.pick)!;
+        const orphaned = this.name?.orphan ? removedParents(model, this.pick) : undefined;
+        const parents = conflict?.parents ?? orphaned ?? parentsFor(model, this.maker, this.pick)!;
         const state = stateOf(model, index);
         const clientId = this.maker.clientId;
         const named = conflict?.id ?? (clientId && this.name ? namedId(model, this.maker, this.name) : undefined);
         const pathParams = named === undefined ? parents : { ...parents, [clientId!.name]: named };
+        // A singleton's key is its parents': a PUT there creates it or replaces it, as one to a named id.
+        const modelKey = this.maker.singleton
+          ? keyOfParents(this.maker.parents, parents)
+          : named === undefined
+            ? undefined
+            : keyFor(this.maker, parents, named);
         // A caller-named create is create-only where the spec lets it say so: against a deployment, always.
         const createOnly =
-          named !== undefined &&
+          modelKey !== undefined &&
           declaresHeaderParameter(operation, 'if-none-match') &&
           (this.name!.createOnly || !options.exclusive);
         const key = keyOf(operation, this.withKey);
@@ -505,12 +567,15 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
           headers: { ...(key ? { [key.header]: key.key } : {}), ...(createOnly ? { 'if-none-match': '*' } : {}) },
         });
         const what = `${operation.operationId}${named === undefined ? '' : ` ${JSON.stringify(pathParams)}`}`;
-        const modelKey = named === undefined ? undefined : keyFor(this.maker, parents, named);
         const expected =
-          named === undefined ? [this.maker.status] : this.expectedOfNamed(model, named, modelKey!, createOnly);
+          orphaned !== undefined
+            ? [404]
+            : modelKey === undefined
+              ? [this.maker.status]
+              : this.expectedOfNamed(model, named ?? modelKey, modelKey, createOnly);
         const answer = await real.send(sent);
         if (!expectStatus(what, answer, expected)) return;
-        if (named !== undefined && answer.status !== this.maker.status) {
+        if (modelKey !== undefined && answer.status !== this.maker.status) {
           // Refused by state (404, 409, 412): nothing changed. A replace: the model's copy is the answer.
           if (answer.status < 300) {
             const resource = bodyOf(what, answer) as Resource;
@@ -524,16 +589,21 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
           checkFieldsSent(what, resource, JSON.parse(String(sent.body)) as Resource, operation.body?.schema);
         const id = modelKey ?? this.maker.idOf(resource, answer.headers.get('location'), pathParams);
         if (id === undefined) throw new ModelMismatch(`${what}: no id in the answer ${answer.text.slice(0, 200)}`);
-        if (state.live.has(id) || (named === undefined && state.made.has(id)))
+        // The server picks the id: never one it gave before, and above the highest it gave.
+        const picked = modelKey === undefined;
+        if (state.live.has(id) || (picked && state.made.has(id)))
           throw new ModelMismatch(`${what} answered id ${id}, which exists`);
         const highest = [...state.live.keys()].sort(compareIds).at(-1);
-        if (named === undefined && options.exclusive && highest !== undefined && compareIds(id, highest) <= 0)
+        // Numbered by the server (a sequence), ids rise; other ids (a UUID) have no order to keep.
+        const numbered = /^\d+$/.test(id) && highest !== undefined && /^\d+$/.test(highest);
+        if (picked && options.exclusive && numbered && compareIds(id, highest) <= 0)
           throw new ModelMismatch(`${what} answered id ${id}, not above the highest id ${highest}`);
-        const itemPath = named === undefined ? itemPathOf(this.maker) : operation.path;
+        const itemPath = picked ? itemPathOf(this.maker) : operation.path;
         if (itemPath !== undefined && declaresHeader(operation, this.maker.status, 'location')) {
+          const own = itemParameter(itemOperations.find((item) => item.path === itemPath) ?? operation);
           const values: Record<string, string> = {
             ...parents,
-            [itemParameter(itemOperations.find((item) => item.path === itemPath) ?? operation)!.name]: named ?? id,
+            ...(own === undefined ? {} : { [own.name]: named ?? id }),
           };
           compare(
             'Location',
@@ -585,8 +655,8 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
     }
 
     for (const operation of itemOperations) {
-      const parameter = itemParameter(operation)!;
-      const missing = missingIds(parameter.schema);
+      const parameter = itemParameter(operation);
+      const missing = parameter === undefined ? [] : missingIds(parameter.schema);
       if (isSafe(operation)) {
         const success = successes(operation);
         const conditional =
@@ -617,7 +687,10 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
     }
 
     // Operations on a path under one resource (its notes): another resource, which leaves the parent as it was.
+    // One on another kind's own path (the pet's microchip) is that kind's, modelled with it.
     const makes = new Set(kinds.flatMap((other) => other.makers.map((maker) => maker.operation)));
+    const ofAnotherKind = (operation: Operation) =>
+      kinds.some((other) => other !== kind && other.itemPaths.has(operation.path));
     for (const item of itemOperations.filter(
       (operation, at, all) => all.findIndex((o) => o.path === operation.path) === at,
     )) {
@@ -625,11 +698,12 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         .map(({ name }) => name)
         .sort()
         .join();
-      const parameter = itemParameter(item)!;
+      const parameter = itemParameter(item);
       const under = options.operations.filter(
         (operation) =>
           live(operation) &&
           !makes.has(operation) &&
+          !ofAnotherKind(operation) &&
           operation.path.startsWith(`${item.path}/`) &&
           pathParameters(operation)
             .map(({ name }) => name)
@@ -637,7 +711,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
             .join() === names,
       );
       for (const operation of under) {
-        const missing = missingIds(parameter.schema);
+        const missing = parameter === undefined ? [] : missingIds(parameter.schema);
         if (isSafe(operation))
           commands.push(
             fc
@@ -661,7 +735,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
     class Read implements Command {
       constructor(
         readonly operation: Operation,
-        readonly parameter: Parameter,
+        readonly parameter: Parameter | undefined,
         readonly missing: string[],
         readonly pick: number | undefined,
         readonly conditional: boolean,
@@ -669,13 +743,16 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
       check = () => true;
       async run(model: Model, real: StatefulTransport) {
         const state = stateOf(model, index);
-        const known = [...state.live.keys(), ...state.removed].filter((id) => !state.unsettled.has(id));
+        const absent = singleton === undefined ? new Map<string, Record<string, string>>() : absentSingletons(model);
+        const known = [...state.live.keys(), ...state.removed, ...absent.keys()].filter(
+          (id) => !state.unsettled.has(id),
+        );
         const choice = this.pick === undefined || known.length === 0 ? undefined : known[this.pick % known.length];
         const id = choice ?? this.missing[(this.pick ?? 0) % Math.max(1, this.missing.length)];
         if (id === undefined) return;
         const found = state.live.get(id);
         if (found === undefined && !declares(this.operation, 404)) return;
-        const pathParams = pathOf(state, this.parameter, id);
+        const pathParams = absent.get(id) ?? pathOf(state, this.parameter, id);
         // A missing id of a resource under another: no parent to name.
         if (pathParameters(this.operation).some((parameter) => pathParams[parameter.name] === undefined)) return;
         const sent = request(this.operation, 'read', { pathParams });
@@ -706,7 +783,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
     class Change implements Command {
       constructor(
         readonly operation: Operation,
-        readonly parameter: Parameter,
+        readonly parameter: Parameter | undefined,
         readonly pick: number,
         readonly body: unknown,
         readonly under: boolean,
@@ -720,7 +797,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         const id = own[this.pick % own.length]!;
         const before = state.live.get(id);
         // A PUT that creates: to a removed id it makes it again (Create's to send); elsewhere the declared 404.
-        const creates = !this.under && clientIdOf(this.operation) !== undefined;
+        const creates = !this.under && createsAtPath(this.operation);
         if (before === undefined && (creates || !declares(this.operation, 404))) return;
         const key = keyOf(this.operation, this.withKey);
         const pathParams = pathOf(state, this.parameter, id);
@@ -1000,6 +1077,18 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
       creates.get(maker)!(false),
       creates.get(maker)!(true),
     ];
+    if (steps.some((step) => step === undefined)) continue;
+    commands.push(fc.tuple(...(steps as Array<fc.Arbitrary<Command>>)).map((parts) => new Steps(parts)));
+  }
+
+  // A singleton under a parent made just before, as one command: among the spec's many commands, short
+  // sequences then reach a read, a replace and a removal of one.
+  for (const maker of creates.keys()) {
+    if (!maker.singleton) continue;
+    const parentMakers = maker.parents.flatMap(
+      (name) => kindAt(kinds, maker.operation.path, name)?.makers.slice(0, 1) ?? [],
+    );
+    const steps = [...parentMakers.map((parent) => creates.get(parent)?.(false)), creates.get(maker)!(false)];
     if (steps.some((step) => step === undefined)) continue;
     commands.push(fc.tuple(...(steps as Array<fc.Arbitrary<Command>>)).map((parts) => new Steps(parts)));
   }

@@ -4,6 +4,7 @@ import {
   bodyReferences,
   isSafe,
   kindAt,
+  kindOfItemPath,
   kindOfParameter,
   referencedKind,
   type Maker,
@@ -18,6 +19,8 @@ import type { Answer } from './answer.js';
  */
 export class OwnResources {
   private readonly ids = new Map<ResourceKind, string[]>();
+  /** The path parameters of each resource the run made with no id of its own (a pet's microchip), by its key. */
+  private readonly singletons = new Map<ResourceKind, Map<string, Record<string, string>>>();
   private turn = 0;
 
   constructor(readonly kinds: ResourceKind[]) {}
@@ -34,7 +37,29 @@ export class OwnResources {
     const ids = this.ids.get(kind) ?? [];
     if (!ids.includes(id)) ids.push(id);
     this.ids.set(kind, ids);
+    if (maker.singleton) {
+      const made = this.singletons.get(kind) ?? new Map<string, Record<string, string>>();
+      made.set(id, Object.fromEntries(maker.parents.map((name) => [name, pathParams[name] ?? ''])));
+      this.singletons.set(kind, made);
+    }
     return id;
+  }
+
+  /**
+   * The path parameters of a resource the run made at this path when its parents alone name one there (PUT
+   * /pets/{petId}/microchip), in turn; undefined when the path is no such resource's, or the run made none.
+   */
+  madeAt(path: string): Record<string, string> | undefined {
+    const kind = kindOfItemPath(this.kinds, path);
+    const made = [...((kind && this.singletons.get(kind)) ?? new Map<string, Record<string, string>>()).values()];
+    if (made.length === 0) return undefined;
+    this.turn += 1;
+    return made[this.turn % made.length];
+  }
+
+  /** Whether the path is one of a resource its parents alone name: found by its path, not by an id. */
+  isSingletonPath(path: string): boolean {
+    return kindOfItemPath(this.kinds, path)?.makers.some((maker) => maker.singleton) === true;
   }
 
   /** Records an id the run drew for a PUT that makes (sent without If-None-Match: * when none is declared). */
@@ -84,7 +109,13 @@ export class OwnResources {
 
   /** The request aimed at the run's own resources, under the unsafe rule; undefined when it cannot be. */
   aim(operation: Operation, request: TestRequest): TestRequest | undefined {
-    const aimed = aimAtOwn(operation, request, (parameter) => this.pick(parameter, operation.path));
+    // On a path that names a resource by its parents alone, one the run made there (a DELETE finds it).
+    const made = isSafe(operation) ? undefined : this.madeAt(operation.path);
+    const aimed = aimAtOwn(
+      operation,
+      request,
+      (parameter) => made?.[parameter.name] ?? this.pick(parameter, operation.path),
+    );
     if (aimed === undefined || isSafe(operation) || typeof aimed.body !== 'string') return aimed;
     const body = this.aimBody(operation, aimed.body);
     return body === undefined ? undefined : { ...aimed, body };

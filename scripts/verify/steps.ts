@@ -179,7 +179,7 @@ export async function makeOnce(
   const bodies = twoBodies(operation, options.seed, options.prefix);
   const maker = own.makerOf(operation);
   // A PUT makes what its path names, with a body or (PUT /owners/{ownerId}/adoptions/{petId}) none.
-  if (maker?.clientId !== undefined) return putOnce(context, own, maker, bodies?.[0], options.seed);
+  if (maker?.clientId !== undefined || maker?.singleton) return putOnce(context, own, maker, bodies?.[0], options.seed);
   if (bodies === undefined) return undefined;
   // An id of another kind in the body (POST /visits {petId}) names one the run made.
   const [body, otherBody] = bodies.map((text) => own.aimBody(operation, text));
@@ -246,7 +246,8 @@ const drawnIds = 5;
  * The run's first PUT that makes a resource at the id the caller names (RFC 9110 9.3.4): the id drawn from
  * the parameter's schema (or, when it names a resource of another kind, one the run made), its parents the
  * run's, and `If-None-Match: *` where declared, so that it creates and never replaces. Without that header
- * the drawn id is sent as it stands (the run's own from then on).
+ * the drawn id is sent as it stands (the run's own from then on). A resource its parents alone name (a
+ * singleton) is put under parents the run made: nothing else can have made it there.
  */
 async function putOnce(
   context: StepContext,
@@ -256,7 +257,7 @@ async function putOnce(
   seed: number,
 ): Promise<Answer | undefined> {
   const operation = maker.operation;
-  const clientId = maker.clientId!;
+  const clientId = maker.clientId;
   const parents: Record<string, string> = {};
   for (const name of maker.parents) {
     const parameter = operation.parameters.find((declared) => declared.in === 'path' && declared.name === name)!;
@@ -267,11 +268,13 @@ async function putOnce(
     }
     parents[name] = id;
   }
-  const referenced = referencedKind(own.kinds, maker) !== undefined ? own.pick(clientId) : undefined;
+  const referenced = clientId && referencedKind(own.kinds, maker) !== undefined ? own.pick(clientId) : undefined;
   const candidates =
-    referenced !== undefined
-      ? [referenced]
-      : fc.sample(valid(clientId.schema), { numRuns: drawnIds, seed: (seed + Date.now()) | 0 }).map(String);
+    clientId === undefined
+      ? [undefined]
+      : referenced !== undefined
+        ? [referenced]
+        : fc.sample(valid(clientId.schema), { numRuns: drawnIds, seed: (seed + Date.now()) | 0 }).map(String);
   const createOnly = operation.parameters.some(
     (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'if-none-match',
   );
@@ -282,13 +285,16 @@ async function putOnce(
       ...(operation.body ? { 'content-type': operation.body.mediaType } : {}),
       ...(createOnly ? { 'if-none-match': '*' } : {}),
     };
+    const pathParams = clientId === undefined || id === undefined ? parents : { ...parents, [clientId.name]: id };
     const create = request(
       operation,
-      'a resource of the run, at an id it drew',
-      { pathParams: { ...parents, [clientId.name]: id }, headers, ...(body === undefined ? {} : { body }) },
+      clientId === undefined
+        ? 'a resource of the run, under its own parents'
+        : 'a resource of the run, at an id it drew',
+      { pathParams, headers, ...(body === undefined ? {} : { body }) },
       context.authorization,
     );
-    if (!createOnly) own.claim(maker, id);
+    if (!createOnly && id !== undefined) own.claim(maker, id);
     const answer = await context.exchanger.send(operation, create, { expect: [maker.status, ...taken] });
     if (answer?.status !== 412 || taken.length === 0) {
       if (answer?.status === maker.status) context.findings.made(operation.operationId);

@@ -108,7 +108,7 @@ t.test("the suite's steps send an id of a kind in a body as one made for it", as
   t.equal(JSON.parse(String(request.body)).petId, 8, 'a request that is sure to succeed names a pet made for it');
 });
 
-t.test('the stateful model books visits of pets it made, and reads them', async (t) => {
+t.test('the stateful model books visits of pets it made, reads them, and forgets them with their pet', async (t) => {
   // This memory store keeps no Idempotency-Keys: createPet without one.
   const spec = specWithVisits() as Record<string, any>;
   const createPet = spec.paths['/pets'].post;
@@ -117,12 +117,21 @@ t.test('the stateful model books visits of pets it made, and reads them', async 
   );
   delete createPet.responses['409'];
   delete createPet.responses['422'];
+  // Visit ids fall (a UUID has no order): only ids the server numbers must rise.
+  // A pet removed takes its visits with it (ON DELETE CASCADE): the model may no longer expect them.
+  spec.paths['/pets/{petId}'].delete = {
+    operationId: 'deletePet',
+    parameters: [{ $ref: '#/components/parameters/PetId' }],
+    responses: { '204': { description: 'removed' }, '404': { $ref: '#/components/responses/NotFound' } },
+  };
   const { operations } = loadContract(spec as JsonObject);
   const used = operations.filter((operation) =>
-    ['createPet', 'getPet', 'createVisit', 'getVisit'].includes(operation.operationId),
+    ['createPet', 'getPet', 'deletePet', 'createVisit', 'getVisit'].includes(operation.operationId),
   );
   const seen = new Set<string>();
   let pets = new Map<number, unknown>();
+  let lastPet = 0;
+  let lastVisit = 0;
   let visits = new Map<string, unknown>();
   const answer = (status: number, json: unknown, location?: string): Observed => ({
     status,
@@ -135,7 +144,7 @@ t.test('the stateful model books visits of pets it made, and reads them', async 
     const body = request.body === undefined ? {} : (JSON.parse(String(request.body)) as Record<string, unknown>);
     switch (request.operationId) {
       case 'createPet': {
-        const pet = { id: pets.size + 1, status: 'available', ...body };
+        const pet = { id: (lastPet += 1), status: 'available', ...body };
         pets.set(pet.id, pet);
         return answer(201, pet, `/v1/pets/${pet.id}`);
       }
@@ -143,9 +152,15 @@ t.test('the stateful model books visits of pets it made, and reads them', async 
         const pet = pets.get(Number(request.pathParams['petId']));
         return pet ? answer(200, pet) : answer(404, { code: 'not_found' });
       }
+      case 'deletePet': {
+        const petId = Number(request.pathParams['petId']);
+        if (!pets.delete(petId)) return answer(404, { code: 'not_found' });
+        for (const [id, visit] of visits) if ((visit as { petId: number }).petId === petId) visits.delete(id);
+        return { status: 204, text: '', headers: new Headers(), problems: [] };
+      }
       case 'createVisit': {
         if (!pets.has(body['petId'] as number)) return answer(422, { code: 'unknown_pet' });
-        const id = `00000000-0000-4000-8000-${String(visits.size + 1).padStart(12, '0')}`;
+        const id = `00000000-0000-4000-8000-${String(999999999999 - (lastVisit += 1))}`;
         const visit = { id, ...body };
         visits.set(id, visit);
         return answer(201, visit, `/v1/visits/${id}`);
@@ -187,6 +202,8 @@ t.test('the stateful model books visits of pets it made, and reads them', async 
   const details = await fc.check(
     fc.asyncProperty(fc.commands(commands, { maxCommands: 20 }), async (sequence) => {
       pets = new Map();
+      lastPet = 0;
+      lastVisit = 0;
       visits = new Map();
       await fc.asyncModelRun(() => ({ model: emptyModel(), real: store }), sequence);
     }),
@@ -196,7 +213,7 @@ t.test('the stateful model books visits of pets it made, and reads them', async 
     error: String(details.errorInstance),
     counterexample: fc.defaultReportMessage(details),
   });
-  for (const pair of ['createVisit 201', 'getVisit 200']) t.ok(seen.has(pair), `${pair} produced`);
+  for (const pair of ['createVisit 201', 'getVisit 200', 'deletePet 204']) t.ok(seen.has(pair), `${pair} produced`);
   t.notOk(seen.has('createVisit 422'), 'no visit named a pet the model did not know');
 });
 

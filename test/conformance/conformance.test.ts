@@ -12,7 +12,7 @@ import { invalidCases, validCases, type Case, type GeneratorContext } from '../.
 import { basePath, loadContract, type Operation } from '../../lib/conformance/spec.js';
 import { existingResourceRequest, startFaultableApp, successStatuses } from './steps.js';
 import { valid } from '../../lib/conformance/arbitraries.js';
-import { idempotencyHeader, isSafe } from '../../lib/conformance/resources.js';
+import { createsAtPath, idempotencyHeader, isSafe } from '../../lib/conformance/resources.js';
 import { emptyModel, statefulCommands, type StatefulTransport } from '../../lib/conformance/stateful.js';
 import { emptyStore } from '../helpers/emptyStore.js';
 
@@ -224,6 +224,20 @@ t.test('conditional GETs and Idempotency-Key answers conform to openapi.yaml', a
     t.ok(etag, `${operation.operationId}: an ETag on its success`);
     const again = { ...read, headers: { ...read.headers, 'if-none-match': etag ?? '' } };
     expectConforming(await client.send(again), 304);
+  }
+  // Every PUT that creates what its path names and may say create-only (If-None-Match: *, 412): on one made.
+  const createOnly = operations.filter(
+    (operation) =>
+      createsAtPath(operation) &&
+      operation.responses.has('412') &&
+      operation.parameters.some(
+        (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'if-none-match',
+      ),
+  );
+  for (const operation of createOnly) {
+    const made = await existingResourceRequest(operation, client, context, seed, operations);
+    const again = { ...made, intent: 'create-only on what exists', headers: { ...json, 'if-none-match': '*' } };
+    expectConforming(await client.send(again), 412);
   }
 });
 

@@ -1,7 +1,4 @@
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { isSafe } from '../../lib/conformance/resources.js';
 import { loadContract } from '../../lib/conformance/spec.js';
 import { runVerification } from '../../scripts/verify/verify.js';
@@ -9,6 +6,7 @@ import { httpLimits } from '../../src/http/limits.js';
 import { ContractClient } from './client.js';
 import { ownersOperations, ownersStore, specWithOwners } from './ownersFixture.js';
 import { existingResourceRequest } from './steps.js';
+import { serveStore } from './storeServer.js';
 
 /**
  * npm run verify against a deployment of a spec with owners made by PUT (./ownersFixture.ts), holding an
@@ -20,56 +18,6 @@ const spec = specWithOwners();
 const operations = loadContract(spec).operations.filter((operation) =>
   ownersOperations.includes(operation.operationId),
 );
-const templates = operations.map((operation) => ({
-  operation,
-  pattern: new RegExp(`^/v1${operation.path.replace(/\{([^}]+)\}/g, '(?<$1>[^/]+)')}$`),
-}));
-
-/** An HTTP server answering the owners spec's operations from a memory store; its base URL. */
-async function serve(t: Test, store: ReturnType<typeof ownersStore>): Promise<string> {
-  const server = createServer((incoming, outgoing) => {
-    const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    incoming.on('end', () => {
-      const url = new URL(incoming.url ?? '/', 'http://fixture');
-      const route = templates
-        .map(({ operation, pattern }) => ({ operation, match: pattern.exec(url.pathname) }))
-        .find(({ operation, match }) => match !== null && operation.method === incoming.method);
-      const reply = (status: number, text: string, headers: Record<string, string> = {}) => {
-        outgoing.writeHead(status, { ...(text ? { 'content-type': 'application/json' } : {}), ...headers });
-        outgoing.end(text);
-      };
-      if (route === undefined) {
-        reply(404, '{"code":"not_found"}');
-        return;
-      }
-      const pathParams = Object.fromEntries(
-        Object.entries(route.match!.groups ?? {}).map(([name, value]) => [name, decodeURIComponent(value)]),
-      );
-      const headers = Object.fromEntries(
-        Object.entries(incoming.headers).map(([name, value]) => [name, String(value)]),
-      );
-      const body = Buffer.concat(chunks).toString();
-      void store
-        .send({
-          operationId: route.operation.operationId,
-          intent: 'http',
-          pathParams,
-          query: [...url.searchParams],
-          headers,
-          ...(body ? { body } : {}),
-        })
-        .then((answer) => {
-          reply(answer!.status, answer!.text, Object.fromEntries(answer!.headers));
-        });
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.teardown(() => server.close());
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
 t.test('verify makes owners at ids it drew and touches nothing it did not make', async (t) => {
   const store = ownersStore();
   const before = [
@@ -78,7 +26,7 @@ t.test('verify makes owners at ids it drew and touches nothing it did not make',
   ];
   for (const request of before) await store.send({ ...request, intent: 'before', query: [], headers: {} });
   store.sent.length = 0;
-  const origin = await serve(t, store);
+  const origin = await serveStore(t, operations, store);
   const findings = await runVerification({
     baseUrl: `${origin}/v1`,
     apiKey: 'k'.repeat(40),
@@ -131,7 +79,7 @@ t.test('verify makes owners at ids it drew and touches nothing it did not make',
 
 t.test("the suite's steps make what a request names: parents first, a caller-named id drawn", async (t) => {
   const store = ownersStore();
-  const client = new ContractClient(await serve(t, store), '/v1', operations);
+  const client = new ContractClient(await serveStore(t, operations, store), '/v1', operations);
   t.teardown(() => {
     client.close();
   });

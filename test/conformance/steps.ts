@@ -9,9 +9,11 @@ import { validCases, type GeneratorContext } from '../../lib/conformance/request
 import {
   bodyReferences,
   kindAt,
+  kindOfItemPath,
   kindOfParameter,
   referencedKind,
   resourceKinds,
+  type ResourceKind,
 } from '../../lib/conformance/resources.js';
 import type { Operation, Schema } from '../../lib/conformance/spec.js';
 import { testConfig, testLimits, type TestApp } from '../helpers/app.js';
@@ -61,18 +63,34 @@ export async function makeResource(
 ): Promise<string> {
   const kinds = resourceKinds(operations);
   const kind = at === undefined ? kindOfParameter(kinds, parameter) : kindAt(kinds, at.path, parameter);
-  // One with a body first (its fields are checked); a PUT may make what its path names with none.
-  const maker = kind?.makers.find((candidate) => candidate.operation.body !== undefined) ?? kind?.makers[0];
-  if (maker === undefined)
+  if (kind === undefined)
     throw new Error(
       `no operation of openapi.yaml makes what path parameter ${parameter} names: declare a link from its ` +
         "maker's 201 to an operation that takes it (`petId: $response.body#/id`), a Location under its path, " +
         'or a 201 on a PUT to its item path',
     );
+  return make(client, operations, kinds, kind, key, seed, at?.pathParams);
+}
+
+/**
+ * Makes one resource of the kind through its maker (one with a body first: its fields are checked; a PUT may
+ * make what its path names with none), under the parents given or made for it. Returns its id (a singleton's:
+ * its parents').
+ */
+async function make(
+  client: ContractClient,
+  operations: Operation[],
+  kinds: ResourceKind[],
+  kind: ResourceKind,
+  key: string,
+  seed: number,
+  given: Record<string, string> = {},
+): Promise<string> {
+  const maker = kind.makers.find((candidate) => candidate.operation.body !== undefined) ?? kind.makers[0]!;
   const pathParams: Record<string, string> = {};
   for (const name of maker.parents)
     pathParams[name] =
-      at?.pathParams[name] ??
+      given[name] ??
       (await makeResource(client, operations, name, key, seed, { path: maker.operation.path, pathParams }));
   const clientId = maker.clientId;
   if (clientId !== undefined) {
@@ -128,6 +146,11 @@ export async function existingResourceRequest(
       path: operation.path,
       pathParams,
     });
+  // A resource its parents name (a pet's microchip) is found by its path: made there, under them.
+  const kinds = resourceKinds(operations);
+  const singleton = kindOfItemPath(kinds, operation.path);
+  if (singleton?.makers.some((maker) => maker.singleton))
+    await make(client, operations, kinds, singleton, context.key, seed, pathParams);
   const body = typeof sample!.request.body === 'string' ? (JSON.parse(sample!.request.body) as unknown) : undefined;
   await referToMade(body, operation, client, operations, context.key, seed);
   return {
