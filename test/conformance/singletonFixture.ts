@@ -63,11 +63,35 @@ export function specWithCollars(): JsonObject {
       responses: { '204': { description: 'removed' }, '404': refused },
     },
   };
-  return spec as JsonObject;
+  return onlyOperations(spec, collarOperations) as JsonObject;
 }
 
 /** The operations of specWithCollars a memory store answers. */
 export const collarOperations = ['createPet', 'getPet', 'deletePet', 'putCollar', 'getCollar', 'deleteCollar'];
+
+const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/**
+ * The spec with only the operations named (and links to them): whatever else openapi.yaml holds by then (a
+ * worked example's owners, a PATCH on the pet) is not served by the memory store, so no tool is sent there.
+ */
+function onlyOperations(spec: Record<string, any>, keep: string[]): Record<string, any> {
+  for (const [path, item] of Object.entries<Record<string, any>>(spec['paths'])) {
+    for (const method of methods) {
+      const operation = item[method];
+      if (operation === undefined) continue;
+      if (!keep.includes(operation.operationId)) {
+        delete item[method];
+        continue;
+      }
+      for (const response of Object.values<Record<string, any>>(operation.responses ?? {}))
+        for (const [name, link] of Object.entries<Record<string, any>>(response['links'] ?? {}))
+          if (!keep.includes(link['operationId'])) delete response['links'][name];
+    }
+    if (!methods.some((method) => item[method] !== undefined)) delete spec['paths'][path];
+  }
+  return spec;
+}
 
 /** An in-memory store answering specWithCollars as it says; `seen` holds each (operationId, status) answered. */
 export function collarStore(): StatefulTransport & { seen: Set<string>; sent: TestRequest[]; reset(): void } {
