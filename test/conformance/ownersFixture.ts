@@ -1,8 +1,17 @@
-import { createHash } from 'node:crypto';
 import { readLocalSpec } from '../../lib/conformance/spec.js';
 import type { TestRequest } from '../../lib/conformance/checks.js';
-import type { Observed, StatefulTransport } from '../../lib/conformance/stateful.js';
+import type { Observed } from '../../lib/conformance/stateful.js';
 import type { JsonObject } from '../../lib/openapi/dereference.js';
+import {
+  MemoryPets,
+  answer,
+  conditionalRead,
+  failedPrecondition,
+  notFound,
+  recordingStore,
+  tagOf,
+  type RecordingStore,
+} from './memoryStore.js';
 
 /**
  * openapi.yaml with a resource the caller names, as many APIs have it: owners made by
@@ -110,55 +119,19 @@ export const ownersOperations = [
 ];
 
 /** An in-memory store answering specWithOwners as it says; `seen` holds each (operationId, status) answered. */
-export function ownersStore(): StatefulTransport & { seen: Set<string>; sent: TestRequest[]; reset(): void } {
-  let pets = new Map<string, object>();
+export function ownersStore(): RecordingStore {
+  let pets = new MemoryPets();
   let owners = new Map<string, { id: string; name: string }>();
   let adoptions = new Map<string, string>(); // petId -> ownerId
-  let keys = new Map<string, { body: string; answer: Observed }>();
-  let nextId = 1;
-  const seen = new Set<string>();
-  const sent: TestRequest[] = [];
   const pattern = /^[a-z][a-z0-9-]{2,30}$/;
-  const tagOf = (value: unknown) => `"${createHash('sha1').update(JSON.stringify(value)).digest('base64url')}"`;
-  const answer = (status: number, json?: unknown, headers: Record<string, string> = {}): Observed => ({
-    status,
-    headers: new Headers(headers),
-    text: json === undefined ? '' : JSON.stringify(json),
-    ...(json === undefined ? {} : { json }),
-    problems: [],
-  });
-  const read = (request: TestRequest, value: unknown) => {
-    const tag = tagOf(value);
-    return request.headers['if-none-match'] === tag
-      ? answer(304, undefined, { etag: tag })
-      : answer(200, value, { etag: tag });
-  };
   const handle = (request: TestRequest): Observed => {
     const { ownerId, petId } = request.pathParams;
     if (ownerId !== undefined && !pattern.test(ownerId)) return answer(400, { code: 'bad_request' });
     const owner = ownerId === undefined ? undefined : owners.get(ownerId);
     switch (request.operationId) {
-      case 'createPet': {
-        const key = request.headers['idempotency-key'];
-        const stored = key === undefined ? undefined : keys.get(key);
-        if (stored && stored.body !== request.body) return answer(422, { code: 'idempotency_key_reused' });
-        if (stored) return { ...stored.answer, headers: new Headers({ 'idempotent-replayed': 'true' }) };
-        const pet = { id: nextId++, status: 'available', ...(JSON.parse(String(request.body)) as object) };
-        pets.set(String(pet.id), pet);
-        const made = answer(201, pet, { location: `/v1/pets/${pet.id}` });
-        if (key !== undefined) keys.set(key, { body: String(request.body), answer: made });
-        return made;
-      }
-      case 'getPet': {
-        const pet = pets.get(petId!);
-        return pet ? read(request, pet) : answer(404, { code: 'not_found' });
-      }
       case 'putOwner': {
-        const ifMatch = request.headers['if-match'];
-        if (ifMatch !== undefined && (owner === undefined || ifMatch !== tagOf(owner)))
-          return answer(412, { code: 'precondition_failed' });
-        if (request.headers['if-none-match'] === '*' && owner !== undefined)
-          return answer(412, { code: 'precondition_failed' });
+        const refused = failedPrecondition(request, owner);
+        if (refused) return refused;
         const stored = { id: ownerId!, ...(JSON.parse(String(request.body)) as { name: string }) };
         owners.set(ownerId!, stored);
         const headers = { etag: tagOf(stored) };
@@ -167,10 +140,10 @@ export function ownersStore(): StatefulTransport & { seen: Set<string>; sent: Te
           : answer(201, stored, { ...headers, location: `/v1/owners/${ownerId}` });
       }
       case 'getOwner':
-        return owner ? read(request, owner) : answer(404, { code: 'not_found' });
+        return owner ? conditionalRead(request, owner) : notFound();
       case 'listAdoptions':
-        if (!owner) return answer(404, { code: 'not_found' });
-        return read(
+        if (!owner) return notFound();
+        return conditionalRead(
           request,
           [...adoptions]
             .filter(([, by]) => by === ownerId)
@@ -178,41 +151,23 @@ export function ownersStore(): StatefulTransport & { seen: Set<string>; sent: Te
             .sort((a, b) => a.petId - b.petId),
         );
       case 'putAdoption': {
-        if (!owner || !pets.has(petId!)) return answer(404, { code: 'not_found' });
+        if (!owner || !pets.has(petId!)) return notFound();
         const by = adoptions.get(petId!);
         if (by !== undefined && by !== ownerId) return answer(409, { code: 'conflict' });
         adoptions.set(petId!, ownerId!);
         return answer(by === undefined ? 201 : 200, { ownerId, petId: Number(petId) });
       }
       case 'deleteAdoption':
-        if (adoptions.get(petId!) !== ownerId) return answer(404, { code: 'not_found' });
+        if (adoptions.get(petId!) !== ownerId) return notFound();
         adoptions.delete(petId!);
         return answer(204);
       default:
-        return answer(404, { code: 'not_found' });
+        return pets.handle(request) ?? notFound();
     }
   };
-  return {
-    seen,
-    sent,
-    reset() {
-      pets = new Map();
-      owners = new Map();
-      adoptions = new Map();
-      keys = new Map();
-    },
-    send(request) {
-      sent.push(request);
-      let got: Observed;
-      try {
-        got = handle(request);
-      } catch {
-        // A body that is not JSON (an invalid request the tools send on purpose).
-        got = answer(400, { code: 'bad_request' });
-      }
-      seen.add(`${request.operationId} ${got.status}`);
-      if (request.headers['if-match'] !== undefined) seen.add(`${request.operationId} ${got.status} If-Match`);
-      return Promise.resolve(got);
-    },
-  };
+  return recordingStore(handle, () => {
+    pets = new MemoryPets();
+    owners = new Map();
+    adoptions = new Map();
+  });
 }

@@ -1,8 +1,17 @@
-import { createHash } from 'node:crypto';
 import { readLocalSpec } from '../../lib/conformance/spec.js';
 import type { TestRequest } from '../../lib/conformance/checks.js';
-import type { Observed, StatefulTransport } from '../../lib/conformance/stateful.js';
+import type { Observed } from '../../lib/conformance/stateful.js';
 import type { JsonObject } from '../../lib/openapi/dereference.js';
+import {
+  MemoryPets,
+  answer,
+  conditionalRead,
+  failedPrecondition,
+  notFound,
+  recordingStore,
+  tagOf,
+  type RecordingStore,
+} from './memoryStore.js';
 
 /**
  * openapi.yaml with a resource that has no id of its own, one per pet: its collar at
@@ -94,27 +103,9 @@ function onlyOperations(spec: Record<string, any>, keep: string[]): Record<strin
 }
 
 /** An in-memory store answering specWithCollars as it says; `seen` holds each (operationId, status) answered. */
-export function collarStore(): StatefulTransport & { seen: Set<string>; sent: TestRequest[]; reset(): void } {
-  let pets = new Map<string, object>();
+export function collarStore(): RecordingStore {
+  let pets = new MemoryPets();
   let collars = new Map<string, { petId: number; colour: string }>();
-  let keys = new Map<string, { body: string; answer: Observed }>();
-  let nextId = 1;
-  const seen = new Set<string>();
-  const sent: TestRequest[] = [];
-  const tagOf = (value: unknown) => `"${createHash('sha1').update(JSON.stringify(value)).digest('base64url')}"`;
-  const answer = (status: number, json?: unknown, headers: Record<string, string> = {}): Observed => ({
-    status,
-    headers: new Headers(headers),
-    text: json === undefined ? '' : JSON.stringify(json),
-    ...(json === undefined ? {} : { json }),
-    problems: [],
-  });
-  const read = (request: TestRequest, value: unknown) => {
-    const tag = tagOf(value);
-    return request.headers['if-none-match'] === tag
-      ? answer(304, undefined, { etag: tag })
-      : answer(200, value, { etag: tag });
-  };
   const handle = (request: TestRequest): Observed => {
     // No key, no answer past 401 (what a run sends without one must change nothing).
     if (request.headers['authorization'] === undefined && request.intent !== 'before')
@@ -122,35 +113,11 @@ export function collarStore(): StatefulTransport & { seen: Set<string>; sent: Te
     const { petId } = request.pathParams;
     const collar = petId === undefined ? undefined : collars.get(petId);
     switch (request.operationId) {
-      case 'createPet': {
-        const key = request.headers['idempotency-key'];
-        const stored = key === undefined ? undefined : keys.get(key);
-        if (stored && stored.body !== request.body) return answer(422, { code: 'idempotency_key_reused' });
-        if (stored) return { ...stored.answer, headers: new Headers({ 'idempotent-replayed': 'true' }) };
-        const pet = { id: nextId++, status: 'available', ...(JSON.parse(String(request.body)) as object) };
-        pets.set(String(pet.id), pet);
-        const made = answer(201, pet, { location: `/v1/pets/${pet.id}` });
-        if (key !== undefined) keys.set(key, { body: String(request.body), answer: made });
-        return made;
-      }
-      case 'getPet': {
-        const pet = pets.get(petId!);
-        return pet ? read(request, pet) : answer(404, { code: 'not_found' });
-      }
-      case 'deletePet': {
-        // Its collar goes with it (ON DELETE CASCADE).
-        if (!pets.delete(petId!)) return answer(404, { code: 'not_found' });
-        collars.delete(petId!);
-        return answer(204);
-      }
       case 'putCollar': {
-        if (Number(petId) >= nextId) seen.add('putCollar under a pet never made');
-        if (!pets.has(petId!)) return answer(404, { code: 'not_found' });
-        const ifMatch = request.headers['if-match'];
-        if (ifMatch !== undefined && (collar === undefined || ifMatch !== tagOf(collar)))
-          return answer(412, { code: 'precondition_failed' });
-        if (request.headers['if-none-match'] === '*' && collar !== undefined)
-          return answer(412, { code: 'precondition_failed' });
+        if (pets.neverMade(petId!)) store.seen.add('putCollar under a pet never made');
+        if (!pets.has(petId!)) return notFound();
+        const refused = failedPrecondition(request, collar);
+        if (refused) return refused;
         const stored = { petId: Number(petId), ...(JSON.parse(String(request.body)) as { colour: string }) };
         collars.set(petId!, stored);
         const headers = { etag: tagOf(stored) };
@@ -159,35 +126,19 @@ export function collarStore(): StatefulTransport & { seen: Set<string>; sent: Te
           : answer(201, stored, { ...headers, location: `/v1/pets/${petId}/collar` });
       }
       case 'getCollar':
-        return collar ? read(request, collar) : answer(404, { code: 'not_found' });
+        return collar ? conditionalRead(request, collar) : notFound();
       case 'deleteCollar':
-        if (!collar) return answer(404, { code: 'not_found' });
+        if (!collar) return notFound();
         collars.delete(petId!);
         return answer(204);
       default:
-        return answer(404, { code: 'not_found' });
+        // A pet's collar goes with it (ON DELETE CASCADE).
+        return pets.handle(request, (removed) => collars.delete(removed)) ?? notFound();
     }
   };
-  return {
-    seen,
-    sent,
-    reset() {
-      nextId = 1;
-      pets = new Map();
-      collars = new Map();
-      keys = new Map();
-    },
-    send(request) {
-      sent.push(request);
-      let got: Observed;
-      try {
-        got = handle(request);
-      } catch {
-        got = answer(400, { code: 'bad_request' });
-      }
-      seen.add(`${request.operationId} ${got.status}`);
-      if (request.headers['if-match'] !== undefined) seen.add(`${request.operationId} ${got.status} If-Match`);
-      return Promise.resolve(got);
-    },
-  };
+  const store = recordingStore(handle, () => {
+    pets = new MemoryPets();
+    collars = new Map();
+  });
+  return store;
 }

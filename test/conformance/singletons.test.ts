@@ -148,6 +148,11 @@ t.test(
     for (const pair of ['putCollar 201', 'getCollar 200', 'getCollar 304', 'deleteCollar 204'])
       t.ok(store.seen.has(pair), `${pair} produced`);
     t.ok((findings.createdBy.get('putCollar') ?? 0) > 0, 'counted as made by putCollar');
+    t.same(
+      findings.notes.filter((note) => /Collar/.test(note) && /not checked/.test(note)),
+      [],
+      'the ETag round trip read the collar it put (not skipped as one it cannot name)',
+    );
   },
 );
 
