@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { objectViolations, scalarViolations, valid } from './arbitraries.js';
+import { meetsFormat, objectViolations, scalarViolations, valid } from './arbitraries.js';
 import type { TestRequest } from './checks.js';
 import { clientIdOf, isSafe } from './resources.js';
 import type { Operation, Parameter, Schema } from './spec.js';
@@ -61,8 +61,11 @@ const textOf = (value: unknown) =>
       ? JSON.stringify(value)
       : String(value);
 
-/** Whether the server may read this text as a valid value of the parameter (so it is no violation). */
-function textMightBeValid(schema: Schema, text: string): boolean {
+/**
+ * Whether the server may read this text as a valid value of the parameter (so it is no violation): every
+ * keyword of a string's schema counts, its `format` too (text of a uuid's length that is no uuid is a violation).
+ */
+export function textMightBeValid(schema: Schema, text: string): boolean {
   if (Array.isArray(schema['enum'])) return (schema['enum'] as unknown[]).includes(text);
   if (schema['type'] === 'integer') {
     if (!/^\s*[+-]?[0-9]+(\.0*)?\s*$/.test(text)) return false;
@@ -75,7 +78,8 @@ function textMightBeValid(schema: Schema, text: string): boolean {
     return (
       length >= Number(schema['minLength'] ?? 0) &&
       length <= Number(schema['maxLength'] ?? Infinity) &&
-      (!pattern || pattern.test(text))
+      (!pattern || pattern.test(text)) &&
+      (typeof schema['format'] !== 'string' || meetsFormat(schema, text))
     );
   }
   return true;
