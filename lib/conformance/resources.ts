@@ -31,6 +31,11 @@ export interface Maker {
   clientId?: Parameter;
   /** A PUT to a path ending in a literal segment: the resource has no id of its own; its parents name it. */
   singleton?: true;
+  /**
+   * A 202 (RFC 9110 15.3.3): the request was accepted and is processed later; what its answer names is a status
+   * monitor whose state changes without a request. Only its id is known for good, not its representation.
+   */
+  accepted?: true;
   /** The new resource's id as text: the id the caller sent, or from the body (a link's `$response.body#/...`) or `Location`. */
   idOf(body: unknown, location: string | null, pathParams?: Record<string, string>): string | undefined;
 }
@@ -183,6 +188,7 @@ function madeBy(
     status: Number(status),
     parents,
     ...(clientId ? { clientId } : {}),
+    ...(status === '202' ? { accepted: true as const } : {}),
     idOf: (body, location, pathParams) => {
       if (clientId !== undefined) return pathParams?.[clientId.name];
       if (pointer !== undefined) {

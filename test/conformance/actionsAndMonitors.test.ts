@@ -54,14 +54,22 @@ function specWithSalesAndExports(): JsonObject {
 }
 
 const { operations } = loadContract(specWithSalesAndExports());
-const used = operations.filter((operation) => ['createPet', 'getPet', 'sellPet'].includes(operation.operationId));
+const used = operations.filter((operation) =>
+  ['createPet', 'getPet', 'sellPet', 'createExport', 'getExport'].includes(operation.operationId),
+);
 
-t.test('an action on an item makes nothing', async (t) => {
+t.test('an action on an item makes nothing; a 202 with Location makes the status monitor it names', async (t) => {
+  const kinds = resourceKinds(used);
+  const makers = kinds.flatMap((kind) => kind.makers);
   t.notOk(
-    resourceKinds(used)
-      .flatMap((kind) => kind.makers)
-      .some((maker) => maker.operation.operationId === 'sellPet'),
+    makers.some((maker) => maker.operation.operationId === 'sellPet'),
     'POST /pets/{petId}/sale answering 200 is no maker',
+  );
+  const exports = kinds.find((kind) => kind.itemPaths.has('/exports/{exportId}'));
+  t.same(
+    exports?.makers.map((maker) => [maker.operation.operationId, maker.status, maker.accepted]),
+    [['createExport', 202, true]],
+    'the 202 makes the monitor, accepted: its state is the server to move',
   );
 });
 
@@ -118,7 +126,7 @@ function salesStore() {
   });
 }
 
-t.test('the stateful model: a sale changes the pet (409 once sold)', async (t) => {
+t.test('the stateful model: a sale changes the pet (409 once sold), a monitor moves on by itself', async (t) => {
   const store = salesStore();
   const commands = statefulCommands({
     operations: used,
@@ -140,5 +148,6 @@ t.test('the stateful model: a sale changes the pet (409 once sold)', async (t) =
     error: String(details.errorInstance),
     counterexample: fc.defaultReportMessage(details),
   });
-  for (const pair of ['sellPet 200', 'sellPet 409', 'getPet 200']) t.ok(store.seen.has(pair), `${pair} produced`);
+  for (const pair of ['sellPet 200', 'sellPet 409', 'getPet 200', 'createExport 202', 'getExport 200'])
+    t.ok(store.seen.has(pair), `${pair} produced`);
 });
