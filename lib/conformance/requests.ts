@@ -295,6 +295,26 @@ export function invalidCases(operation: Operation, context: GeneratorContext): f
     }
   }
 
+  if (!operation.body && !['GET', 'HEAD'].includes(operation.method.toUpperCase())) {
+    // Requests are closed: content where the operation declares none is refused (400), whatever its type, not
+    // read as something else. Not on GET and HEAD, whose content has no meaning (RFC 9110 9.3.1, 9.3.2) and
+    // which fetch will not send with any.
+    const contents = fc.constantFrom(
+      { type: 'application/json', text: '{}' },
+      { type: 'application/json', text: '{"id":1}' },
+      { type: 'text/plain', text: 'x' },
+    );
+    cases.push(
+      fc.tuple(base, contents).map(([parts, content]) => {
+        const request = toRequest(operation, `a body it does not declare (${content.type})`, parts);
+        return {
+          request: { ...request, headers: { ...request.headers, 'content-type': content.type }, body: content.text },
+          expect: [400],
+        };
+      }),
+    );
+  }
+
   if (operation.body) {
     for (const violation of objectViolations(operation.body.schema)) {
       make(
