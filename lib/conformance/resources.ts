@@ -114,6 +114,14 @@ export const keyOfParents = (names: string[], values: Record<string, string>, ow
   return ids.length === 1 ? ids[0]! : JSON.stringify(ids);
 };
 
+/**
+ * A safe operation whose path's one parameter, its last segment, is the made id (GET /exports/{exportId},
+ * linked from the 202 of POST /pets/exports): the item path of what was made, wherever it sits. A status
+ * monitor (RFC 9110 15.3.3) need not be under the collection the request was sent to.
+ */
+const namesAlone = (target: Operation, name: string): boolean =>
+  isSafe(target) && itemParameterOf(target.path) === name && pathNames(target).length === 1;
+
 /** What one success response of an unsafe operation says it makes: by its links, its Location, or a PUT's own path. */
 function madeBy(
   operation: Operation,
@@ -164,7 +172,8 @@ function madeBy(
       idPointer = pointer;
       if (parameter.in === 'path') {
         pathParameters.add(name);
-        if (isItemPath(target!.path, name)) itemPaths.add(target!.path);
+        if (isItemPath(target!.path, name) || (clientId === undefined && namesAlone(target!, name)))
+          itemPaths.add(target!.path);
       } else if (parameter.in === 'query' && parameter.schema['type'] === 'array') lookupParameters.add(name);
     }
   }

@@ -416,12 +416,17 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         kind.itemPaths.has(operation.path) &&
         (singleton !== undefined || kind.pathParameters.has(itemParameter(operation)?.name ?? '')),
     );
+    // The item one segment under the maker's collection, or a top-level maker's only item path elsewhere (the
+    // monitor a 202 links to), while an operation there is live.
     const itemPathOf = (maker: Maker) =>
       itemOperations.find(
         (operation) =>
           operation.path.startsWith(maker.operation.path) &&
           /^\/\{[^}/]+\}$/.test(operation.path.slice(maker.operation.path.length)),
-      )?.path;
+      )?.path ??
+      (maker.parents.length === 0 && kind.itemPaths.size === 1
+        ? itemOperations.find((operation) => kind.itemPaths.has(operation.path))?.path
+        : undefined);
     /** The path parameters naming one resource of this kind: its parents' as made, and its own id (a singleton has none). */
     const pathOf = (state: KindState, parameter: Parameter | undefined, key: string): Record<string, string> => ({
       ...state.parents.get(key),

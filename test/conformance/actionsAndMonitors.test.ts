@@ -50,12 +50,33 @@ function specWithSalesAndExports(): JsonObject {
       responses: { '200': ok(exportSchema), '404': refused },
     },
   };
+  // A job whose monitor is not under the collection it was started from: only its link says where it is.
+  spec['paths']['/pets/reports'] = {
+    post: {
+      operationId: 'createReport',
+      responses: {
+        '202': {
+          ...ok(exportSchema, { Location: { required: true, schema: { type: 'string' } } }),
+          links: { getReport: { operationId: 'getReport', parameters: { reportId: '$response.body#/id' } } },
+        },
+      },
+    },
+  };
+  spec['paths']['/reports/{reportId}'] = {
+    get: {
+      operationId: 'getReport',
+      parameters: [{ name: 'reportId', in: 'path', required: true, schema: exportSchema.properties.id }],
+      responses: { '200': ok(exportSchema), '404': refused },
+    },
+  };
   return spec as JsonObject;
 }
 
 const { operations } = loadContract(specWithSalesAndExports());
 const used = operations.filter((operation) =>
-  ['createPet', 'getPet', 'sellPet', 'createExport', 'getExport'].includes(operation.operationId),
+  ['createPet', 'getPet', 'sellPet', 'createExport', 'getExport', 'createReport', 'getReport'].includes(
+    operation.operationId,
+  ),
 );
 
 t.test('an action on an item makes nothing; a 202 with Location makes the status monitor it names', async (t) => {
@@ -70,6 +91,12 @@ t.test('an action on an item makes nothing; a 202 with Location makes the status
     exports?.makers.map((maker) => [maker.operation.operationId, maker.status, maker.accepted]),
     [['createExport', 202, true]],
     'the 202 makes the monitor, accepted: its state is the server to move',
+  );
+  const reports = kinds.find((kind) => kind.makers.some((maker) => maker.operation.operationId === 'createReport'));
+  t.same(
+    [...(reports?.itemPaths ?? [])],
+    ['/reports/{reportId}'],
+    "a monitor elsewhere: its item path from the 202's link",
   );
 });
 
@@ -109,8 +136,14 @@ function salesStore() {
         exports.set(id, { id, state: 'pending' });
         return answer(202, { id, state: 'pending' }, { location: `/v1/exports/${id}` });
       }
+      case 'createReport': {
+        const id = crypto.randomUUID();
+        exports.set(id, { id, state: 'pending' });
+        return answer(202, { id, state: 'pending' }, { location: `/v1/reports/${id}` });
+      }
+      case 'getReport':
       case 'getExport': {
-        const job = exports.get(exportId!);
+        const job = exports.get(exportId ?? request.pathParams['reportId']!);
         if (!job) return notFound();
         Object.assign(job, { state: 'done', petCount: pets.size });
         return answer(200, { ...job });
@@ -148,6 +181,14 @@ t.test('the stateful model: a sale changes the pet (409 once sold), a monitor mo
     error: String(details.errorInstance),
     counterexample: fc.defaultReportMessage(details),
   });
-  for (const pair of ['sellPet 200', 'sellPet 409', 'getPet 200', 'createExport 202', 'getExport 200'])
+  for (const pair of [
+    'sellPet 200',
+    'sellPet 409',
+    'getPet 200',
+    'createExport 202',
+    'getExport 200',
+    'createReport 202',
+    'getReport 200',
+  ])
     t.ok(store.seen.has(pair), `${pair} produced`);
 });
