@@ -185,7 +185,7 @@ const formatCheckers = new Map<string, (text: string) => boolean>();
  * Whether the service's ajv (built on first use) takes text as the schema's
  * format: a value meant to break the format must not.
  */
-function meetsFormat(schema: Schema, text: string): boolean {
+export function meetsFormat(schema: Schema, text: string): boolean {
   const name = String(schema['format']);
   let check = formatCheckers.get(name);
   if (!check) {

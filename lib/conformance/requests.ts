@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { objectViolations, scalarViolations, valid } from './arbitraries.js';
+import { meetsFormat, objectViolations, scalarViolations, valid } from './arbitraries.js';
 import type { TestRequest } from './checks.js';
 import { clientIdOf, isSafe } from './resources.js';
 import type { Operation, Parameter, Schema } from './spec.js';
@@ -61,8 +61,11 @@ const textOf = (value: unknown) =>
       ? JSON.stringify(value)
       : String(value);
 
-/** Whether the server may read this text as a valid value of the parameter (so it is no violation). */
-function textMightBeValid(schema: Schema, text: string): boolean {
+/**
+ * Whether the server may read this text as a valid value of the parameter (so it is no violation): every
+ * keyword of a string's schema counts, its `format` too (text of a uuid's length that is no uuid is a violation).
+ */
+export function textMightBeValid(schema: Schema, text: string): boolean {
   if (Array.isArray(schema['enum'])) return (schema['enum'] as unknown[]).includes(text);
   if (schema['type'] === 'integer') {
     if (!/^\s*[+-]?[0-9]+(\.0*)?\s*$/.test(text)) return false;
@@ -75,7 +78,8 @@ function textMightBeValid(schema: Schema, text: string): boolean {
     return (
       length >= Number(schema['minLength'] ?? 0) &&
       length <= Number(schema['maxLength'] ?? Infinity) &&
-      (!pattern || pattern.test(text))
+      (!pattern || pattern.test(text)) &&
+      (typeof schema['format'] !== 'string' || meetsFormat(schema, text))
     );
   }
   return true;
@@ -289,6 +293,26 @@ export function invalidCases(operation: Operation, context: GeneratorContext): f
         })),
       );
     }
+  }
+
+  if (!operation.body && !['GET', 'HEAD'].includes(operation.method.toUpperCase())) {
+    // Requests are closed: content where the operation declares none is refused (400), whatever its type, not
+    // read as something else. Not on GET and HEAD, whose content has no meaning (RFC 9110 9.3.1, 9.3.2) and
+    // which fetch will not send with any.
+    const contents = fc.constantFrom(
+      { type: 'application/json', text: '{}' },
+      { type: 'application/json', text: '{"id":1}' },
+      { type: 'text/plain', text: 'x' },
+    );
+    cases.push(
+      fc.tuple(base, contents).map(([parts, content]) => {
+        const request = toRequest(operation, `a body it does not declare (${content.type})`, parts);
+        return {
+          request: { ...request, headers: { ...request.headers, 'content-type': content.type }, body: content.text },
+          expect: [400],
+        };
+      }),
+    );
   }
 
   if (operation.body) {

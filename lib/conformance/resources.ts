@@ -31,6 +31,11 @@ export interface Maker {
   clientId?: Parameter;
   /** A PUT to a path ending in a literal segment: the resource has no id of its own; its parents name it. */
   singleton?: true;
+  /**
+   * A 202 (RFC 9110 15.3.3): the request was accepted and is processed later; what its answer names is a status
+   * monitor whose state changes without a request. Only its id is known for good, not its representation.
+   */
+  accepted?: true;
   /** The new resource's id as text: the id the caller sent, or from the body (a link's `$response.body#/...`) or `Location`. */
   idOf(body: unknown, location: string | null, pathParams?: Record<string, string>): string | undefined;
 }
@@ -109,6 +114,14 @@ export const keyOfParents = (names: string[], values: Record<string, string>, ow
   return ids.length === 1 ? ids[0]! : JSON.stringify(ids);
 };
 
+/**
+ * A safe operation whose path's one parameter, its last segment, is the made id (GET /exports/{exportId},
+ * linked from the 202 of POST /pets/exports): the item path of what was made, wherever it sits. A status
+ * monitor (RFC 9110 15.3.3) need not be under the collection the request was sent to.
+ */
+const namesAlone = (target: Operation, name: string): boolean =>
+  isSafe(target) && itemParameterOf(target.path) === name && pathNames(target).length === 1;
+
 /** What one success response of an unsafe operation says it makes: by its links, its Location, or a PUT's own path. */
 function madeBy(
   operation: Operation,
@@ -159,7 +172,8 @@ function madeBy(
       idPointer = pointer;
       if (parameter.in === 'path') {
         pathParameters.add(name);
-        if (isItemPath(target!.path, name)) itemPaths.add(target!.path);
+        if (isItemPath(target!.path, name) || (clientId === undefined && namesAlone(target!, name)))
+          itemPaths.add(target!.path);
       } else if (parameter.in === 'query' && parameter.schema['type'] === 'array') lookupParameters.add(name);
     }
   }
@@ -183,6 +197,7 @@ function madeBy(
     status: Number(status),
     parents,
     ...(clientId ? { clientId } : {}),
+    ...(status === '202' ? { accepted: true as const } : {}),
     idOf: (body, location, pathParams) => {
       if (clientId !== undefined) return pathParams?.[clientId.name];
       if (pointer !== undefined) {

@@ -188,6 +188,11 @@ export async function startFixtureServer(
           invalid("path parameter 'petId' must be an integer from 1 to 100");
           return;
         }
+        // Requests are closed, as the service's routes are: a DELETE declares no body and refuses content.
+        if (method === 'DELETE' && body.length > 0) {
+          invalid('DELETE /pets/{petId} takes no request body; send none.');
+          return;
+        }
         let patch: unknown;
         if (method === 'PATCH') {
           if (body.length > 64 * 1024) {

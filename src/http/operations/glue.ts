@@ -84,6 +84,16 @@ function requireBody(request: FastifyRequest, _reply: FastifyReply, done: HookHa
   else done();
 }
 
+// Requests are closed: an operation that declares no requestBody takes no content. Refused on arrival, after
+// admission (a bad key is still a 401) and the sunset's 410, before a content type is parsed (a 415 it may
+// not declare).
+function refuseContent(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const length = request.headers['content-length'];
+  if (request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0'))
+    done(invalidRequest(`${request.method} ${request.routeOptions.url ?? ''} takes no request body; send none.`));
+  else done();
+}
+
 /** What the glue merges into the route it builds from the spec (method, url and schemas are its own). */
 type RouteParts = Pick<RouteOptions, 'handler' | 'config' | 'onRequest' | 'preValidation'>;
 
@@ -138,7 +148,14 @@ export function operationResolver(
         compiledPath: compilePath({ url, operationId, securitySchemes, deprecationHeaders: deprecation }),
       },
       // A route's onRequest runs after the app's (admission), before parsing and validation.
-      ...(sunset ? { onRequest: sunsetGate(operation, sunset, now) } : {}),
+      ...(sunset || !operation.requestBody
+        ? {
+            onRequest: [
+              ...(sunset ? [sunsetGate(operation, sunset, now)] : []),
+              ...(operation.requestBody ? [] : [refuseContent]),
+            ],
+          }
+        : {}),
       ...(preValidation.length > 0 ? { preValidation } : {}),
     };
     // The glue's typings ask for a whole RouteOptions although it supplies
