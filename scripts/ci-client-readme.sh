@@ -16,8 +16,6 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 readme=$(realpath "${3:-$repo/clients/typescript/README.md}")
 # The README's PETS_BASE_URL.
 readonly port=3000
-# npm start builds (tsc) first; a loaded 2-core machine took about a minute.
-readonly start_timeout_s=300
 
 fail() {
   echo "FAILED (client README, Node.js $node_version, npm $npm_major): $*" >&2
@@ -26,20 +24,9 @@ fail() {
 command -v curl >/dev/null || fail "curl is missing"
 
 work=$(mktemp -d)
-server_pid=
-# Stops the service's session (npm, sh, node) and waits for it to drain, so that port 3000 is free again.
-stop_service() {
-  [ -n "$server_pid" ] || return 0
-  kill -TERM -- "-$server_pid" 2>/dev/null || true
-  for _ in $(seq 1 60); do
-    kill -0 -- "-$server_pid" 2>/dev/null || break
-    sleep 0.5
-  done
-  kill -KILL -- "-$server_pid" 2>/dev/null || true
-  server_pid=
-}
+. "$repo/scripts/ci-node-and-service.sh"
 cleanup() {
-  stop_service
+  stop_service || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -48,39 +35,12 @@ trap cleanup EXIT
 (cd "$repo" && npx --no-install tsx scripts/docs/readmeSteps.ts "$readme" Install "First call") >"$work/steps.sh" ||
   fail "could not read the steps of $readme"
 
-platform_package=$(node -p '`node-${process.platform}-${process.arch}`')
-if ! npm install --no-save --no-audit --no-fund --prefix "$work/tools" \
-  "$platform_package@$node_version" "npm@$npm_major" >"$work/tools.log" 2>&1; then
-  cat "$work/tools.log" >&2
-  fail "could not install $platform_package@$node_version and npm@$npm_major from the npm registry"
-fi
-export PATH="$work/tools/node_modules/$platform_package/bin:$work/tools/node_modules/.bin:$PATH"
-case "$(node -p process.versions.node)." in
-  "$node_version".*) ;;
-  *) fail "node on PATH is $(node --version), not $node_version" ;;
-esac
-[ "$(npm --version | cut -d. -f1)" = "$npm_major" ] || fail "npm on PATH is $(npm --version)"
+use_node_from_registry "$node_version" "$npm_major"
 echo "== the client's README as written, on Node.js $(node --version), npm $(npm --version)"
 
 if curl -s -o /dev/null "http://127.0.0.1:$port/"; then fail "port $port is taken: the README's PETS_BASE_URL needs it"; fi
-# Its own session, so that the signal reaches npm, sh and node together.
 cd "$repo"
-DATA_DIR="$work/data" PORT=$port METRICS_PORT=off setsid npm start >"$work/start.log" 2>&1 &
-server_pid=$!
-deadline=$((SECONDS + start_timeout_s))
-until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz")" = 200 ]; do
-  if ! kill -0 "$server_pid" 2>/dev/null; then
-    cat "$work/start.log" >&2
-    fail "npm start exited before answering"
-  fi
-  if [ "$SECONDS" -ge "$deadline" ]; then
-    cat "$work/start.log" >&2
-    fail "npm start: no 200 on /healthz within ${start_timeout_s}s"
-  fi
-  sleep 1
-done
-key=$(grep -oE 'pets_[A-Za-z0-9_-]{43,49}' "$work/start.log" | head -n 1 || true)
-[ -n "$key" ] || fail "npm start printed no API key"
+start_service "$port"
 
 ln -s "$repo" "$work/pet-store-service"
 mkdir "$work/my-project"
@@ -94,5 +54,5 @@ if ! env -u PETS_BASE_URL PETS_API_KEY="$key" bash "$work/steps.sh"; then
   tail -n 20 "$work/start.log" >&2
   fail "a step of $readme failed as written (above)"
 fi
-stop_service
+stop_service || true
 echo "the client's README ran as written"
