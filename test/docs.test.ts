@@ -103,7 +103,11 @@ t.test('the quick start is what scripts/ci-fresh-install.sh runs on npm 12', asy
     quickStart.some((text) => text.includes('curl -H "Authorization: Bearer $KEY" http://127.0.0.1:3000/v1/pets')),
     'the first request, with the printed key',
   );
-  const ci = readFileSync(join(repoRoot, 'scripts/ci-fresh-install.sh'), 'utf8');
+  // The script and what it sources to start the service.
+  const ci = ['scripts/ci-fresh-install.sh', 'scripts/ci-node-and-service.sh']
+    .map((script) => readFileSync(join(repoRoot, script), 'utf8'))
+    .join('\n');
+  t.match(ci, /\. "\$repo\/scripts\/ci-node-and-service.sh"/, 'ci-fresh-install.sh sources ci-node-and-service.sh');
   for (const step of ['npm ci ', 'setsid npm start', "grep -oE 'pets_", '-H "Authorization: Bearer $key"', '/v1/pets"'])
     t.ok(ci.includes(step), `ci-fresh-install.sh: ${step}`);
 });

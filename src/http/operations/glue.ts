@@ -17,6 +17,7 @@ import {
   type RouteEntry,
 } from '../../openapi/document.js';
 import { answerFor } from './answer.js';
+import { pathsMatchedBefore } from './notFound.js';
 import { conditionalFactsOf, preconditionFor, type ConditionalFacts } from './conditional.js';
 import {
   deprecationHeadersFor,
@@ -111,7 +112,9 @@ export function operationResolver(
   routes: readonly RouteEntry[],
   now: () => number = Date.now,
 ) {
-  const operations = new Map(listOperations(spec).map((entry) => [entry.operation.operationId, entry.operation]));
+  const entries = listOperations(spec);
+  const operations = new Map(entries.map((entry) => [entry.operation.operationId, entry.operation]));
+  const pathsOf = new Map(entries.map((entry) => [entry.operation.operationId, entry.path]));
   // Computed up front so that a malformed deprecation fails at start.
   const deprecations = new Map([...operations].map(([id, operation]) => [id, deprecationHeadersOf(operation)]));
   return (route: RouteEntry): RouteOptions => {
@@ -128,6 +131,13 @@ export function operationResolver(
     const preValidation = operation.requestBody?.required ? [requireBody] : [];
     const deprecation = deprecations.get(operationId);
     const sunset = sunsetOf(operation);
+    // What the router sent here that OpenAPI matches to a path before this one (a literal segment).
+    const matchedBefore = pathsMatchedBefore(spec, pathsOf.get(operationId) ?? '');
+    const onRequest = [
+      ...(matchedBefore ? [matchedBefore] : []),
+      ...(sunset ? [sunsetGate(operation, sunset, now)] : []),
+      ...(operation.requestBody ? [] : [refuseContent]),
+    ];
     const parts: RouteParts = {
       // The handler's success is serialized, validated, tagged and sent by the
       // route's own answer (answer.ts), not by fastify's hooks.
@@ -148,14 +158,7 @@ export function operationResolver(
         compiledPath: compilePath({ url, operationId, securitySchemes, deprecationHeaders: deprecation }),
       },
       // A route's onRequest runs after the app's (admission), before parsing and validation.
-      ...(sunset || !operation.requestBody
-        ? {
-            onRequest: [
-              ...(sunset ? [sunsetGate(operation, sunset, now)] : []),
-              ...(operation.requestBody ? [] : [refuseContent]),
-            ],
-          }
-        : {}),
+      ...(onRequest.length > 0 ? { onRequest } : {}),
       ...(preValidation.length > 0 ? { preValidation } : {}),
     };
     // The glue's typings ask for a whole RouteOptions although it supplies

@@ -1,28 +1,77 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { apiBasePath, listOperations, type OpenApiDocument } from '../../openapi/document.js';
 import { ApiError } from '../../errors.js';
 import { excerpt } from '../errors/excerpt.js';
 
 interface PathMethods {
+  path: string;
   pattern: RegExp;
   methods: string[];
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** One matcher per path of the contract: /v1/pets/{petId} matches /v1/pets/<anything but a slash>. */
+const isTemplated = (segment: string) => /^\{[^}]+\}$/.test(segment);
+
+/**
+ * OpenAPI's order of path matching (3.1, Paths Object): at the first segment where two paths differ, a literal
+ * one (`/pets/exports`) is matched before a parameter (`/pets/{petId}`).
+ */
+function matchedFirst(a: string, b: string): number {
+  const [left, right] = [a.split('/').map(isTemplated), b.split('/').map(isTemplated)];
+  const index = left.findIndex((templated, at) => at < right.length && templated !== right[at]);
+  if (index < 0) return 0;
+  return left[index] ? 1 : -1;
+}
+
+/** Whether one URL can match both paths: as many segments, each the same literal or a parameter on one side. */
+function overlap(a: string, b: string): boolean {
+  const [left, right] = [a.split('/'), b.split('/')];
+  return (
+    left.length === right.length &&
+    left.every((segment, index) => {
+      const other = right[index] ?? '';
+      return segment === other || isTemplated(segment) || isTemplated(other);
+    })
+  );
+}
+
+/** One matcher per path of the contract, in OpenAPI's matching order: /v1/pets/{petId} matches /v1/pets/<anything but a slash>. */
 function pathMatchers(spec: OpenApiDocument): PathMethods[] {
   const byPath = new Map<string, string[]>();
   for (const { method, path } of listOperations(spec)) {
     byPath.set(path, [...(byPath.get(path) ?? []), method]);
   }
-  return [...byPath].map(([path, methods]) => {
-    const source = (apiBasePath() + path)
-      .split(/\{[^}]+\}/)
-      .map(escapeRegExp)
-      .join('[^/]+');
-    return { pattern: new RegExp(`^${source}$`), methods };
-  });
+  return [...byPath]
+    .map(([path, methods]) => {
+      const source = (apiBasePath() + path)
+        .split(/\{[^}]+\}/)
+        .map(escapeRegExp)
+        .join('[^/]+');
+      return { path, pattern: new RegExp(`^${source}$`), methods };
+    })
+    .sort((a, b) => matchedFirst(a.path, b.path));
+}
+
+/**
+ * For the route of a path with a parameter, the step that hands a URL OpenAPI matches to another path first
+ * (`/pets/exports` before `/pets/{petId}`) to that path: the router prefers a literal path only for the
+ * methods it declares, so GET /v1/pets/exports reaches getPet's route where only POST /pets/exports exists,
+ * and is that path's 405. Undefined where no path comes first (no cost on the route).
+ */
+export function pathsMatchedBefore(spec: OpenApiDocument, path: string) {
+  const matchers = pathMatchers(spec);
+  const own = matchers.findIndex((matcher) => matcher.path === path);
+  const before = matchers.slice(0, Math.max(own, 0)).filter((matcher) => overlap(matcher.path, path));
+  if (before.length === 0) return undefined;
+  return function answerPathMatchedBefore(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+  ): void {
+    const url = request.url.split('?', 1)[0] ?? '';
+    done(before.some((matcher) => matcher.pattern.test(url)) ? unrouted(before, request) : undefined);
+  };
 }
 
 /**
@@ -49,19 +98,24 @@ export function refuseUnrouted(spec: OpenApiDocument) {
 
 function answerUnrouted(matchers: PathMethods[]) {
   return function handleNotFound(request: FastifyRequest, _reply: FastifyReply): never {
-    const path = request.url.split('?', 1)[0] ?? '';
-    const known = matchers.find((matcher) => matcher.pattern.test(path));
-    if (known) {
-      const allowed = known.methods;
-      throw new ApiError(
-        405,
-        'method_not_allowed',
-        `Method ${excerpt(request.method)} is not allowed on ${excerpt(path)}; allowed: ${allowed.join(', ')}.`,
-        {
-          allow: allowed.join(', '),
-        },
-      );
-    }
-    throw new ApiError(404, 'not_found', `No route ${excerpt(request.method)} ${excerpt(path)}.`);
+    throw unrouted(matchers, request);
   };
+}
+
+/** 405 with Allow on the first path (in matching order) that matches the URL; 404 on none. */
+function unrouted(matchers: PathMethods[], request: FastifyRequest): ApiError {
+  const path = request.url.split('?', 1)[0] ?? '';
+  const known = matchers.find((matcher) => matcher.pattern.test(path));
+  if (known) {
+    const allowed = known.methods;
+    return new ApiError(
+      405,
+      'method_not_allowed',
+      `Method ${excerpt(request.method)} is not allowed on ${excerpt(path)}; allowed: ${allowed.join(', ')}.`,
+      {
+        allow: allowed.join(', '),
+      },
+    );
+  }
+  return new ApiError(404, 'not_found', `No route ${excerpt(request.method)} ${excerpt(path)}.`);
 }
