@@ -18,6 +18,10 @@ function clientHeaders({ headers, body }: Exchange): OutgoingHttpHeaders {
   const names = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
   const added: Record<string, string> = { accept: '*/*', 'user-agent': 'node' };
   if (typeof body === 'string' && !names.has('content-type')) added['content-type'] = 'text/plain;charset=UTF-8';
+  // fetch frames every body it sends; node:http sends a DELETE's (or an OPTIONS') with neither Content-Length
+  // nor chunked encoding, and the server then reads it as the start of the next request.
+  if (body !== undefined && !names.has('content-length') && !names.has('transfer-encoding'))
+    added['content-length'] = String(Buffer.byteLength(body));
   const missing = Object.entries(added).filter(([name]) => !names.has(name));
   return { ...Object.fromEntries(missing), ...headers };
 }
