@@ -184,6 +184,44 @@ case $group in
       status) exec tsx scripts/topology/status.ts "$@" ;;
     esac
     ;;
+  test)
+    usage='usage: npm test [-- runtime|spec-driven|affected FILE...|tap options and files]   (docs/development.md)
+  (none)       tap: the suite, the slow suites aside; then its five slowest files
+  runtime      the files a Node.js line can change (scripts/tests/select.ts says the rule); CI runs them on
+               each line besides the machine'"'"'s
+  spec-driven  the files that read the spec'"'"'s operations: what a new operation can change
+  affected F…  the files that import F (a source file, directly or not) through the import graph: the quick
+               loop while changing F; openapi.yaml counts as read by the spec-driven files
+  tap options and files are passed to tap as they are (npm test -- test/http/deprecation.test.ts)'
+    case $choice in
+      --help | -h) refuse ;;
+      runtime | spec-driven | affected)
+        if [ "$choice" = affected ]; then
+          modules=()
+          for file in "$@"; do
+            if [ "$file" = openapi.yaml ]; then spec_driven=1; else modules+=("$file"); fi
+          done
+          mapfile -t files < <(
+            { [ "${#modules[@]}" -eq 0 ] || tsx scripts/tests/select.ts affected "${modules[@]}"; } &&
+              { [ -z "${spec_driven:-}" ] || tsx scripts/tests/select.ts spec-driven; }
+          )
+        else
+          mapfile -t files < <(tsx scripts/tests/select.ts "$choice" "$@")
+        fi
+        [ "${#files[@]}" -gt 0 ] || {
+          echo "no test file chosen" >&2
+          exit 1
+        }
+        set -- $(printf '%s\n' "${files[@]}" | sort -u)
+        ;;
+      *) set -- ${choice:+"$choice"} "$@" ;;
+    esac
+    started_ms=$(date +%s%3N)
+    status=0
+    tap "$@" || status=$?
+    tsx scripts/tests/slowest.ts "$started_ms" 5 || true
+    exit "$status"
+    ;;
   test:system)
     usage='usage: npm run test:system -- faults|topology|migrations|new-operation|consumer-tools|rules|image [tap options]   (not part of npm test; slow)
   faults      builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed (a

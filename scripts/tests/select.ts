@@ -1,0 +1,150 @@
+/**
+ * Which test files a run needs, chosen by a rule rather than a list kept by hand.
+ * usage: tsx scripts/tests/select.ts runtime | spec-driven | affected FILE... [--also FILE...]
+ * Prints the chosen files of npm test's suite, one a line; says on stderr which rule chose them.
+ *
+ *   runtime      what can behave differently on another Node.js line: see runtimeBuiltins
+ *   spec-driven  what reads the operations from a spec, so grows with it: see specReaders
+ *   affected     what imports (directly or through others) any FILE given: the import graph
+ * --also adds files (the worked examples' own tests) whatever the rule says.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { repoRoot } from '../../lib/repoRoot.js';
+
+/**
+ * Node.js built-ins whose behaviour a new line changes: processes, signals and exit codes (child_process,
+ * cluster); the wire (Node's own HTTP parser, llhttp, and its sockets: net, http, https, tls); keys, hashes
+ * and randomness (crypto); streams and compression; workers. A test file that imports one of these itself,
+ * or calls the global fetch (undici, shipped with each line), tests the runtime as well as our code.
+ */
+const runtimeBuiltins = [
+  'child_process',
+  'cluster',
+  'net',
+  'http',
+  'https',
+  'tls',
+  'crypto',
+  'stream',
+  'stream/promises',
+  'zlib',
+  'worker_threads',
+];
+
+/**
+ * Folders whose files judge a spec and the tools on it (the contract gate, the conformance model): they use
+ * processes and fetch as tools, not as what they test, so a Node.js line cannot change their verdict.
+ */
+const specJudgingFolders = ['test/contract/', 'test/conformance/'];
+
+/** Modules that read a spec's operations: a test importing one checks every operation the spec declares. */
+const specReaders =
+  /from '[./]*(helpers\/methods|helpers\/specApp|helpers\/conditionalSpec|(\.\.\/)*lib\/(conformance|contract)\/[^']+|(\.\.\/)*src\/openapi\/[^']+|(\.\.\/)*src\/generated\/(routes|openapi)[^']*)(\.js|\.json)?'/;
+
+const source = (file: string) => readFileSync(join(repoRoot, file), 'utf8');
+
+/** A file that runs a whole folder in one process (test/helpers/oneProcess.ts), and which folder. */
+function folderRun(file: string): string | undefined {
+  const folder = /runTestFilesOf\(new URL\('\.\/([^']+)\/'/.exec(source(file))?.[1];
+  return folder === undefined ? undefined : join('test', folder);
+}
+
+/** npm test's files, a one-process folder run replaced by the files of its folder. */
+export function suiteFiles(): string[] {
+  const listed = execFileSync(join(repoRoot, 'node_modules/.bin/tap'), ['list'], { cwd: repoRoot, encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
+  return listed.flatMap((file) => {
+    const folder = folderRun(file);
+    if (folder === undefined) return [file];
+    return readdirSync(join(repoRoot, folder))
+      .filter((name) => name.endsWith('.test.ts'))
+      .sort()
+      .map((name) => join(folder, name));
+  });
+}
+
+function usesRuntime(file: string): boolean {
+  if (specJudgingFolders.some((folder) => file.startsWith(folder))) return false;
+  const text = source(file);
+  const imported = runtimeBuiltins.some((name) => text.includes(`from 'node:${name}'`));
+  return imported || /\bfetch\(/.test(text);
+}
+
+function readsSpec(file: string): boolean {
+  return specReaders.test(source(file));
+}
+
+/** Files of the suite whose import graph reaches any of the targets (dependency-cruiser's --reaches). */
+function affectedBy(suite: string[], targets: string[]): string[] {
+  const escaped = targets.map(
+    (target) => `^${relative(repoRoot, join(process.cwd(), target)).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`,
+  );
+  const output = execFileSync(
+    join(repoRoot, 'node_modules/.bin/depcruise'),
+    [
+      'test',
+      'src',
+      'lib',
+      'scripts',
+      'generators',
+      'clients',
+      '--config',
+      '.dependency-cruiser.json',
+      '--reaches',
+      escaped.join('|'),
+      '--output-type',
+      'json',
+    ],
+    { cwd: repoRoot, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
+  const reached = new Set(
+    (JSON.parse(output) as { modules: Array<{ source: string }> }).modules.map((module) => module.source),
+  );
+  return suite.filter((file) => reached.has(file));
+}
+
+function main(args: string[]): void {
+  const alsoAt = args.indexOf('--also');
+  const also = alsoAt < 0 ? [] : args.slice(alsoAt + 1);
+  const [rule, ...targets] = alsoAt < 0 ? args : args.slice(0, alsoAt);
+  const suite = suiteFiles();
+  let chosen: string[];
+  let why: string;
+  switch (rule) {
+    case 'runtime':
+      chosen = suite.filter(usesRuntime);
+      why = `import a runtime built-in (${runtimeBuiltins.join(', ')}) or call fetch, outside ${specJudgingFolders.join(' and ')}`;
+      break;
+    case 'spec-driven':
+      chosen = suite.filter(readsSpec);
+      why = "read a spec's operations";
+      break;
+    case 'affected': {
+      const missing = targets.filter((target) => !existsSync(target));
+      if (targets.length === 0 || missing.length > 0) {
+        process.stderr.write(
+          `affected needs existing files${missing.length ? `; not found: ${missing.join(', ')}` : ''}\n`,
+        );
+        process.exit(2);
+      }
+      chosen = affectedBy(suite, targets);
+      why = `import ${targets.join(', ')}, directly or through other modules`;
+      break;
+    }
+    default:
+      process.stderr.write(
+        'usage: tsx scripts/tests/select.ts runtime | spec-driven | affected FILE... [--also FILE...]\n',
+      );
+      process.exit(2);
+  }
+  const files = [...new Set([...chosen, ...also])];
+  process.stderr.write(
+    `${files.length} of ${suite.length} test files: those that ${why}${also.length ? `, and ${also.join(', ')}` : ''}\n`,
+  );
+  process.stdout.write(files.map((file) => `${file}\n`).join(''));
+}
+
+main(process.argv.slice(2));
