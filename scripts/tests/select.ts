@@ -3,8 +3,8 @@
  * usage: tsx scripts/tests/select.ts runtime | spec-driven | affected FILE... [--also FILE...]
  * Prints the chosen files of npm test's suite, one a line; says on stderr which rule chose them.
  *
- *   runtime      what can behave differently on another Node.js line: see runtimeBuiltins
- *   spec-driven  what reads the operations from a spec, so grows with it: see specReaders
+ *   runtime      what can behave differently on another Node.js line (./rules.ts, usesRuntime)
+ *   spec-driven  what reads the operations from a spec, so grows with it (./rules.ts, readsSpec)
  *   affected     what imports (directly or through others) any FILE given: the import graph
  * --also adds files (the worked examples' own tests) whatever the rule says.
  */
@@ -12,36 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { repoRoot } from '../../lib/repoRoot.js';
-
-/**
- * Node.js built-ins whose behaviour a new line changes: processes, signals and exit codes (child_process,
- * cluster); the wire (Node's own HTTP parser, llhttp, and its sockets: net, http, https, tls); keys, hashes
- * and randomness (crypto); streams and compression; workers. A test file that imports one of these itself,
- * or calls the global fetch (undici, shipped with each line), tests the runtime as well as our code.
- */
-const runtimeBuiltins = [
-  'child_process',
-  'cluster',
-  'net',
-  'http',
-  'https',
-  'tls',
-  'crypto',
-  'stream',
-  'stream/promises',
-  'zlib',
-  'worker_threads',
-];
-
-/**
- * Folders whose files judge a spec and the tools on it (the contract gate, the conformance model): they use
- * processes and fetch as tools, not as what they test, so a Node.js line cannot change their verdict.
- */
-const specJudgingFolders = ['test/contract/', 'test/conformance/'];
-
-/** Modules that read a spec's operations: a test importing one checks every operation the spec declares. */
-const specReaders =
-  /from '[./]*(helpers\/methods|helpers\/specApp|helpers\/conditionalSpec|(\.\.\/)*lib\/(conformance|contract)\/[^']+|(\.\.\/)*src\/openapi\/[^']+|(\.\.\/)*src\/generated\/(routes|openapi)[^']*)(\.js|\.json)?'/;
+import { readsSpec, runtimeBuiltins, specJudgingFolders, usesRuntime } from './rules.js';
 
 const source = (file: string) => readFileSync(join(repoRoot, file), 'utf8');
 
@@ -64,17 +35,6 @@ export function suiteFiles(): string[] {
       .sort()
       .map((name) => join(folder, name));
   });
-}
-
-function usesRuntime(file: string): boolean {
-  if (specJudgingFolders.some((folder) => file.startsWith(folder))) return false;
-  const text = source(file);
-  const imported = runtimeBuiltins.some((name) => text.includes(`from 'node:${name}'`));
-  return imported || /\bfetch\(/.test(text);
-}
-
-function readsSpec(file: string): boolean {
-  return specReaders.test(source(file));
 }
 
 /** Files of the suite whose import graph reaches any of the targets (dependency-cruiser's --reaches). */
@@ -115,11 +75,11 @@ function main(args: string[]): void {
   let why: string;
   switch (rule) {
     case 'runtime':
-      chosen = suite.filter(usesRuntime);
+      chosen = suite.filter((file) => usesRuntime(file, source(file)));
       why = `import a runtime built-in (${runtimeBuiltins.join(', ')}) or call fetch, outside ${specJudgingFolders.join(' and ')}`;
       break;
     case 'spec-driven':
-      chosen = suite.filter(readsSpec);
+      chosen = suite.filter((file) => readsSpec(source(file)));
       why = "read a spec's operations";
       break;
     case 'affected': {
