@@ -19,7 +19,7 @@ t.test('runtime: a file that starts processes, opens sockets, hashes or fetches 
 
 t.test('runtime: a file that judges a spec uses processes as a tool, and is left out', async (t) => {
   const file = 'test/contract/breaking.test.ts';
-  t.match(source(file), /from 'node:child_process'/, 'it imports child_process');
+  t.match(source(file), /from 'node:child_\w+'/, 'it imports child_process');
   t.notOk(usesRuntime(file, source(file)), file);
 });
 
