@@ -18,7 +18,12 @@ import {
 } from '../../openapi/document.js';
 import { answerFor } from './answer.js';
 import { pathsMatchedBefore } from './notFound.js';
-import { conditionalFactsOf, preconditionFor, type ConditionalFacts } from './conditional.js';
+import {
+  conditionalFactsOf,
+  preconditionFor,
+  refuseMalformedConditions,
+  type ConditionalFacts,
+} from './conditional.js';
 import {
   deprecationHeadersFor,
   deprecationHeadersOf,
@@ -33,6 +38,13 @@ export type PathCompiler = (route: OperationRoute) => CompiledPath;
 
 function errorOf(status: number, body: ErrorBody, headers: object | undefined): ApiError {
   return new ApiError(status, body.code, body.message, headers as Record<string, string> | undefined);
+}
+
+/** The handler's own Link header (pagination), before the deprecation's is added to it. */
+function ownLink(headers: Record<string, string> | undefined): string | undefined {
+  if (headers === undefined) return undefined;
+  const name = Object.keys(headers).find((key) => key.toLowerCase() === 'link');
+  return name === undefined ? undefined : headers[name];
 }
 
 function toRouteHandler<K extends OperationId>(
@@ -50,6 +62,7 @@ function toRouteHandler<K extends OperationId>(
       if (typeof value === 'string') headers[name] = value;
     }
     const caller = request.apiKeyId === undefined ? undefined : { apiKeyId: request.apiKeyId };
+    if (conditional) refuseMalformedConditions(request);
     const checked = conditional && preconditionFor(request, reply, conditional);
     // Validation has run: the parts have the shapes the generated types say.
     const input = {
@@ -72,7 +85,7 @@ function toRouteHandler<K extends OperationId>(
       reply.headers(
         withDeprecationLink(result.headers, deprecation && deprecationHeadersFor(deprecation, request.params)),
       );
-    return answer(request, reply, status, result.body);
+    return answer(request, reply, status, result.body, ownLink(result.headers));
   };
 }
 
