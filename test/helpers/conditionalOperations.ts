@@ -24,7 +24,17 @@ export function conditionalOperations(spec: OpenApiDocument): OperationEntry[] {
 export const malformedEntityTagFields = ['*, "x"', 'garbage', 'W/', '"unterminated', '"a""b"', '"a" junk', ', ,'];
 
 /** A request written to the socket as given (header lines repeated as listed); resolves with the status. */
-export function rawRequest(port: number, head: string[], body = ''): Promise<number> {
+export async function rawRequest(port: number, head: string[], body = ''): Promise<number> {
+  return Number(/^HTTP\/1\.1 (\d{3})/.exec(await rawExchange(port, head, body))?.[1] ?? 0);
+}
+
+/** A request written to the socket as given, then half-closed; resolves with all the server sent. */
+export function rawExchange(
+  port: number,
+  head: string[],
+  body = '',
+  length = Buffer.byteLength(body),
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = createConnection({ host: '127.0.0.1', port });
     let answer = '';
@@ -34,9 +44,9 @@ export function rawRequest(port: number, head: string[], body = ''): Promise<num
     });
     socket.on('error', reject);
     socket.on('end', () => {
-      resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0));
+      resolve(answer);
     });
-    const lengthLine = body === '' ? [] : [`Content-Length: ${Buffer.byteLength(body)}`];
+    const lengthLine = length === 0 ? [] : [`Content-Length: ${length}`];
     socket.end([...head, 'Host: localhost', 'Connection: close', ...lengthLine, '', body].join('\r\n'));
   });
 }

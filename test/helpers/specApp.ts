@@ -10,6 +10,7 @@ import { operationsStage } from '../../src/http/operations/stage.js';
 import { createServer } from '../../src/http/server/fastifyServer.js';
 import { responseHeadersFor } from '../../src/http/arrival/securityHeaders.js';
 import { routedPipeline } from '../../src/http/pipeline.js';
+import { registerContinue } from '../../src/http/arrival/expectHeader.js';
 import type { OpenApiDocument } from '../../src/openapi/document.js';
 
 /**
@@ -17,7 +18,7 @@ import type { OpenApiDocument } from '../../src/openapi/document.js';
  * conditional requests, the Error object) for a spec other than
  * openapi.yaml, with handlers of the test's own: what the HTTP layer does
  * for a shape today's spec does not have. On arrival only the route's own
- * headers (a deprecation's Link among them); no admission (the spec declares
+ * headers (a deprecation's Link among them) and Expect: 100-continue; no admission (the spec declares
  * no security), no database.
  */
 export async function startSpecApp(
@@ -37,6 +38,7 @@ export async function startSpecApp(
   });
   compileOnDemand(app, deferred);
   app.addHook('onRequest', routedPipeline('arrival', []));
+  registerContinue(app, limits.bodyLimitBytes);
   const handleError = answerErrors(app, spec, limits.bodyLimitBytes, () => undefined);
   await operationsStage(app, {
     spec,

@@ -17,6 +17,7 @@ import {
   type RouteEntry,
 } from '../../openapi/document.js';
 import { answerFor } from './answer.js';
+import { bodyLimitOf } from './bodyLimit.js';
 import { pathsMatchedBefore } from './notFound.js';
 import {
   conditionalFactsOf,
@@ -109,7 +110,7 @@ function refuseContent(request: FastifyRequest, _reply: FastifyReply, done: Hook
 }
 
 /** What the glue merges into the route it builds from the spec (method, url and schemas are its own). */
-type RouteParts = Pick<RouteOptions, 'handler' | 'config' | 'onRequest' | 'preValidation'>;
+type RouteParts = Pick<RouteOptions, 'handler' | 'config' | 'onRequest' | 'preValidation' | 'bodyLimit'>;
 
 /**
  * fastify-openapi-glue's operationResolver: for each operation of the spec,
@@ -144,6 +145,7 @@ export function operationResolver(
     const preValidation = operation.requestBody?.required ? [requireBody] : [];
     const deprecation = deprecations.get(operationId);
     const sunset = sunsetOf(operation);
+    const bodyLimit = bodyLimitOf(operation);
     // What the router sent here that OpenAPI matches to a path before this one (a literal segment).
     const matchedBefore = pathsMatchedBefore(spec, pathsOf.get(operationId) ?? '');
     const onRequest = [
@@ -173,6 +175,8 @@ export function operationResolver(
       // A route's onRequest runs after the app's (admission), before parsing and validation.
       ...(onRequest.length > 0 ? { onRequest } : {}),
       ...(preValidation.length > 0 ? { preValidation } : {}),
+      // The size the spec declares for this operation's body; else the server's.
+      ...(bodyLimit === undefined ? {} : { bodyLimit }),
     };
     // The glue's typings ask for a whole RouteOptions although it supplies
     // method, url and schema itself: the one cast at this boundary.
