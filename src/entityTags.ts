@@ -33,15 +33,40 @@ export function entityTagOf(payload: string, link?: unknown): string {
 export type EntityTagList = '*' | readonly string[];
 
 // entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE; etagc = %x21 / %x23-7E / obs-text (RFC 9110, 8.8.3).
-const entityTag = /(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"/g;
+const entityTag = /(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"/y;
+// Between list elements: optional whitespace and commas (RFC 9110 5.6.1.2: empty elements are ignored).
+const separators = /[\t ,]*/y;
+const space = /[\t ]*/y;
+
+function skip(pattern: RegExp, field: string, at: number): number {
+  pattern.lastIndex = at;
+  pattern.test(field);
+  return pattern.lastIndex;
+}
 
 /**
- * The tags a field lists, or `*`. Commas may occur inside a tag, so tags are
- * found, not split; what is not a tag is ignored, and can match nothing.
+ * The tags a field lists, or `*`; undefined when the field is not
+ * `"*" / 1#entity-tag` (a stray word, a `*` beside tags, an unterminated
+ * quote, nothing at all). Commas may occur inside a tag, so the field is
+ * read tag by tag, never split. A caller answers undefined as a malformed
+ * request: a field that ignored what it could not read would hold where the
+ * client meant it to fail (`garbage` in If-None-Match matched nothing, so a
+ * write went ahead).
  */
-export function parseEntityTagList(field: string): EntityTagList {
+export function parseEntityTagList(field: string): EntityTagList | undefined {
   if (field.trim() === '*') return '*';
-  return field.match(entityTag) ?? [];
+  const tags: string[] = [];
+  let at = skip(separators, field, 0);
+  while (at < field.length) {
+    entityTag.lastIndex = at;
+    const tag = entityTag.exec(field)?.[0];
+    if (tag === undefined) return undefined;
+    tags.push(tag);
+    at = skip(space, field, at + tag.length);
+    if (at < field.length && field[at] !== ',') return undefined;
+    at = skip(separators, field, at);
+  }
+  return tags.length > 0 ? tags : undefined;
 }
 
 const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);

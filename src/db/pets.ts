@@ -1,3 +1,4 @@
+import { asRecords } from './records.js';
 import type { Database, Queryable, Statement } from './types.js';
 
 export type PetStatus = 'available' | 'pending' | 'sold';
@@ -16,22 +17,31 @@ export interface NewPetRecord {
 }
 
 // Each row is a PetRecord as the driver builds it (int8 already a number,
-// category_id under its record name): a page is returned without a copy.
-const columns = 'id, name, category_id AS "categoryId", status';
+// category_id under its record name), its NULLs dropped (records.ts): a page
+// is returned without a copy. A new field is a column here.
+export const petColumns = 'id, name, category_id AS "categoryId", status';
+
+/** The properties of Pet whose schema admits null: their NULL is answered as null, not left out (records.ts). */
+export const petNullsKept: ReadonlySet<string> = new Set<keyof PetRecord>();
+
+async function petRecords(db: Queryable, statement: Statement, values: unknown[]): Promise<PetRecord[]> {
+  const { rows } = await db.query<PetRecord>(statement, values);
+  return asRecords(rows, petNullsKept);
+}
 
 const insertPetStatement: Statement = {
   name: 'pets.insert',
-  text: `INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3) RETURNING ${columns}`,
+  text: `INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3) RETURNING ${petColumns}`,
 };
 
 const selectPetById: Statement = {
   name: 'pets.select_by_id',
-  text: `SELECT ${columns} FROM pets WHERE id = $1`,
+  text: `SELECT ${petColumns} FROM pets WHERE id = $1`,
 };
 
 const listAfter: Statement = {
   name: 'pets.list_after',
-  text: `SELECT ${columns} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`,
+  text: `SELECT ${petColumns} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`,
 };
 
 // Unnamed, so planned per run for its status: only a plan that knows the
@@ -39,27 +49,26 @@ const listAfter: Statement = {
 // reads just the rows of the page whatever the statistics say. A generic
 // plan would walk the primary key and filter.
 const listByStatusAfter: Statement = {
-  text: `SELECT ${columns} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,
+  text: `SELECT ${petColumns} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,
 };
 
 // Unnamed, like the status list: the best plan depends on how many ids are asked for.
 const listByIds: Statement = {
-  text: `SELECT ${columns} FROM pets WHERE id = ANY($1::bigint[]) AND ($2::text IS NULL OR status = $2) ORDER BY id`,
+  text: `SELECT ${petColumns} FROM pets WHERE id = ANY($1::bigint[]) AND ($2::text IS NULL OR status = $2) ORDER BY id`,
 };
 
 /** The list statements, for tools that show their plans (npm run bench -- --scale). */
 export const listStatements = { listAfter, listByStatusAfter } as const;
 
 export async function insertPet(db: Queryable, pet: NewPetRecord): Promise<PetRecord> {
-  const { rows } = await db.query<PetRecord>(insertPetStatement, [pet.name, pet.categoryId, pet.status]);
+  const rows = await petRecords(db, insertPetStatement, [pet.name, pet.categoryId, pet.status]);
   const row = rows[0];
   if (!row) throw new Error('INSERT ... RETURNING returned no row');
   return row;
 }
 
 export async function findPetById(db: Queryable, id: number): Promise<PetRecord | undefined> {
-  const { rows } = await db.query<PetRecord>(selectPetById, [id]);
-  return rows[0];
+  return (await petRecords(db, selectPetById, [id]))[0];
 }
 
 export interface PetPageQuery {
@@ -71,10 +80,9 @@ export interface PetPageQuery {
 
 /** Pets in ascending id order; keyset pagination so any page costs the same. */
 export async function selectPetPage(db: Queryable, query: PetPageQuery): Promise<PetRecord[]> {
-  const { rows } = query.status
-    ? await db.query<PetRecord>(listByStatusAfter, [query.status, query.afterId, query.limit])
-    : await db.query<PetRecord>(listAfter, [query.afterId, query.limit]);
-  return rows;
+  return query.status
+    ? petRecords(db, listByStatusAfter, [query.status, query.afterId, query.limit])
+    : petRecords(db, listAfter, [query.afterId, query.limit]);
 }
 
 /** The pets with these ids (safe integers; those that exist), in ascending id order, optionally of one status. */
@@ -83,8 +91,7 @@ export async function selectPetsByIds(
   ids: readonly number[],
   status: PetStatus | undefined,
 ): Promise<PetRecord[]> {
-  const { rows } = await db.query<PetRecord>(listByIds, [`{${ids.join(',')}}`, status ?? null]);
-  return rows;
+  return petRecords(db, listByIds, [`{${ids.join(',')}}`, status ?? null]);
 }
 
 /**

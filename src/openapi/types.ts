@@ -25,7 +25,7 @@ export interface OperationObject {
   parameters?: (ParameterObject | { $ref: string })[];
   deprecated?: boolean;
   security?: SecurityRequirement[];
-  requestBody?: { required?: boolean };
+  requestBody?: { required?: boolean; 'x-body-limit-bytes'?: unknown };
   responses?: Record<string, ResponseObject>;
   [extension: `x-${string}`]: unknown;
 }

@@ -5,6 +5,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { isSafe, kindOfParameter, resourceKinds, type ResourceKind } from '../../lib/conformance/resources.js';
 import { loadContract, readLocalSpec, type Operation } from '../../lib/conformance/spec.js';
 import { dereference, type JsonObject } from '../../lib/openapi/dereference.js';
+import { asRecords } from '../../src/db/records.js';
+import { petColumns, petNullsKept } from '../../src/db/pets.js';
 import { publishedSpec } from '../../src/openapi/published.js';
 import type { TestApp } from '../helpers/app.js';
 
@@ -229,15 +231,16 @@ export async function startFixtureServer(
           return;
         }
         const fields = patch as { name?: string; categoryId?: number; status?: string };
-        const { rows } = await started.db.query(
+        const { rows } = await started.db.query<object>(
           {
             text:
               'UPDATE pets SET name = COALESCE($2, name), category_id = COALESCE($3, category_id), ' +
-              'status = COALESCE($4, status) WHERE id = $1 RETURNING id, name, category_id AS "categoryId", status',
+              `status = COALESCE($4, status) WHERE id = $1 RETURNING ${petColumns}`,
           },
           [id, fields.name ?? null, fields.categoryId ?? null, fields.status ?? null],
         );
-        answer(200, rows[0]);
+        // The pet as src/db answers it: the same columns, a NULL behind an optional field left out.
+        answer(200, asRecords(rows, petNullsKept)[0]);
         return;
       }
       const forwarded = await fetch(`${origin}${url}`, {

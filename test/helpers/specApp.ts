@@ -8,13 +8,17 @@ import { compileOnDemand } from '../../src/http/operations/compilation.js';
 import { DeferredCompilation } from '../../src/http/operations/deferredCompile.js';
 import { operationsStage } from '../../src/http/operations/stage.js';
 import { createServer } from '../../src/http/server/fastifyServer.js';
+import { responseHeadersFor } from '../../src/http/arrival/securityHeaders.js';
+import { routedPipeline } from '../../src/http/pipeline.js';
+import { registerContinue } from '../../src/http/arrival/expectHeader.js';
 import type { OpenApiDocument } from '../../src/openapi/document.js';
 
 /**
  * The operations stage of the app (glue, validation, serialization,
  * conditional requests, the Error object) for a spec other than
  * openapi.yaml, with handlers of the test's own: what the HTTP layer does
- * for a shape today's spec does not have. No admission (the spec declares
+ * for a shape today's spec does not have. On arrival only the route's own
+ * headers (a deprecation's Link among them) and Expect: 100-continue; no admission (the spec declares
  * no security), no database.
  */
 export async function startSpecApp(
@@ -33,13 +37,15 @@ export async function startSpecApp(
     observeCut: () => undefined,
   });
   compileOnDemand(app, deferred);
+  app.addHook('onRequest', routedPipeline('arrival', []));
+  registerContinue(app, limits.bodyLimitBytes);
   const handleError = answerErrors(app, spec, limits.bodyLimitBytes, () => undefined);
   await operationsStage(app, {
     spec,
     handlers: handlers as unknown as HandlerMap,
     deferred,
     handleError,
-    compilePath: () => ({ arrival: [], admission: [], whole: [] }),
+    compilePath: (route) => ({ arrival: [responseHeadersFor(route)], admission: [], whole: [] }),
     now: undefined,
     routes: await computeRouteTable(spec),
   });

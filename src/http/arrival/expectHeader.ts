@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { excerpt } from '../errors/excerpt.js';
+import { bodyTooLarge } from '../operations/bodyLimit.js';
 
 // Node's own test for the one expectation HTTP defines (RFC 9110 10.1.1).
 const continueExpected = /(?:^|\W)100-continue(?:$|\W)/i;
@@ -57,8 +58,10 @@ export function registerContinue(app: FastifyInstance, bodyLimitBytes: number): 
       done(null, payload);
       return;
     }
-    if (Number(request.headers['content-length'] ?? 0) > bodyLimitBytes) {
-      done(new ApiError(413, 'payload_too_large', `The request body is larger than ${bodyLimitBytes} bytes.`));
+    // The route's limit (an operation's x-body-limit-bytes), else the server's.
+    const limit = request.routeOptions.bodyLimit || bodyLimitBytes;
+    if (Number(request.headers['content-length'] ?? 0) > limit) {
+      done(bodyTooLarge(limit));
       return;
     }
     if (request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1) {

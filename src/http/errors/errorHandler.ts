@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DatabaseUnavailableError, UnstorableValueError, unavailabilityOf } from '../../db/index.js';
 import { ApiError, type ErrorCode } from '../../errors.js';
+import { bodyTooLarge } from '../operations/bodyLimit.js';
 import { boundedMessage } from './excerpt.js';
 import { validationMessage } from './validationMessage.js';
 
@@ -38,7 +39,7 @@ function fromFastifyError(error: FastifyError, bodyLimit: number): ApiError | un
         'The request body must be sent as Content-Type: application/json.',
       );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, 'payload_too_large', `The request body is larger than ${bodyLimit} bytes.`);
+      return bodyTooLarge(bodyLimit);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError(400, 'invalid_request', 'The request body is empty; send a JSON object.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -75,7 +76,9 @@ export function errorHandler(
   countServerError: (status: number, code: ErrorCode) => void = () => undefined,
 ) {
   return function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-    let apiError = error instanceof ApiError ? error : fromFastifyError(error, bodyLimit);
+    // The route's limit (an operation's x-body-limit-bytes), else the server's.
+    const limit = request.routeOptions.bodyLimit || bodyLimit;
+    let apiError = error instanceof ApiError ? error : fromFastifyError(error, limit);
     if (error instanceof DatabaseUnavailableError) {
       // One line per request at warn, without a stack (the outage itself is
       // logged once when it starts and once when it ends): reason says what

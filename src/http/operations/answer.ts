@@ -27,12 +27,19 @@ export function answerFor(conditional: ConditionalFacts | undefined) {
     }
     return serialize;
   }
-  return function answer(request: FastifyRequest, reply: FastifyReply, status: number, body: unknown): unknown {
+  /** `link`: the handler's own Link header, which its entity tag covers (conditional.ts). */
+  return function answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    body: unknown,
+    link: string | undefined,
+  ): unknown {
     const serialize = serializerOf(reply, status);
     // A status the spec gives no JSON body: fastify's own way.
     if (serialize === null) return body;
     const json = serialize(body);
-    if (conditional?.taggedStatuses.has(status) && tagged(request, reply, json, conditional)) {
+    if (conditional?.taggedStatuses.has(status) && tagged(request, reply, json, conditional, link)) {
       reply.code(304);
       return reply.send();
     }

@@ -4,6 +4,7 @@ import {
   evaluateConditions,
   parseEntityTagList,
   type EntityTagConditions,
+  type EntityTagList,
   type Precondition,
 } from '../../entityTags.js';
 import { ApiError, type ErrorCode } from '../../errors.js';
@@ -102,6 +103,35 @@ export function conditionalFactsOf(
 
 const isSafe = (method: string) => method === 'GET' || method === 'HEAD';
 
+/**
+ * A field the operation honours, read: a malformed one (not `*` nor a list
+ * of entity tags) is a 400 before anything is evaluated or written, on every
+ * method. Ignoring what cannot be read would fail open: `garbage` in
+ * If-None-Match matches nothing, so a write would go ahead.
+ */
+function entityTagListOf(name: string, field: string): EntityTagList {
+  const list = parseEntityTagList(field);
+  if (list === undefined)
+    throw new ApiError(
+      400,
+      'invalid_request',
+      `The ${name} header is not * nor a comma-separated list of entity tags ("..." or W/"...").`,
+    );
+  return list;
+}
+
+/**
+ * Before its handler runs, a request to an operation with entity tags (an
+ * ETag or a 412) that sends a malformed If-Match or If-None-Match is a 400,
+ * whether the operation evaluates that field for this method or not: a
+ * client that meant a condition is never answered as if it had sent none.
+ */
+export function refuseMalformedConditions(request: FastifyRequest): void {
+  const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = request.headers;
+  if (typeof ifMatch === 'string') entityTagListOf('If-Match', ifMatch);
+  if (typeof ifNoneMatch === 'string') entityTagListOf('If-None-Match', ifNoneMatch);
+}
+
 /** The request's If-Match and If-None-Match, as far as the operation honours them; undefined when it sent neither. */
 function conditionsOf(request: FastifyRequest, facts: ConditionalFacts): EntityTagConditions | undefined {
   const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = request.headers;
@@ -111,8 +141,8 @@ function conditionsOf(request: FastifyRequest, facts: ConditionalFacts): EntityT
     (facts.preconditions !== undefined || (facts.notModified && isSafe(request.method)));
   if (!honoursMatch && !honoursNoneMatch) return undefined;
   return {
-    ifMatch: honoursMatch ? parseEntityTagList(ifMatch) : undefined,
-    ifNoneMatch: honoursNoneMatch ? parseEntityTagList(ifNoneMatch) : undefined,
+    ifMatch: honoursMatch ? entityTagListOf('If-Match', ifMatch) : undefined,
+    ifNoneMatch: honoursNoneMatch ? entityTagListOf('If-None-Match', ifNoneMatch) : undefined,
   };
 }
 
@@ -125,13 +155,23 @@ function preconditionFailed(facts: ConditionalFacts): ApiError {
 }
 
 /**
- * A success's entity tag, set on the reply, over the bytes it answers (and
- * its Link), and for a GET or HEAD the outcome of the request's conditions
- * against it: true when the answer is a 304 without a body. A failed
+ * A success's entity tag, set on the reply, over the bytes it answers and
+ * the handler's own Link (`link`: a page that gained a next page has
+ * changed), and for a GET or HEAD the outcome of the request's conditions
+ * against it: true when the answer is a 304 without a body. Headers the
+ * HTTP layer adds (a deprecation's Link) are not the representation's and
+ * stay out, so a write's precondition, which tags the representation alone
+ * (preconditionFor), compares with the very tag GET answered. A failed
  * If-Match is the operation's 412.
  */
-export function tagged(request: FastifyRequest, reply: FastifyReply, json: string, facts: ConditionalFacts): boolean {
-  const tag = entityTagOf(json, reply.getHeader('link'));
+export function tagged(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  json: string,
+  facts: ConditionalFacts,
+  link: string | undefined,
+): boolean {
+  const tag = entityTagOf(json, link);
   const conditions = isSafe(request.method) ? conditionsOf(request, facts) : undefined;
   const outcome = conditions === undefined ? 'met' : evaluateConditions(conditions, tag, true);
   // The 412 is an Error object: it tells nothing of the representation, its tag included.

@@ -17,8 +17,14 @@ import {
   type RouteEntry,
 } from '../../openapi/document.js';
 import { answerFor } from './answer.js';
+import { bodyLimitOf } from './bodyLimit.js';
 import { pathsMatchedBefore } from './notFound.js';
-import { conditionalFactsOf, preconditionFor, type ConditionalFacts } from './conditional.js';
+import {
+  conditionalFactsOf,
+  preconditionFor,
+  refuseMalformedConditions,
+  type ConditionalFacts,
+} from './conditional.js';
 import {
   deprecationHeadersFor,
   deprecationHeadersOf,
@@ -33,6 +39,13 @@ export type PathCompiler = (route: OperationRoute) => CompiledPath;
 
 function errorOf(status: number, body: ErrorBody, headers: object | undefined): ApiError {
   return new ApiError(status, body.code, body.message, headers as Record<string, string> | undefined);
+}
+
+/** The handler's own Link header (pagination), before the deprecation's is added to it. */
+function ownLink(headers: Record<string, string> | undefined): string | undefined {
+  if (headers === undefined) return undefined;
+  const name = Object.keys(headers).find((key) => key.toLowerCase() === 'link');
+  return name === undefined ? undefined : headers[name];
 }
 
 function toRouteHandler<K extends OperationId>(
@@ -50,6 +63,7 @@ function toRouteHandler<K extends OperationId>(
       if (typeof value === 'string') headers[name] = value;
     }
     const caller = request.apiKeyId === undefined ? undefined : { apiKeyId: request.apiKeyId };
+    if (conditional) refuseMalformedConditions(request);
     const checked = conditional && preconditionFor(request, reply, conditional);
     // Validation has run: the parts have the shapes the generated types say.
     const input = {
@@ -72,7 +86,7 @@ function toRouteHandler<K extends OperationId>(
       reply.headers(
         withDeprecationLink(result.headers, deprecation && deprecationHeadersFor(deprecation, request.params)),
       );
-    return answer(request, reply, status, result.body);
+    return answer(request, reply, status, result.body, ownLink(result.headers));
   };
 }
 
@@ -96,7 +110,7 @@ function refuseContent(request: FastifyRequest, _reply: FastifyReply, done: Hook
 }
 
 /** What the glue merges into the route it builds from the spec (method, url and schemas are its own). */
-type RouteParts = Pick<RouteOptions, 'handler' | 'config' | 'onRequest' | 'preValidation'>;
+type RouteParts = Pick<RouteOptions, 'handler' | 'config' | 'onRequest' | 'preValidation' | 'bodyLimit'>;
 
 /**
  * fastify-openapi-glue's operationResolver: for each operation of the spec,
@@ -131,6 +145,7 @@ export function operationResolver(
     const preValidation = operation.requestBody?.required ? [requireBody] : [];
     const deprecation = deprecations.get(operationId);
     const sunset = sunsetOf(operation);
+    const bodyLimit = bodyLimitOf(operation);
     // What the router sent here that OpenAPI matches to a path before this one (a literal segment).
     const matchedBefore = pathsMatchedBefore(spec, pathsOf.get(operationId) ?? '');
     const onRequest = [
@@ -160,6 +175,8 @@ export function operationResolver(
       // A route's onRequest runs after the app's (admission), before parsing and validation.
       ...(onRequest.length > 0 ? { onRequest } : {}),
       ...(preValidation.length > 0 ? { preValidation } : {}),
+      // The size the spec declares for this operation's body; else the server's.
+      ...(bodyLimit === undefined ? {} : { bodyLimit }),
     };
     // The glue's typings ask for a whole RouteOptions although it supplies
     // method, url and schema itself: the one cast at this boundary.
