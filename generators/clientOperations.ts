@@ -2,15 +2,16 @@
 // signature from where the operation puts its parts (path parameters in path order, the body, the query,
 // the call's options), its retries from its method and whether it declares Idempotency-Key, its pages from
 // a declared Link on an array answer, its deprecation from `deprecated` and `x-sunset`; every header
-// parameter is sent (a required one in options.headers, an optional one as its camelCase option). A part the
-// client cannot send as the contract says (another media type, a cookie, a header that is not one scalar, a
-// query style other than form) fails generation, naming it, rather than making a method that drops it.
+// parameter is sent (a required one in options.headers, an optional one as its camelCase option); bodies go
+// and come in the media types the client's codecs speak (clients/typescript/src/mediaTypes.ts), each 2xx with
+// its declared headers. A part the client cannot send or read as the contract says (a media type without a
+// codec, a cookie, a header that is not one scalar, a query style other than form) fails generation, naming
+// it, rather than making a method that drops it.
+import { codecOf, type Codec } from '../clients/typescript/src/mediaTypes.js';
 import { isObject, type Json, type JsonObject } from '../lib/openapi/dereference.js';
 
 const methodsInOrder = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const idempotencyKeyHeader = 'idempotency-key';
-/** application/json, or a JSON-based type such as application/merge-patch+json (RFC 6839 +json). */
-const jsonMediaType = /^application\/(?:[\w.-]+\+)?json$/;
 const identifier = /^[A-Za-z_$][\w$]*$/;
 
 export interface ClientOperation {
@@ -20,7 +21,10 @@ export interface ClientOperation {
   summary: string;
   pathParameters: string[];
   query: { names: string[]; required: boolean } | undefined;
-  body: { required: boolean; mediaType: string; schemaName: string | undefined } | undefined;
+  /** Its request body: the media types it may be sent as (several: the caller picks one, contentType), one codec. */
+  body: { required: boolean; mediaTypes: string[]; codec: Codec } | undefined;
+  /** The Accept it sends: its 2xx answers' media types, then its error answers' others at q=0.1; none without any. */
+  accept: string | undefined;
   idempotencyKey: boolean;
   /** The required header parameters other than Idempotency-Key: the caller gives them (options.headers). */
   headers: string[];
@@ -28,8 +32,13 @@ export interface ClientOperation {
   optionalHeaders: { header: string; option: string }[];
   /** Whether it declares a 304: an answer to `If-None-Match`, which the call rejects with as `not_modified`. */
   notModified: boolean;
-  /** Each 2xx status, with its JSON body's media type (undefined without a body) and schema name (if a $ref). */
-  success: { status: number; mediaType: string | undefined; schemaName: string | undefined }[];
+  /** Each 2xx status: its body's media types (none without a body), its schema's name (if a $ref), its headers. */
+  success: {
+    status: number;
+    mediaTypes: string[];
+    schemaName: string | undefined;
+    headers: ResponseHeader[];
+  }[];
   /** Whether its answers are pages: a GET whose 2xx declares Link and carries an array. */
   pages: boolean;
   deprecation:
@@ -40,6 +49,13 @@ export interface ClientOperation {
         gone: boolean;
       }
     | undefined;
+}
+
+/** A declared response header: its value's type, read from its schema. */
+export interface ResponseHeader {
+  name: string;
+  type: 'string' | 'number' | 'boolean';
+  required: boolean;
 }
 
 /** Follows local $refs until a node that is not one. */
@@ -92,7 +108,7 @@ function identifierFree(name: string): boolean {
 }
 
 /** Options every call has (operationSpec.ts's CallOptions, KeyedCallOptions), which no header may take. */
-const callOptions = new Set(['signal', 'idempotencyKey', 'headers', 'onHeaders']);
+const callOptions = new Set(['signal', 'idempotencyKey', 'headers', 'onHeaders', 'contentType']);
 
 /** The option a header parameter is: its name in camelCase (If-None-Match is ifNoneMatch). */
 function optionName(operationId: string, header: string): string {
@@ -197,22 +213,61 @@ function readOperation(
 function bodyOf(document: JsonObject, operationId: string, operation: JsonObject): ClientOperation['body'] {
   if (operation['requestBody'] === undefined) return undefined;
   const body = object(document, operation['requestBody']);
-  const content = object(document, body['content']);
-  const mediaType = jsonTypeOf(operationId, 'request body', content);
-  if (mediaType === undefined) fail(operationId, 'a request body without content');
-  return {
-    required: body['required'] === true,
-    mediaType,
-    schemaName: schemaNameOf(object(document, content[mediaType])['schema']),
-  };
+  const mediaTypes = mediaTypesOf(operationId, 'request body', object(document, body['content']));
+  const [first] = mediaTypes;
+  if (first === undefined) fail(operationId, 'a request body without content');
+  const range = mediaTypes.find((type) => type.includes('*'));
+  if (range !== undefined)
+    fail(operationId, `a request body in ${range}, a range the client cannot name as its Content-Type`);
+  const codec = codecOf(first) ?? 'json';
+  if (mediaTypes.some((type) => codecOf(type) !== codec))
+    fail(operationId, `a request body in ${mediaTypes.join(', ')}, which the client would send in different ways`);
+  return { required: body['required'] === true, mediaTypes, codec };
 }
 
-/** The one JSON media type of a content map (undefined when it is empty); any other fails. */
-function jsonTypeOf(operationId: string, what: string, content: JsonObject): string | undefined {
+/** The media types of a content map; one the client has no codec for (mediaTypes.ts) fails, named. */
+function mediaTypesOf(operationId: string, what: string, content: JsonObject): string[] {
   const types = Object.keys(content);
-  if (types.length > 1 || types.some((type) => !jsonMediaType.test(type)))
-    fail(operationId, `a ${what} in ${types.join(', ')} (one JSON media type is)`);
-  return types[0];
+  const unknown = types.find((type) => codecOf(type) === undefined);
+  if (unknown !== undefined)
+    fail(
+      operationId,
+      `a ${what} in ${unknown} (the client speaks JSON and +json, application/octet-stream and image/* as bytes, text/plain)`,
+    );
+  return types;
+}
+
+/** A response header's value type: its schema's, when one scalar (an enum of strings is a string). */
+function headerOf(document: JsonObject, operationId: string, status: string, name: string, raw: Json): ResponseHeader {
+  const header = object(document, raw);
+  const schema = object(document, header['schema']);
+  const type = schema['type'] ?? (Array.isArray(schema['enum']) ? 'string' : undefined);
+  const types: Record<string, ResponseHeader['type']> = {
+    string: 'string',
+    number: 'number',
+    integer: 'number',
+    boolean: 'boolean',
+  };
+  const read = header['content'] === undefined && typeof type === 'string' ? types[type] : undefined;
+  if (read === undefined)
+    fail(operationId, `the ${status} answer's header ${name}: not one scalar value (string, number, boolean)`);
+  return { name, type: read, required: header['required'] === true };
+}
+
+/** What Accept lists: the 2xx media types in the contract's order, then the errors' others as less wanted. */
+function acceptOf(
+  document: JsonObject,
+  operationId: string,
+  operation: JsonObject,
+  success: string[],
+): string | undefined {
+  const others = new Set<string>();
+  for (const [key, raw] of Object.entries(object(document, operation['responses'])))
+    if (!/^[23]/.test(key))
+      for (const type of mediaTypesOf(operationId, `${key} answer`, object(document, object(document, raw)['content'])))
+        if (!success.includes(type)) others.add(type);
+  const accept = [...new Set(success), ...[...others].map((type) => `${type};q=0.1`)];
+  return accept.length === 0 ? undefined : accept.join(', ');
 }
 
 function successOf(
@@ -220,7 +275,7 @@ function successOf(
   operationId: string,
   method: string,
   operation: JsonObject,
-): Pick<ClientOperation, 'success' | 'pages'> {
+): Pick<ClientOperation, 'success' | 'pages' | 'accept'> {
   const success: ClientOperation['success'] = [];
   let pages = false;
   for (const [key, raw] of Object.entries(object(document, operation['responses']))) {
@@ -229,15 +284,26 @@ function successOf(
       continue;
     }
     const response = object(document, raw);
-    const content = isObject(response['content']) ? response['content'] : {};
-    const mediaType = jsonTypeOf(operationId, `${key} answer`, content);
-    const schema = mediaType === undefined ? undefined : object(document, content[mediaType])['schema'];
-    success.push({ status: Number(key), mediaType, schemaName: schemaNameOf(schema) });
-    const headers = Object.keys(object(document, response['headers'])).map((name) => name.toLowerCase());
-    if (method === 'get' && headers.includes('link') && object(document, schema)['type'] === 'array') pages = true;
+    const content = object(document, response['content']);
+    const mediaTypes = mediaTypesOf(operationId, `${key} answer`, content);
+    const schemas = mediaTypes.map((type) => object(document, content[type])['schema']);
+    const headers = Object.entries(object(document, response['headers'])).map(([name, header]) =>
+      headerOf(document, operationId, key, name, header),
+    );
+    success.push({ status: Number(key), mediaTypes, schemaName: schemaNameOf(schemas[0]), headers });
+    const declaresLink = headers.some(({ name }) => name.toLowerCase() === 'link');
+    if (method === 'get' && declaresLink && schemas.length === 1 && object(document, schemas[0])['type'] === 'array')
+      pages = true;
   }
   if (success.length === 0) fail(operationId, 'no 2xx answer');
-  return { success: success.sort((a, b) => a.status - b.status), pages };
+  success.sort((a, b) => a.status - b.status);
+  const accept = acceptOf(
+    document,
+    operationId,
+    operation,
+    success.flatMap(({ mediaTypes }) => mediaTypes),
+  );
+  return { success, pages, accept };
 }
 
 function deprecationOf(operation: JsonObject): ClientOperation['deprecation'] {

@@ -1,6 +1,7 @@
 // The TypeScript client's generated files, as text, from its operations (clientOperations.ts): the types
 // (schemas, queries, keyed options), the operation table the transport reads, the class of one method per
 // operationId that PetStore extends, and the README's table of methods.
+import { codecOf, type Codec } from '../clients/typescript/src/mediaTypes.js';
 import { pagesMethodName, type ClientOperation } from './clientOperations.js';
 
 export const generatedBy = '// Generated from openapi.yaml by npm run generate (generators/client.ts): never edit.\n';
@@ -10,8 +11,16 @@ const quoted = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "
 const docText = (text: string) => text.replace(/\*\//g, '*\\/');
 
 export const queryTypeName = (operation: ClientOperation) => `${pascal(operation.operationId)}Query`;
+export const resultTypeName = (operation: ClientOperation) => `${pascal(operation.operationId)}Result`;
+/** Whether the caller must name the body's media type: the operation declares several. */
+const picksContentType = (operation: ClientOperation) => (operation.body?.mediaTypes.length ?? 0) > 1;
+/** Whether its options argument may be left out: nothing in it is required. */
+const optionsOptional = (operation: ClientOperation) => operation.headers.length === 0 && !picksContentType(operation);
 const hasOwnOptions = (operation: ClientOperation) =>
-  operation.idempotencyKey || operation.headers.length > 0 || operation.optionalHeaders.length > 0;
+  operation.idempotencyKey ||
+  operation.headers.length > 0 ||
+  operation.optionalHeaders.length > 0 ||
+  picksContentType(operation);
 export const optionsTypeName = (operation: ClientOperation) =>
   hasOwnOptions(operation) ? `${pascal(operation.operationId)}Options` : 'CallOptions';
 
@@ -39,13 +48,15 @@ export function typesSource(schemaNames: string[], operations: ClientOperation[]
   ];
   const lines = [
     generatedBy,
+    "import type { Answered } from '../callPromise.js';",
     ...(bases.length > 0 ? [`import type { ${bases.join(', ')} } from '../operationSpec.js';`] : []),
-    ...(generatedTypes.length > 0 ? [`import type { ${generatedTypes.join(', ')} } from './api.js';`] : []),
+    `import type { ${[...new Set([...generatedTypes, 'operations'])].join(', ')} } from './api.js';`,
     '',
   ];
   for (const name of schemaNames) lines.push(`export type ${name} = components['schemas'][${quoted(name)}];`);
   for (const operation of operations) {
     const id = quoted(operation.operationId);
+    lines.push('', ...resultTypeSource(operation));
     if (operation.query !== undefined) {
       lines.push('', `/** The query of ${operation.operationId}. */`);
       lines.push(`export type ${queryTypeName(operation)} = NonNullable<operations[${id}]['parameters']['query']>;`);
@@ -54,6 +65,7 @@ export function typesSource(schemaNames: string[], operations: ClientOperation[]
     const base = operation.idempotencyKey ? 'KeyedCallOptions' : 'CallOptions';
     const declares = [
       ...(operation.idempotencyKey ? ['Idempotency-Key'] : []),
+      ...(picksContentType(operation) ? [`a body in ${operation.body?.mediaTypes.join(' or ')}`] : []),
       ...(operation.headers.length > 0 ? [`the required headers (${operation.headers.join(', ')})`] : []),
       ...(operation.optionalHeaders.length > 0
         ? [`the optional headers (${operation.optionalHeaders.map(({ header }) => header).join(', ')})`]
@@ -70,19 +82,37 @@ export function typesSource(schemaNames: string[], operations: ClientOperation[]
       );
       parts.push(`{\n${members.join('\n')}\n}`);
     }
+    if (picksContentType(operation))
+      parts.push(
+        `{\n  /** The body's media type, sent as Content-Type. */\n  contentType: ${(operation.body?.mediaTypes ?? []).map(quoted).join(' | ')};\n}`,
+      );
     lines.push(`export type ${optionsTypeName(operation)} = ${parts.join(' & ')};`);
   }
   return `${lines.join('\n')}\n`;
 }
 
+/** A 2xx status's entry of the operation table: its media types and its headers' types. */
+function successEntry({ status, mediaTypes, headers }: ClientOperation['success'][number]): string {
+  const parts = [];
+  if (mediaTypes.length > 0) parts.push(`content: [${mediaTypes.map(quoted).join(', ')}]`);
+  if (headers.length > 0) {
+    const entries = headers.map(
+      ({ name, type, required }) => `${quoted(name)}: { type: '${type}'${required ? ', required: true' : ''} }`,
+    );
+    parts.push(`headers: { ${entries.join(', ')} }`);
+  }
+  return `${status}: { ${parts.join(', ')} }`;
+}
+
 function tableEntry(operation: ClientOperation): string {
-  const success = operation.success.map(({ status, mediaType }) => `${status}: ${mediaType !== undefined}`).join(', ');
+  const success = operation.success.map(successEntry).join(', ');
   return [
     `  ${operation.operationId}: {`,
     `    method: '${operation.method}',`,
     `    path: ${quoted(operation.path)},`,
     `    query: [${(operation.query?.names ?? []).map(quoted).join(', ')}],`,
-    ...(operation.body === undefined ? [] : [`    body: ${quoted(operation.body.mediaType)},`]),
+    ...(operation.accept === undefined ? [] : [`    accept: ${quoted(operation.accept)},`]),
+    ...(operation.body === undefined ? [] : [`    body: [${operation.body.mediaTypes.map(quoted).join(', ')}],`]),
     `    idempotencyKey: ${operation.idempotencyKey},`,
     ...(operation.headers.length === 0 ? [] : [`    headers: [${operation.headers.map(quoted).join(', ')}],`]),
     ...(operation.optionalHeaders.length === 0
@@ -96,22 +126,48 @@ function tableEntry(operation: ClientOperation): string {
   ].join('\n');
 }
 
-/** What a call resolves with: the union of its 2xx bodies (void for one without). */
-function resultType(operation: ClientOperation): string {
+/** The type of a body in one media type, by its codec: the schema's for JSON, Uint8Array for bytes, string for text. */
+function dataType(codec: Codec | undefined, schemaType: string, bytesIn: string): string {
+  if (codec === 'bytes') return bytesIn;
+  if (codec === 'text') return 'string';
+  return schemaType;
+}
+
+/** A 2xx answer's body type: the union over its media types (undefined without a body). */
+function answerData(operation: ClientOperation, { status, mediaTypes }: ClientOperation['success'][number]): string {
   const id = quoted(operation.operationId);
-  const types = operation.success.map(({ status, mediaType }) =>
-    mediaType === undefined ? 'void' : `operations[${id}]['responses'][${status}]['content'][${quoted(mediaType)}]`,
+  const types = mediaTypes.map((type) =>
+    dataType(codecOf(type), `operations[${id}]['responses'][${status}]['content'][${quoted(type)}]`, 'Uint8Array'),
   );
-  return [...new Set(types)].join(' | ');
+  return types.length === 0 ? 'undefined' : [...new Set(types)].join(' | ');
+}
+
+/** The type withResponse() resolves with: one Answered per declared 2xx status, with its declared headers. */
+function resultTypeSource(operation: ClientOperation): string[] {
+  const id = quoted(operation.operationId);
+  const members = operation.success.map((success) => {
+    const names = success.headers.map(({ name }) => quoted(name)).join(' | ');
+    const headers =
+      names === ''
+        ? 'Record<never, never>'
+        : `Pick<operations[${id}]['responses'][${success.status}]['headers'], ${names}>`;
+    return `  | Answered<${success.status}, ${answerData(operation, success)}, ${headers}>`;
+  });
+  return [
+    `/** What ${operation.operationId}(...).withResponse() resolves with: one member per 2xx status it declares. */`,
+    `export type ${resultTypeName(operation)} =`,
+    ...members.map((member, index) => (index === members.length - 1 ? `${member};` : member)),
+  ];
 }
 
 function pageType(operation: ClientOperation): string {
-  const id = quoted(operation.operationId);
-  return operation.success
-    .flatMap(({ status, mediaType }) =>
-      mediaType === undefined ? [] : [`operations[${id}]['responses'][${status}]['content'][${quoted(mediaType)}]`],
-    )
-    .join(' | ');
+  return [
+    ...new Set(
+      operation.success
+        .filter(({ mediaTypes }) => mediaTypes.length > 0)
+        .map((success) => answerData(operation, success)),
+    ),
+  ].join(' | ');
 }
 
 /** The parameters of an operation's method, in order: path parameters, body, query, options. */
@@ -121,12 +177,16 @@ function parameterList(operation: ClientOperation): string[] {
     (name) => `${name}: operations[${id}]['parameters']['path'][${quoted(name)}]`,
   );
   if (operation.body !== undefined) {
-    const type = `NonNullable<operations[${id}]['requestBody']>['content'][${quoted(operation.body.mediaType)}]`;
+    const { codec, mediaTypes } = operation.body;
+    const types = mediaTypes.map((type) =>
+      dataType(codec, `NonNullable<operations[${id}]['requestBody']>['content'][${quoted(type)}]`, 'Uint8Array | Blob'),
+    );
+    const type = [...new Set(types)].join(' | ');
     list.push(operation.body.required ? `body: ${type}` : `body?: ${type}`);
   }
   if (operation.query !== undefined)
     list.push(`query: ${queryTypeName(operation)}${operation.query.required ? '' : ' = {}'}`);
-  list.push(`options: ${optionsTypeName(operation)}${operation.headers.length > 0 ? '' : ' = {}'}`);
+  list.push(`options: ${optionsTypeName(operation)}${optionsOptional(operation) ? ' = {}' : ''}`);
   return list;
 }
 
@@ -168,6 +228,7 @@ function methodSource(operation: ClientOperation): string[] {
   const id = operation.operationId;
   const doc = jsDoc([
     `${operation.summary}: \`${operation.method} ${operation.path}\`.`,
+    `Resolves with the answer's body; \`.withResponse()\` with its status, declared headers and body too (${resultTypeName(operation)}).`,
     retryNote(operation),
     ...(operation.notModified
       ? ['With `ifNoneMatch` holding its current ETag, rejects with PetStoreError 304 `not_modified`.']
@@ -177,8 +238,8 @@ function methodSource(operation: ClientOperation): string[] {
   ]);
   const method = [
     ...doc,
-    `  ${id}(${parameterList(operation).join(', ')}): Promise<${resultType(operation)}> {`,
-    `    return this.sendOperation('${id}', ${requestObject(operation)}) as Promise<${resultType(operation)}>;`,
+    `  ${id}(${parameterList(operation).join(', ')}): CallPromise<${resultTypeName(operation)}> {`,
+    `    return this.sendOperation('${id}', ${requestObject(operation)}) as CallPromise<${resultTypeName(operation)}>;`,
     '  }',
   ];
   if (!operation.pages) return method;
@@ -200,9 +261,11 @@ export function operationsSource(operations: ClientOperation[]): string {
   const typeImports = [
     ...operations.filter(hasOwnOptions).map(optionsTypeName),
     ...operations.filter((operation) => operation.query !== undefined).map(queryTypeName),
+    ...operations.map(resultTypeName),
   ];
   const lines = [
     generatedBy,
+    "import type { Answered, CallPromise } from '../callPromise.js';",
     `import type { ${operations.every(hasOwnOptions) ? '' : 'CallOptions, '}OperationRequest, OperationSpec } from '../operationSpec.js';`,
     "import type { operations } from './api.js';",
     ...(typeImports.length === 0 ? [] : [`import type { ${[...new Set(typeImports)].join(', ')} } from './types.js';`]),
@@ -217,8 +280,8 @@ export function operationsSource(operations: ClientOperation[]): string {
     ' * query, then the call options. The transport (PetStore) sends each call.',
     ' */',
     'export abstract class PetStoreOperations {',
-    "  /** Sends one call of an operation; resolves with its answer's body (undefined without one). */",
-    '  protected abstract sendOperation(operation: keyof operations, request: OperationRequest): Promise<unknown>;',
+    "  /** Sends one call of an operation; resolves with its answer's body (undefined without one), withResponse() with all of it. */",
+    '  protected abstract sendOperation(operation: keyof operations, request: OperationRequest): CallPromise<Answered>;',
     '',
     '  /** Walks an operation\'s pages: each answer\'s body, following Link rel="next". */',
     '  protected abstract walkOperation(operation: keyof operations, request: OperationRequest): AsyncGenerator<unknown, void, undefined>;',
@@ -234,7 +297,11 @@ export function methodTable(operations: ClientOperation[]): string {
   const rows = ['| Method | Resolves with | Operation | Retried |', '|---|---|---|---|'];
   const result = (operation: ClientOperation) =>
     operation.success
-      .map(({ mediaType, schemaName }) => (mediaType === undefined ? 'nothing' : `\`${schemaName ?? 'JSON'}\``))
+      .flatMap(({ mediaTypes, schemaName }) =>
+        mediaTypes.length === 0
+          ? ['nothing']
+          : mediaTypes.map((type) => `\`${dataType(codecOf(type), schemaName ?? 'JSON', 'Uint8Array')}\``),
+      )
       .filter((name, index, all) => all.indexOf(name) === index)
       .join(' or ');
   const signature = (operation: ClientOperation, name: string) => {
@@ -244,10 +311,11 @@ export function methodTable(operations: ClientOperation[]): string {
     const options = [
       ...(operation.headers.length > 0 ? ['headers'] : []),
       ...(operation.idempotencyKey ? ['idempotencyKey?'] : []),
+      ...(picksContentType(operation) ? ['contentType'] : []),
       ...operation.optionalHeaders.map(({ option }) => `${option}?`),
       'signal?',
     ];
-    parts.push(`{ ${options.join(', ')} }${operation.headers.length > 0 ? '' : '?'}`);
+    parts.push(`{ ${options.join(', ')} }${optionsOptional(operation) ? '?' : ''}`);
     return `\`${name}(${parts.join(', ')})\``;
   };
   for (const operation of operations) {

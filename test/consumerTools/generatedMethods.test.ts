@@ -1,22 +1,15 @@
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import t from 'tap';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
 import { repoRoot } from '../../lib/repoRoot.js';
-import { scratchDir } from '../helpers/scratchSpace.js';
-import { scriptedFetch, unavailable, type ScriptedAnswer } from '../helpers/typescriptClient.js';
+import { generateClient, scriptedFetch, unavailable, type ScriptedAnswer } from '../helpers/typescriptClient.js';
 
 // The client's methods as `npm run generate` makes them for operations the contract does not have yet: a
 // fixture spec (openapi.yaml plus a DELETE, a PUT under a required If-Match, a PATCH of merge-patch+json
 // and a POST without Idempotency-Key) run through openapi-typescript and generators/client.ts into a
-// scratch copy of the package, whose hand-written files are this tree's. Its methods must exist, typed
-// from the operations (tsc), and retry by HTTP semantics.
-
-const run = promisify(execFile);
-const bin = (name: string) => join(repoRoot, 'node_modules/.bin', name);
-const clientSrc = join(repoRoot, 'clients/typescript/src');
+// scratch copy of the package, whose hand-written files are this tree's (generateClient). Its methods must
+// exist, typed from the operations (tsc), and retry by HTTP semantics.
 
 const errors = (...statuses: string[]) =>
   Object.fromEntries(
@@ -38,7 +31,7 @@ const petAnswer = (description: string) => ({
 const sunset = '2031-01-01T00:00:00Z';
 
 /** openapi.yaml with four operations more on /pets/{petId} and /pets/{petId}/adoption. */
-function fixtureSpec(): string {
+function fixtureSpec(): object {
   const spec = parse(readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8')) as {
     paths: Record<string, Record<string, unknown>>;
   };
@@ -87,7 +80,7 @@ function fixtureSpec(): string {
       responses: { '201': petAnswer('Adopted.'), ...errors('400', '401', '404', '503') },
     },
   };
-  return stringify(spec);
+  return spec;
 }
 
 // Type-checked in the scratch package: each new operation's method exists, typed from `operations`.
@@ -117,34 +110,17 @@ export const notDeclared = store.deletePet(7, { ifMatch: '"v1"' });
 export const keyed = store.adoptPet(7, { idempotencyKey: 'k' });
 `;
 
-const scratch = scratchDir('pets-client-fixture-');
-t.teardown(scratch.remove);
-const packageDir = join(scratch.path, 'client');
-mkdirSync(join(packageDir, 'src'), { recursive: true });
-const specFile = join(scratch.path, 'openapi.yaml');
-writeFileSync(specFile, fixtureSpec());
-await run(bin('tsx'), ['generators/apiTypes.ts', specFile, join(scratch.path, 'api.ts')], {
-  cwd: repoRoot,
-  timeout: 120_000,
-});
-await run(bin('tsx'), ['generators/client.ts', join(scratch.path, 'api.ts'), packageDir, specFile], {
-  cwd: repoRoot,
-  timeout: 120_000,
-});
-for (const name of readdirSync(clientSrc).filter((name) => name.endsWith('.ts')))
-  copyFileSync(join(clientSrc, name), join(packageDir, 'src', name));
-copyFileSync(join(repoRoot, 'clients/typescript/tsconfig.json'), join(packageDir, 'tsconfig.json'));
-const generated = readFileSync(join(packageDir, 'src/generated/operations.ts'), 'utf8');
+const fixture = await generateClient(t, fixtureSpec());
+const generated = fixture.operations;
 
 t.test('the generated methods of new operations compile, typed from the operations, and misuse does not', async (t) => {
-  writeFileSync(join(packageDir, 'src/fixtureUse.ts'), fixtureUse);
-  const output = await run(bin('tsc'), ['-p', packageDir], { timeout: 120_000 }).then(
-    () => '',
-    (error: unknown) => (error as { stdout: string }).stdout,
+  writeFileSync(join(fixture.dir, 'src/fixtureUse.ts'), fixtureUse);
+  t.equal(await fixture.typecheck(), '', 'tsc: no error, and every @ts-expect-error met its error');
+  t.match(generated, /deletePet\(\s*petId: [^,]+,\s*options: CallOptions = \{\},?\s*\): CallPromise<DeletePetResult>/);
+  t.match(
+    generated,
+    /updatePet\(\s*petId: [^,]+,\s*body: [^,]+,\s*options: UpdatePetOptions = \{\},?\s*\): CallPromise<UpdatePetResult>/,
   );
-  t.equal(output, '', 'tsc: no error, and every @ts-expect-error met its error');
-  t.match(generated, /deletePet\(\s*petId: [^,]+,\s*options: CallOptions = \{\},?\s*\): Promise<void>/);
-  t.match(generated, /updatePet\(\s*petId: [^,]+,\s*body: [^,]+,\s*options: UpdatePetOptions = \{\},?\s*\): Promise</);
 });
 
 t.test('a deprecated operation is @deprecated with its sunset and replacement', async (t) => {
@@ -155,9 +131,7 @@ t.test('a deprecated operation is @deprecated with its sunset and replacement', 
   t.notMatch(deleteDoc, '@deprecated', 'only there');
 });
 
-const { PetStore, PetStoreError } = (await import(
-  join(packageDir, 'src/index.ts')
-)) as typeof import('../../clients/typescript/src/index.js');
+const { PetStore, PetStoreError } = await fixture.load();
 const pet = { id: 7, name: 'Rex', categoryId: 3, status: 'available' };
 
 /** A client of the fixture's package on a scripted fetch; calls an operation by name with its arguments. */

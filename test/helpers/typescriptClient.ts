@@ -1,8 +1,17 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Test } from 'tap';
+import { stringify } from 'yaml';
+import { repoRoot } from '../../lib/repoRoot.js';
 import type { AppConfig, AppDeps } from '../../src/app.js';
 import type { Database } from '../../src/db/index.js';
 import { startTestApp } from './app.js';
 import type { Backend } from './databases.js';
+import { scratchDir } from './scratchSpace.js';
+
+const run = promisify(execFile);
 
 export interface ServedApp {
   /** servers[0].url's path on this server: what a client takes as baseUrl. */
@@ -72,23 +81,38 @@ export async function countPets(db: Database, name: string): Promise<number> {
   return Number(rows[0]?.count);
 }
 
-/** What a scripted fetch answers to one request: an answer, or a lost connection. */
-export type ScriptedAnswer = { status: number; body?: unknown; headers?: Record<string, string> } | 'connection lost';
+/**
+ * What a scripted fetch answers to one request: an answer (`body` as JSON, or `raw` bytes or text as they
+ * are, under the Content-Type its headers give), or a lost connection.
+ */
+export type ScriptedAnswer =
+  | { status: number; body?: unknown; raw?: Uint8Array<ArrayBuffer> | string; headers?: Record<string, string> }
+  | 'connection lost';
+
+/** A request a scripted fetch received: its body as text and as bytes. */
+export interface ScriptedRequest {
+  method: string;
+  url: string;
+  headers: Headers;
+  body: string;
+  bytes: Uint8Array;
+}
 
 /**
  * A fetch that answers from a script, one entry per request, and records each request (method, URL,
  * headers, body): the client's loop without a service. Past the script's end, it answers the last entry.
  */
-export function scriptedFetch(script: ScriptedAnswer[]): {
-  fetch: typeof fetch;
-  requests: { method: string; url: string; headers: Headers; body: string }[];
-} {
-  const requests: { method: string; url: string; headers: Headers; body: string }[] = [];
+export function scriptedFetch(script: ScriptedAnswer[]): { fetch: typeof fetch; requests: ScriptedRequest[] } {
+  const requests: ScriptedRequest[] = [];
   const scripted: typeof fetch = async (input, init) => {
     const request = new Request(input, init);
-    requests.push({ method: request.method, url: request.url, headers: request.headers, body: await request.text() });
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    const body = new TextDecoder().decode(bytes);
+    requests.push({ method: request.method, url: request.url, headers: request.headers, body, bytes });
     const answer = script[Math.min(requests.length - 1, script.length - 1)];
     if (answer === undefined || answer === 'connection lost') throw new TypeError('fetch failed');
+    if (answer.raw !== undefined)
+      return new Response(answer.raw, { status: answer.status, headers: answer.headers ?? {} });
     const text = answer.body === undefined ? null : JSON.stringify(answer.body);
     const headers = { ...(text === null ? {} : { 'content-type': 'application/json' }), ...answer.headers };
     return new Response(text, { status: answer.status, headers });
@@ -102,3 +126,48 @@ export const unavailable: ScriptedAnswer = {
   body: { code: 'service_unavailable', message: 'The service is unavailable.', status: 503 },
   headers: { 'retry-after': '0' },
 };
+
+/** The TypeScript client package npm run generate makes of a spec, in a scratch folder. */
+export interface GeneratedClient {
+  /** The package's folder: src/ holds this tree's hand-written files and the generated ones. */
+  dir: string;
+  /** src/generated/operations.ts as generated. */
+  operations: string;
+  /** tsc over the package (with any files the test wrote into src/): its output, empty when it compiles. */
+  typecheck(): Promise<string>;
+  /** The package's entry, imported. */
+  load(): Promise<typeof import('../../clients/typescript/src/index.js')>;
+}
+
+/**
+ * Runs a spec through the generators the way npm run generate does (generators/apiTypes.ts, then
+ * generators/client.ts) into a scratch copy of the client package, beside this tree's hand-written files,
+ * so a test drives the client of a spec of its own. Removed when the test ends.
+ */
+export async function generateClient(t: Test, spec: object): Promise<GeneratedClient> {
+  const scratch = scratchDir('pets-client-fixture-');
+  t.teardown(scratch.remove);
+  const dir = join(scratch.path, 'client');
+  mkdirSync(join(dir, 'src'), { recursive: true });
+  const specFile = join(scratch.path, 'openapi.yaml');
+  writeFileSync(specFile, stringify(spec));
+  const tsx = join(repoRoot, 'node_modules/.bin/tsx');
+  const apiTypes = join(scratch.path, 'api.ts');
+  await run(tsx, ['generators/apiTypes.ts', specFile, apiTypes], { cwd: repoRoot, timeout: 120_000 });
+  await run(tsx, ['generators/client.ts', apiTypes, dir, specFile], { cwd: repoRoot, timeout: 120_000 });
+  const clientSrc = join(repoRoot, 'clients/typescript/src');
+  for (const name of readdirSync(clientSrc).filter((name) => name.endsWith('.ts')))
+    copyFileSync(join(clientSrc, name), join(dir, 'src', name));
+  copyFileSync(join(repoRoot, 'clients/typescript/tsconfig.json'), join(dir, 'tsconfig.json'));
+  return {
+    dir,
+    operations: readFileSync(join(dir, 'src/generated/operations.ts'), 'utf8'),
+    typecheck: () =>
+      run(join(repoRoot, 'node_modules/.bin/tsc'), ['-p', dir], { timeout: 120_000 }).then(
+        () => '',
+        (error: unknown) => (error as { stdout: string }).stdout,
+      ),
+    load: async () =>
+      (await import(join(dir, 'src/index.ts'))) as typeof import('../../clients/typescript/src/index.js'),
+  };
+}

@@ -142,3 +142,57 @@ t.test('a body schema typed unknown fails generation, naming where it is', async
     'the rename is untyped as written: the typing view is what makes it a union',
   );
 });
+
+// Media types: what the client's codecs speak (clients/typescript/src/mediaTypes.ts) goes through; any other
+// fails generation naming the operation and the construct.
+const withContent = (body: unknown, answer: unknown, headers: unknown = {}): JsonObject =>
+  ({
+    openapi: '3.1.0',
+    paths: {
+      '/things/{thingId}': {
+        put: {
+          operationId: 'putThing',
+          parameters: [{ name: 'thingId', in: 'path', required: true, schema: { type: 'string' } }],
+          ...(body === undefined ? {} : { requestBody: { required: true, content: body } }),
+          responses: {
+            '200': { description: 'ok', headers, ...(answer === undefined ? {} : { content: answer }) },
+            '400': { description: 'no', content: { 'application/problem+json': { schema: { type: 'object' } } } },
+          },
+        },
+      },
+    },
+  }) as JsonObject;
+const string = { schema: { type: 'string' } };
+
+t.test('bodies in JSON, +json, bytes and text are read with their media types and Accept', async (t) => {
+  const [operation] = clientOperations(
+    withContent({ 'image/png': string, 'image/jpeg': string }, { 'text/plain': string, 'image/*': string }),
+  );
+  t.same(operation?.body, { required: true, mediaTypes: ['image/png', 'image/jpeg'], codec: 'bytes' });
+  t.same(operation?.success[0]?.mediaTypes, ['text/plain', 'image/*']);
+  t.equal(operation?.accept, 'text/plain, image/*, application/problem+json;q=0.1');
+  const [patch] = clientOperations(withContent({ 'application/merge-patch+json': string }, undefined));
+  t.same(patch?.body?.codec, 'json');
+  t.equal(patch?.accept, 'application/problem+json;q=0.1', 'a bodiless success asks for its errors only');
+});
+
+t.test('a media type or response header the client cannot handle is a generation error naming it', async (t) => {
+  for (const [spec, message] of [
+    [withContent({ 'multipart/form-data': string }, undefined), /putThing: a request body in multipart\/form-data/],
+    [
+      withContent({ 'application/x-www-form-urlencoded': string }, undefined),
+      /putThing: a request body in application\/x-www-form-urlencoded/,
+    ],
+    [withContent(undefined, { 'text/html': string }), /putThing: a 200 answer in text\/html/],
+    [
+      withContent({ 'application/json': string, 'application/octet-stream': string }, undefined),
+      /putThing: a request body in application\/json, application\/octet-stream, which the client would send/,
+    ],
+    [withContent({ 'image/*': string }, undefined), /putThing: a request body in image\/\*, a range/],
+    [
+      withContent(undefined, undefined, { 'X-Tags': { schema: { type: 'array', items: { type: 'string' } } } }),
+      /putThing: the 200 answer's header X-Tags: not one scalar/,
+    ],
+  ] as const)
+    t.throws(() => clientOperations(spec), { message }, String(message));
+});

@@ -26,12 +26,8 @@ import { scriptedFetch, unavailable } from '../helpers/typescriptClient.js';
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type SuccessStatus<Op extends keyof operations> = Extract<keyof operations[Op]['responses'], 200 | 201 | 202 | 204>;
 type BodyOf<Response> = Response extends { content: { 'application/json': infer Body } } ? Body : undefined;
-/** What a method resolves with: its 2xx bodies, void for one without (a 204). */
-type ResultOf<Op extends keyof operations> = Promise<
-  Exclude<BodyOf<operations[Op]['responses'][SuccessStatus<Op>]>, undefined> | VoidIfBodiless<Op>
->;
-type VoidIfBodiless<Op extends keyof operations> =
-  undefined extends BodyOf<operations[Op]['responses'][SuccessStatus<Op>]> ? Awaited<ReturnType<() => void>> : never;
+/** What a method resolves with: its 2xx bodies, undefined for one without (a 204). */
+type ResultOf<Op extends keyof operations> = BodyOf<operations[Op]['responses'][SuccessStatus<Op>]>;
 type HeadersOf<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['header']>;
 /** Whether the operation declares the header (an operation without header parameters has `header?: never`). */
 type Declares<Op extends keyof operations, Header extends string> = [HeadersOf<Op>] extends [never]
@@ -65,7 +61,7 @@ type OptionsOf<Op extends keyof operations> = [keyof HeaderOptions<Op>] extends 
 type MethodMatches = {
   [Op in keyof operations]: Op extends keyof PetStore
     ? PetStore[Op] extends (...args: infer Args) => infer Result
-      ? Equal<Result, ResultOf<Op>> extends true
+      ? [Result extends Promise<ResultOf<Op>> ? true : false, Equal<Awaited<Result>, ResultOf<Op>>] extends [true, true]
         ? Required<Args> extends [...unknown[], infer Options]
           ? Equal<Options, OptionsOf<Op>>
           : false
@@ -76,11 +72,22 @@ type MethodMatches = {
 // Fails to compile when an operation of openapi.yaml has no method, or one typed otherwise.
 export const everyOperationHasItsMethod: Equal<MethodMatches[keyof operations], true> = true;
 
+/** Whether a method takes exactly these arguments and is still a Promise of exactly this body (withResponse aside). */
+type Signature<Method, Args extends unknown[], Body> = Method extends (...args: infer Taken) => infer Returned
+  ? [Equal<Taken, Args>, Returned extends Promise<Body> ? true : false, Equal<Awaited<Returned>, Body>] extends [
+      true,
+      true,
+      true,
+    ]
+    ? true
+    : false
+  : false;
+
 // The public API as it was before the methods were generated, as signatures.
 export const publicApi: [
-  Equal<PetStore['createPet'], (body: NewPet, options?: CreatePetOptions) => Promise<Pet>>,
-  Equal<PetStore['listPets'], (query?: ListPetsQuery, options?: ListPetsOptions) => Promise<Pet[]>>,
-  Equal<PetStore['getPet'], (petId: number, options?: GetPetOptions) => Promise<Pet>>,
+  Signature<PetStore['createPet'], [body: NewPet, options?: CreatePetOptions], Pet>,
+  Signature<PetStore['listPets'], [query?: ListPetsQuery, options?: ListPetsOptions], Pet[]>,
+  Signature<PetStore['getPet'], [petId: number, options?: GetPetOptions], Pet>,
   Equal<
     PetStore['pets'],
     (filter?: { status?: PetStatus }, options?: CallOptions) => AsyncGenerator<Pet, void, undefined>

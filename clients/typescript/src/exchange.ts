@@ -16,14 +16,18 @@ export interface Outgoing {
   readonly url: URL;
   /** Sent unchanged on every attempt, Idempotency-Key included. */
   readonly headers: Record<string, string>;
-  readonly body?: string;
+  /** Sent unchanged on every attempt: JSON text, or bytes and text as the caller gave them. */
+  readonly body?: RequestInit['body'];
 }
 
-/** The service's answer, its body read. */
+/** The service's answer, its body read: as bytes, and as text for the Error object. */
 export interface Answer {
   readonly status: number;
   readonly headers: Headers;
+  readonly bytes: Uint8Array;
   readonly text: string;
+  /** fetch's Response, its body already read. */
+  readonly response: Response;
 }
 
 /** An attempt's outcome: an answer, or the error of a connection that gave none (refused, reset, cut mid-body). */
@@ -34,7 +38,9 @@ async function attempt(fetchImpl: typeof fetch, outgoing: Outgoing, signal: Abor
     const init: RequestInit = { method: outgoing.method, headers: outgoing.headers, signal };
     if (outgoing.body !== undefined) init.body = outgoing.body;
     const response = await fetchImpl(outgoing.url, init);
-    return { status: response.status, headers: response.headers, text: await response.text() };
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const text = new TextDecoder().decode(bytes);
+    return { status: response.status, headers: response.headers, bytes, text, response };
   } catch (failure) {
     return { failure };
   }

@@ -7,8 +7,10 @@ export interface OperationSpec {
   readonly path: string;
   /** The query parameters it declares, in the contract's order: only these are sent. */
   readonly query: readonly string[];
-  /** The media type of its request body (JSON-based), if it takes one. */
-  readonly body?: string;
+  /** The Accept it sends: the media types its 2xx answers declare, then its error answers' at a lower q. */
+  readonly accept?: string;
+  /** The media types its request body may be sent as (mediaTypes.ts has a codec for each), if it takes one. */
+  readonly body?: readonly string[];
   /** Whether it declares an `Idempotency-Key` header: then each call sends one, the same on every retry. */
   readonly idempotencyKey: boolean;
   /** The required header parameters the caller gives (`options.headers`), Idempotency-Key aside. */
@@ -17,8 +19,20 @@ export interface OperationSpec {
   readonly optionalHeaders?: Readonly<Record<string, string>>;
   /** Whether it declares 304 (an answer to If-None-Match): the call rejects with PetStoreError 304 `not_modified`. */
   readonly notModified?: boolean;
-  /** Its 2xx statuses, each with whether its answer carries a JSON body. */
-  readonly success: Readonly<Record<number, boolean>>;
+  /** Its 2xx statuses, each with the media types its body may be in (none: no body) and its declared headers. */
+  readonly success: Readonly<Record<number, SuccessSpec>>;
+}
+
+/** One declared 2xx answer. */
+export interface SuccessSpec {
+  readonly content?: readonly string[];
+  /** Each declared header, under its declared name: the type its value is read as, and whether it is required. */
+  readonly headers?: Readonly<Record<string, HeaderSpec>>;
+}
+
+export interface HeaderSpec {
+  readonly type: 'string' | 'number' | 'boolean';
+  readonly required?: boolean;
 }
 
 /** Options of every call. */
@@ -41,8 +55,14 @@ export interface OperationRequest {
   readonly path?: Readonly<Record<string, string | number | boolean>>;
   /** The query object: arrays are sent as repeated parameters (form style, exploded). */
   readonly query?: object;
-  /** The request body, sent as JSON under the operation's media type. */
+  /** The request body, encoded by its media type's codec (mediaTypes.ts). */
   readonly body?: unknown;
-  /** The call's options; an operation's optional headers are options too, named in its table (optionalHeaders). */
-  readonly options: KeyedCallOptions & { readonly headers?: Readonly<Record<string, unknown>> };
+  /**
+   * The call's options; an operation's optional headers are options too, named in its table
+   * (optionalHeaders); `contentType` picks the body's media type where the operation declares several.
+   */
+  readonly options: KeyedCallOptions & {
+    readonly headers?: Readonly<Record<string, unknown>>;
+    readonly contentType?: string;
+  };
 }

@@ -1,3 +1,5 @@
+import { readBody, readHeaders, type Reading } from './answers.js';
+import { CallPromise, type Answered } from './callPromise.js';
 import { DeprecationWatch, resolvedLink, warnOnce, type DeprecationHandler } from './deprecation.js';
 import { PetStoreError, errorObjectOf, notModified, unexpectedResponse, type OperationId } from './errors.js';
 import { exchange, type Answer, type Outgoing, type Transport } from './exchange.js';
@@ -5,6 +7,7 @@ import { maxPageSize } from './generated/contract.js';
 import { PetStoreOperations, operationTable } from './generated/operations.js';
 import type { Pet, PetStatus } from './generated/types.js';
 import { newIdempotencyKey } from './idempotencyKey.js';
+import { codecOf, encode } from './mediaTypes.js';
 import type { CallOptions, OperationRequest, OperationSpec } from './operationSpec.js';
 
 export interface PetStoreOptions {
@@ -60,10 +63,22 @@ export class PetStore extends PetStoreOperations {
     for await (const page of this.listPetsPages({ ...filter, limit: maxPageSize }, options)) yield* page;
   }
 
-  protected override async sendOperation(operation: OperationId, request: OperationRequest): Promise<unknown> {
+  /** Sends the call at once; its promise reads the body, and withResponse() the status and declared headers too. */
+  protected override sendOperation(operation: OperationId, request: OperationRequest): CallPromise<Answered> {
     const spec: OperationSpec = operationTable[operation];
-    const answer = await this.#send(operation, spec, this.#outgoing(spec, request), request.options);
-    return this.#body(operation, spec, answer);
+    const sent = Promise.resolve()
+      .then(() => this.#send(operation, spec, this.#outgoing(spec, request), request.options))
+      .then((answer) => ({ answer, data: this.#read(operation, answer, readBody(spec, answer)) }));
+    return new CallPromise(
+      () => sent.then(({ data }) => data),
+      () =>
+        sent.then(({ answer, data }) => ({
+          status: answer.status,
+          data,
+          headers: this.#read(operation, answer, readHeaders(spec, answer)),
+          response: answer.response,
+        })),
+    );
   }
 
   /**
@@ -78,7 +93,7 @@ export class PetStore extends PetStoreOperations {
     let outgoing: Outgoing | undefined = this.#outgoing(spec, request);
     while (outgoing !== undefined) {
       const answer = await this.#send(operation, spec, outgoing, request.options);
-      const page = this.#body(operation, spec, answer);
+      const page = this.#read(operation, answer, readBody(spec, answer));
       const next = resolvedLink(answer.headers, 'next', this.#base);
       if (next !== undefined && new URL(next).origin !== this.#base.origin)
         throw this.#unexpected(operation, answer, `refused to follow a next page link to another origin: ${next}`);
@@ -87,10 +102,13 @@ export class PetStore extends PetStoreOperations {
     }
   }
 
-  /** The request of one call: its URL from the path and query, its headers, its body as JSON. */
+  /**
+   * The request of one call: its URL from the path and query, its headers (Accept from the declared
+   * answers), its body encoded by its media type's codec.
+   */
   #outgoing(spec: OperationSpec, request: OperationRequest): Outgoing {
-    const headers: Record<string, string> = { Accept: 'application/json', Authorization: this.#authorization };
-    if (request.body !== undefined) headers['Content-Type'] = spec.body ?? 'application/json';
+    const headers: Record<string, string> = { Authorization: this.#authorization };
+    if (spec.accept !== undefined) headers['Accept'] = spec.accept;
     if (spec.idempotencyKey) headers['Idempotency-Key'] = request.options.idempotencyKey ?? newIdempotencyKey();
     for (const name of spec.headers ?? []) {
       const value = request.options.headers?.[name];
@@ -108,7 +126,11 @@ export class PetStore extends PetStoreOperations {
       url: this.#url(spec, request),
       headers,
     };
-    return request.body === undefined ? outgoing : { ...outgoing, body: JSON.stringify(request.body) };
+    if (request.body === undefined) return outgoing;
+    // The generator gives an operation with several body media types a required contentType option.
+    const contentType = request.options.contentType ?? spec.body?.[0] ?? 'application/json';
+    headers['Content-Type'] = contentType;
+    return { ...outgoing, body: encode(codecOf(contentType) ?? 'json', request.body) };
   }
 
   /** The URL of a call under baseUrl: the path's {parameters} filled in, the declared query parameters added. */
@@ -155,14 +177,10 @@ export class PetStore extends PetStoreOperations {
     );
   }
 
-  /** A success's body: undefined for a status the contract declares without one, else its JSON. */
-  #body(operation: OperationId, spec: OperationSpec, answer: Answer): unknown {
-    if (spec.success[answer.status] === false) return undefined;
-    try {
-      return JSON.parse(answer.text) as unknown;
-    } catch {
-      throw this.#unexpected(operation, answer, `HTTP ${answer.status} with a body that is not JSON`);
-    }
+  /** What was read of a success, or its PetStoreError `unexpected_response` when it is not what the contract declares. */
+  #read<T>(operation: OperationId, answer: Answer, reading: Reading<T>): T {
+    if ('unexpected' in reading) throw this.#unexpected(operation, answer, `unexpected answer: ${reading.unexpected}`);
+    return reading.value;
   }
 
   #unexpected(operation: OperationId, answer: Answer, message: string): PetStoreError {

@@ -1,8 +1,17 @@
 // Generated from openapi.yaml by npm run generate (generators/client.ts): never edit.
 
+import type { Answered, CallPromise } from '../callPromise.js';
 import type { OperationRequest, OperationSpec } from '../operationSpec.js';
 import type { operations } from './api.js';
-import type { ListPetsOptions, CreatePetOptions, GetPetOptions, ListPetsQuery } from './types.js';
+import type {
+  ListPetsOptions,
+  CreatePetOptions,
+  GetPetOptions,
+  ListPetsQuery,
+  ListPetsResult,
+  CreatePetResult,
+  GetPetResult,
+} from './types.js';
 
 /** Each operation of the contract as the transport sends it. */
 export const operationTable = {
@@ -10,27 +19,71 @@ export const operationTable = {
     method: 'GET',
     path: '/pets',
     query: ['limit', 'status', 'cursor', 'id'],
+    accept: 'application/json',
     idempotencyKey: false,
     optionalHeaders: { ifNoneMatch: 'If-None-Match' },
     notModified: true,
-    success: { 200: true },
+    success: {
+      200: {
+        content: ['application/json'],
+        headers: {
+          ETag: { type: 'string' },
+          Link: { type: 'string' },
+          'X-Request-Id': { type: 'string' },
+          'X-Content-Type-Options': { type: 'string' },
+          'Cache-Control': { type: 'string' },
+          RateLimit: { type: 'string' },
+          'RateLimit-Policy': { type: 'string' },
+        },
+      },
+    },
   },
   createPet: {
     method: 'POST',
     path: '/pets',
     query: [],
-    body: 'application/json',
+    accept: 'application/json',
+    body: ['application/json'],
     idempotencyKey: true,
-    success: { 201: true },
+    success: {
+      201: {
+        content: ['application/json'],
+        headers: {
+          Location: { type: 'string', required: true },
+          'Idempotent-Replayed': { type: 'string' },
+          'X-Request-Id': { type: 'string' },
+          'X-Content-Type-Options': { type: 'string' },
+          'Cache-Control': { type: 'string' },
+          RateLimit: { type: 'string' },
+          'RateLimit-Policy': { type: 'string' },
+        },
+      },
+    },
   },
   getPet: {
     method: 'GET',
     path: '/pets/{petId}',
     query: [],
+    accept: 'application/json',
     idempotencyKey: false,
     optionalHeaders: { ifNoneMatch: 'If-None-Match' },
     notModified: true,
-    success: { 200: true },
+    success: {
+      200: {
+        content: ['application/json'],
+        headers: {
+          ETag: { type: 'string' },
+          Deprecation: { type: 'string' },
+          Sunset: { type: 'string' },
+          Link: { type: 'string' },
+          'X-Request-Id': { type: 'string' },
+          'X-Content-Type-Options': { type: 'string' },
+          'Cache-Control': { type: 'string' },
+          RateLimit: { type: 'string' },
+          'RateLimit-Policy': { type: 'string' },
+        },
+      },
+    },
   },
 } as const satisfies Record<keyof operations, OperationSpec>;
 
@@ -39,8 +92,8 @@ export const operationTable = {
  * query, then the call options. The transport (PetStore) sends each call.
  */
 export abstract class PetStoreOperations {
-  /** Sends one call of an operation; resolves with its answer's body (undefined without one). */
-  protected abstract sendOperation(operation: keyof operations, request: OperationRequest): Promise<unknown>;
+  /** Sends one call of an operation; resolves with its answer's body (undefined without one), withResponse() with all of it. */
+  protected abstract sendOperation(operation: keyof operations, request: OperationRequest): CallPromise<Answered>;
 
   /** Walks an operation's pages: each answer's body, following Link rel="next". */
   protected abstract walkOperation(
@@ -50,17 +103,13 @@ export abstract class PetStoreOperations {
 
   /**
    * List all animals: `GET /pets`.
+   * Resolves with the answer's body; `.withResponse()` with its status, declared headers and body too (ListPetsResult).
    * Retried after a lost connection or a retryable answer (GET is idempotent).
    * With `ifNoneMatch` holding its current ETag, rejects with PetStoreError 304 `not_modified`.
    * @throws {PetStoreError<'listPets'>} for an error answer (`PetStoreError.is(error, 'listPets')` narrows it)
    */
-  listPets(
-    query: ListPetsQuery = {},
-    options: ListPetsOptions = {},
-  ): Promise<operations['listPets']['responses'][200]['content']['application/json']> {
-    return this.sendOperation('listPets', { query, options }) as Promise<
-      operations['listPets']['responses'][200]['content']['application/json']
-    >;
+  listPets(query: ListPetsQuery = {}, options: ListPetsOptions = {}): CallPromise<ListPetsResult> {
+    return this.sendOperation('listPets', { query, options }) as CallPromise<ListPetsResult>;
   }
 
   /**
@@ -80,20 +129,20 @@ export abstract class PetStoreOperations {
 
   /**
    * Add an animal: `POST /pets`.
+   * Resolves with the answer's body; `.withResponse()` with its status, declared headers and body too (CreatePetResult).
    * Retried after a lost connection or a retryable answer, with the same Idempotency-Key on every attempt (`options.idempotencyKey`, else a new random UUID per call): the service applies it once.
    * @throws {PetStoreError<'createPet'>} for an error answer (`PetStoreError.is(error, 'createPet')` narrows it)
    */
   createPet(
     body: NonNullable<operations['createPet']['requestBody']>['content']['application/json'],
     options: CreatePetOptions = {},
-  ): Promise<operations['createPet']['responses'][201]['content']['application/json']> {
-    return this.sendOperation('createPet', { body, options }) as Promise<
-      operations['createPet']['responses'][201]['content']['application/json']
-    >;
+  ): CallPromise<CreatePetResult> {
+    return this.sendOperation('createPet', { body, options }) as CallPromise<CreatePetResult>;
   }
 
   /**
    * Get an animal (deprecated): `GET /pets/{petId}`.
+   * Resolves with the answer's body; `.withResponse()` with its status, declared headers and body too (GetPetResult).
    * Retried after a lost connection or a retryable answer (GET is idempotent).
    * With `ifNoneMatch` holding its current ETag, rejects with PetStoreError 304 `not_modified`.
    * @deprecated The service removes it at its sunset (Thu, 05 Dec 2030 00:00:00 GMT); after it, calls fail with PetStoreError 410 `gone` whose `successor` names the replacement. Use `listPets` (`/v1/pets?id={petId}`) instead.
@@ -102,9 +151,7 @@ export abstract class PetStoreOperations {
   getPet(
     petId: operations['getPet']['parameters']['path']['petId'],
     options: GetPetOptions = {},
-  ): Promise<operations['getPet']['responses'][200]['content']['application/json']> {
-    return this.sendOperation('getPet', { path: { petId }, options }) as Promise<
-      operations['getPet']['responses'][200]['content']['application/json']
-    >;
+  ): CallPromise<GetPetResult> {
+    return this.sendOperation('getPet', { path: { petId }, options }) as CallPromise<GetPetResult>;
   }
 }

@@ -1,5 +1,6 @@
 // Generated from openapi.yaml by npm run generate (generators/client.ts): never edit.
 
+import type { Answered } from '../callPromise.js';
 import type { CallOptions, KeyedCallOptions } from '../operationSpec.js';
 import type { components, operations } from './api.js';
 
@@ -15,6 +16,16 @@ export type IdempotencyError = components['schemas']['IdempotencyError'];
 export type ScopeError = components['schemas']['ScopeError'];
 export type SunsetError = components['schemas']['SunsetError'];
 
+/** What listPets(...).withResponse() resolves with: one member per 2xx status it declares. */
+export type ListPetsResult = Answered<
+  200,
+  operations['listPets']['responses'][200]['content']['application/json'],
+  Pick<
+    operations['listPets']['responses'][200]['headers'],
+    'ETag' | 'Link' | 'X-Request-Id' | 'X-Content-Type-Options' | 'Cache-Control' | 'RateLimit' | 'RateLimit-Policy'
+  >
+>;
+
 /** The query of listPets. */
 export type ListPetsQuery = NonNullable<operations['listPets']['parameters']['query']>;
 
@@ -24,8 +35,42 @@ export type ListPetsOptions = CallOptions & {
   ifNoneMatch?: NonNullable<operations['listPets']['parameters']['header']>['If-None-Match'];
 };
 
+/** What createPet(...).withResponse() resolves with: one member per 2xx status it declares. */
+export type CreatePetResult = Answered<
+  201,
+  operations['createPet']['responses'][201]['content']['application/json'],
+  Pick<
+    operations['createPet']['responses'][201]['headers'],
+    | 'Location'
+    | 'Idempotent-Replayed'
+    | 'X-Request-Id'
+    | 'X-Content-Type-Options'
+    | 'Cache-Control'
+    | 'RateLimit'
+    | 'RateLimit-Policy'
+  >
+>;
+
 /** The options of createPet, which declares Idempotency-Key. */
 export type CreatePetOptions = KeyedCallOptions;
+
+/** What getPet(...).withResponse() resolves with: one member per 2xx status it declares. */
+export type GetPetResult = Answered<
+  200,
+  operations['getPet']['responses'][200]['content']['application/json'],
+  Pick<
+    operations['getPet']['responses'][200]['headers'],
+    | 'ETag'
+    | 'Deprecation'
+    | 'Sunset'
+    | 'Link'
+    | 'X-Request-Id'
+    | 'X-Content-Type-Options'
+    | 'Cache-Control'
+    | 'RateLimit'
+    | 'RateLimit-Policy'
+  >
+>;
 
 /** The options of getPet, which declares the optional headers (If-None-Match). */
 export type GetPetOptions = CallOptions & {
