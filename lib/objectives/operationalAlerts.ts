@@ -2,7 +2,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { shedReasons } from '../../src/http/arrival/loadShedding.js';
 import { httpLimits } from '../../src/http/limits.js';
 import { runbookUrl, type AlertingRule, type RecordingRule, type RuleGroup } from './rules.js';
-import { probeJobOf, type RuleSettings } from './settings.js';
+import { probeMatchers, serviceMatchers, type RuleSettings } from './settings.js';
 
 /**
  * The alerts that are not objectives (deploy/prometheus/alerts.yml): the
@@ -56,9 +56,35 @@ export const instanceTicketFor = '15m';
 /** The recorded share of the job's instances that are down or not ready, draining and shedding aside. */
 export const notServingShare = 'job:pets_instances_not_serving:ratio';
 
+/**
+ * The host of a target, as a `host` label: a scrape's instance is host:port
+ * (the metrics listener), a probe's the URL of /healthz on the API's port, so
+ * the host is what a scrape and a probe of one instance share.
+ */
+const withHost = (expr: string, pattern: string) => `label_replace(${expr}, "host", "$1", "instance", "${pattern}")`;
+const scrapeHost = (expr: string) => withHost(expr, '([^:]+)(:[0-9]+)?');
+const probeHost = (expr: string) => withHost(expr, 'https?://([^:/]+).*');
+
+/**
+ * The instances not serving, one series each: unscraped and no probe of its
+ * host succeeds (a failed scrape with a healthy /healthz is monitoring's
+ * trouble, PetsUnscrapable's), scraped but its probe fails (the API port
+ * gone while the metrics listener answers), or not ready for no planned
+ * reason. Without probes at all, a failed scrape counts as not serving.
+ */
+function notServingInstances(job: string, probe: string, notReady: string): string {
+  return [
+    `${scrapeHost(`up{${job}} == 0`)}\n  unless on (host)\n  ${probeHost(`${probe} == 1`)}`,
+    `${scrapeHost(`up{${job}} == 1`)}\n  and on (host)\n  ${probeHost(`${probe} == 0`)}`,
+    notReady,
+  ]
+    .map((part) => `(\n  ${part}\n)`)
+    .join('\nor on (job, instance)\n');
+}
+
 export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
-  const job = `job="${settings.job}"`;
-  const probe = `probe_success{job="${probeJobOf(settings.job)}"}`;
+  const job = serviceMatchers(settings);
+  const probe = `probe_success{${probeMatchers(settings)}}`;
   // Nothing scraped: every target down, the job gone from discovery, or no request metric.
   const unscraped = [
     `max by (job) (up{${job}}) == 0`,
@@ -75,8 +101,8 @@ export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
     {
       record: notServingShare,
       expr:
-        `(\n  (\n    count by (job) (up{${job}} == 0)\n    or on (job) 0 * ${instances}\n  )\n  + on (job)\n` +
-        `  (\n    count by (job) (\n    ${notReady}\n    )\n    or on (job) 0 * ${instances}\n  )\n)\n/ on (job)\n${instances}`,
+        `(\n  count by (job) (\n${notServingInstances(job, probe, notReady)}\n  )\n  or on (job) 0 * ${instances}\n)\n` +
+        `/ on (job)\n${instances}`,
       labels: {},
     },
     withRunbook(settings, {
@@ -104,7 +130,8 @@ export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
     }),
     withRunbook(settings, {
       alert: 'PetsNotReady',
-      expr: `${notServingShare}{${job}} >= ${notServingPageShare}`,
+      // The recorded share keeps the job alone (count by job): select it by the job.
+      expr: `${notServingShare}{job="${settings.job}"} >= ${notServingPageShare}`,
       for: '3m',
       labels: { severity: 'page' },
       summary: `Half or more of the service's instances are down or not ready`,
@@ -132,7 +159,9 @@ export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
     }),
     withRunbook(settings, {
       alert: 'PetsDbPoolSaturated',
-      expr: 'pets_db_pool_waiting_requests > 0\n  and pets_db_pool_connections >= pets_db_pool_max_connections',
+      expr:
+        `pets_db_pool_waiting_requests{${job}} > 0\n  and pets_db_pool_connections{${job}} >= ` +
+        `pets_db_pool_max_connections{${job}}`,
       for: '5m',
       labels: { severity: 'ticket' },
       summary: 'Every pooled PostgreSQL connection is busy and queries queue',

@@ -149,7 +149,11 @@ interface AlertRuleTest {
 }
 
 /** The alert as promtool reports it: the rule's labels over the series', its annotations' templates filled. */
-function expected(rule: AlertingRule, labels: Record<string, string>, value = '') {
+export function expected(
+  rule: Pick<AlertingRule, 'labels' | 'annotations'>,
+  labels: Record<string, string>,
+  value = '',
+) {
   const all = { ...labels, ...rule.labels };
   const fill = (text: string) =>
     text

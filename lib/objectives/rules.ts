@@ -1,4 +1,5 @@
 import type { Objective } from './objectives.js';
+import { serviceMatchers, type RuleSettings } from './settings.js';
 
 /**
  * Prometheus rules from the objectives: per operation, the error ratio of
@@ -122,8 +123,8 @@ export function duration(seconds: number, scale: number): string {
   return `${scaled}s`;
 }
 
-function errorRatio(objective: Objective, kind: ObjectiveKind, range: string): string {
-  const operation = `operation="${objective.operation}"`;
+function errorRatio(objective: Objective, kind: ObjectiveKind, range: string, service: string): string {
+  const operation = `${service},operation="${objective.operation}"`;
   const all = `sum by (job, operation) (rate(${histogram}_count{${operation},${counted}}[${range}]))`;
   if (kind === 'availability') {
     const failed = `sum by (job, operation) (rate(${histogram}_count{${operation},status_code=~"5.."}[${range}]))`;
@@ -135,8 +136,8 @@ function errorRatio(objective: Objective, kind: ObjectiveKind, range: string): s
   return `1 - ${fast}\n/\n${all}`;
 }
 
-function badAnswers(objective: Objective, kind: ObjectiveKind, range: string): string {
-  const operation = `operation="${objective.operation}"`;
+function badAnswers(objective: Objective, kind: ObjectiveKind, range: string, service: string): string {
+  const operation = `${service},operation="${objective.operation}"`;
   const all = `sum by (job, operation) (increase(${histogram}_count{${operation},${counted}}[${range}]))`;
   if (kind === 'availability') {
     const failed = `sum by (job, operation) (increase(${histogram}_count{${operation},status_code=~"5.."}[${range}]))`;
@@ -171,17 +172,17 @@ export interface RuleGroup {
   rules: Array<RecordingRule | AlertingRule>;
 }
 
-export interface RuleOptions {
+export interface RuleOptions extends RuleSettings {
   /** Windows divided by this (1 in production; a drill scales them down). */
   scale?: number;
-  /** The absolute URL of docs/alerts.md: runbook_url is this plus the alert's anchor (runbookBaseOf). */
-  runbookBase: string;
 }
 
 /** The rule groups for the objectives: one per objective kind, and the 30-day budget apart (evaluated less often). */
 export function objectiveRuleGroups(objectives: Objective[], options: RuleOptions): RuleGroup[] {
   const scale = options.scale ?? 1;
   const runbookBase = options.runbookBase;
+  // Every input series of the service's job (and extra selector): a copy under another job pages nobody.
+  const service = serviceMatchers(options);
   const alertWindows = [windows['5m'], windows['30m'], windows['1h'], windows['6h'], windows['3d']];
   const groups: RuleGroup[] = objectiveKinds.map((kind) => ({
     name: `pets-slo-${kind}`,
@@ -189,18 +190,18 @@ export function objectiveRuleGroups(objectives: Objective[], options: RuleOption
       ...objectives.flatMap((objective) =>
         alertWindows.map((window) => ({
           record: ratioName(kind, window),
-          expr: errorRatio(objective, kind, duration(window.seconds, scale)),
+          expr: errorRatio(objective, kind, duration(window.seconds, scale), service),
           labels: { operation: objective.operation },
         })),
       ),
       ...objectives.flatMap((objective) =>
         pageWindows.map((window) => ({
           record: badAnswersName(kind, window),
-          expr: badAnswers(objective, kind, duration(window.seconds, scale)),
+          expr: badAnswers(objective, kind, duration(window.seconds, scale), service),
           labels: { operation: objective.operation },
         })),
       ),
-      ...objectives.flatMap((objective) => alerts(objective, kind, runbookBase, scale)),
+      ...objectives.flatMap((objective) => alerts(objective, kind, runbookBase, scale, options.job)),
     ],
   }));
   groups.push({
@@ -210,7 +211,7 @@ export function objectiveRuleGroups(objectives: Objective[], options: RuleOption
     rules: objectiveKinds.flatMap((kind) =>
       objectives.map((objective) => ({
         record: ratioName(kind, windows['30d']),
-        expr: errorRatio(objective, kind, duration(windows['30d'].seconds, scale)),
+        expr: errorRatio(objective, kind, duration(windows['30d'].seconds, scale), service),
         labels: { operation: objective.operation },
       })),
     ),
@@ -221,9 +222,15 @@ export function objectiveRuleGroups(objectives: Objective[], options: RuleOption
 /** The long windows of the pages, whose bad answers are recorded for the floor. */
 const pageWindows = [...new Set(burnRates.filter((rate) => rate.severity === 'page').map((rate) => rate.long))];
 
-function alerts(objective: Objective, kind: ObjectiveKind, runbookBase: string, scale: number): AlertingRule[] {
+function alerts(
+  objective: Objective,
+  kind: ObjectiveKind,
+  runbookBase: string,
+  scale: number,
+  job: string,
+): AlertingRule[] {
   const budget = budgetOf(objective, kind);
-  const selector = `{operation="${objective.operation}"}`;
+  const selector = `{job="${job}",operation="${objective.operation}"}`;
   const condition = (rate: (typeof burnRates)[number]) =>
     `(\n  ${ratioName(kind, rate.long)}${selector} > (${rate.factor} * ${budget})\nand\n  ` +
     `${ratioName(kind, rate.short)}${selector} > (${rate.factor} * ${budget})` +
