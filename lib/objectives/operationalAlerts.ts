@@ -82,6 +82,40 @@ function notServingInstances(job: string, probe: string, notReady: string): stri
     .join('\nor on (job, instance)\n');
 }
 
+/**
+ * A release that refuses every caller (all 401, or any 4xx but 429) is an
+ * outage the objectives cannot see: 4xx are the client's doing and counted
+ * in neither ratio. What tells it from a client's mistake is what happened
+ * to everyone else: the operation's good answers (2xx, 3xx) fell to a tenth
+ * of their rate over the last 6 hours, while refusals make most of its
+ * answers. One client with a bad key adds refusals but leaves the others'
+ * good answers be; a 429 flood is rate limiting doing its job (not counted);
+ * a quiet night lowers the good answers but brings no refusals.
+ */
+export const refusals = {
+  share: 0.5,
+  goodShareOfBaseline: 0.1,
+  window: '5m',
+  baseline: '6h',
+  minimum: 10,
+  for: '5m',
+} as const;
+
+function refusedExpr(job: string): string {
+  const rate = (status: string, range: string, fn = 'rate') =>
+    `sum by (job, operation) (${fn}(http_server_request_duration_seconds_count{${job},${status}}[${range}]))`;
+  const refused = 'status_code=~"4..",status_code!="429"';
+  const good = 'status_code=~"[23].."';
+  const all = 'status_code=~".+"';
+  return [
+    `${rate(refused, refusals.window)}\n  / ${rate(all, refusals.window)}\n  > ${refusals.share}`,
+    `${rate(good, refusals.window)}\n  < ${refusals.goodShareOfBaseline} * ${rate(good, refusals.baseline)}`,
+    `${rate(refused, refusals.window, 'increase')} >= ${refusals.minimum}`,
+  ]
+    .map((part) => `(\n  ${part}\n)`)
+    .join('\nand\n');
+}
+
 export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
   const job = serviceMatchers(settings);
   const probe = `probe_success{${probeMatchers(settings)}}`;
@@ -138,6 +172,18 @@ export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
       description:
         `At least ${notServingPageShare * 100} % of the instances of job {{ $labels.job }} have been down or ` +
         `answering 503 on /readyz (not draining, not shedding) for 3 minutes: the others may not carry the load.`,
+    }),
+    withRunbook(settings, {
+      alert: 'PetsCallersRefused',
+      expr: refusedExpr(job),
+      for: refusals.for,
+      labels: { severity: 'page' },
+      summary: '{{ $labels.operation }} refuses its callers: most answers are 4xx and the good ones are gone',
+      description:
+        `More than ${refusals.share * 100} % of {{ $labels.operation }}'s answers over ${refusals.window} are 4xx ` +
+        `(429 aside), and its 2xx and 3xx fell below ${refusals.goodShareOfBaseline * 100} % of their rate over ` +
+        `${refusals.baseline}, for ${refusals.for}: a release or a key store that refuses every caller ` +
+        '(pets_authentication_failures_total by reason).',
     }),
     withRunbook(settings, {
       alert: 'PetsInstanceNotReady',

@@ -57,6 +57,30 @@ export const burnRates = [
  */
 export const pageForSeconds = 6 * minute;
 
+/**
+ * The low-traffic page (the SRE workbook's "Alerting on SLOs", low-traffic
+ * services: a minimum count of failures rather than a rate): below about
+ * 12 requests an hour the burn-rate page's floor (10 bad answers an hour)
+ * is never reached, however completely an operation fails. So an operation
+ * pages too when nearly all of its answers over the last half hour failed
+ * (share) and at least `minimumBadAnswers` failed within the hour: at 6
+ * requests an hour, all failing, the third failure comes half an hour in
+ * and pages after the same hold as the burn; a single failure, two in a
+ * row, or one in two, never. The half hour (not the hour) lets the share
+ * leave the last good answers behind soon enough to page within the hour.
+ * Quieter still (under 3 an hour) is below what an hour's answers can tell:
+ * the slow burn's ticket, or a probe of a read operation, covers it.
+ */
+export const failing = {
+  share: 0.9,
+  shareWindow: windows['30m'],
+  minimumBadAnswers: 3,
+  window: windows['1h'],
+} as const;
+
+/** The low-traffic page's name. */
+export const failingAlert = 'PetsOperationFailing';
+
 /** The two objectives each operation has, and what is counted for each. */
 export const objectiveKinds = ['availability', 'latency'] as const;
 export type ObjectiveKind = (typeof objectiveKinds)[number];
@@ -202,6 +226,9 @@ export function objectiveRuleGroups(objectives: Objective[], options: RuleOption
         })),
       ),
       ...objectives.flatMap((objective) => alerts(objective, kind, runbookBase, scale, options.job)),
+      ...(kind === 'availability'
+        ? objectives.map((objective) => failingRule(objective, runbookBase, scale, options.job))
+        : []),
     ],
   }));
   groups.push({
@@ -220,7 +247,9 @@ export function objectiveRuleGroups(objectives: Objective[], options: RuleOption
 }
 
 /** The long windows of the pages, whose bad answers are recorded for the floor. */
-const pageWindows = [...new Set(burnRates.filter((rate) => rate.severity === 'page').map((rate) => rate.long))];
+const pageWindows = [
+  ...new Set([...burnRates.filter((rate) => rate.severity === 'page').map((rate) => rate.long), failing.window]),
+];
 
 function alerts(
   objective: Objective,
@@ -266,4 +295,30 @@ function alerts(
       },
     };
   });
+}
+
+/** The low-traffic page of one operation: nearly every answer of the hour failed, and at least a few (failing). */
+function failingRule(objective: Objective, runbookBase: string, scale: number, job: string): AlertingRule {
+  const selector = `{job="${job}",operation="${objective.operation}"}`;
+  return {
+    alert: failingAlert,
+    expr:
+      `${ratioName('availability', failing.shareWindow)}${selector} >= ${failing.share}\nand\n` +
+      `${badAnswersName('availability', failing.window)}${selector} >= ${failing.minimumBadAnswers}`,
+    for: duration(pageForSeconds, scale),
+    labels: {
+      operation: objective.operation,
+      slo: 'availability',
+      objective: objectiveLabel(objective, 'availability'),
+      severity: 'page',
+    },
+    annotations: {
+      summary: `${objective.operation} fails nearly every request`,
+      description:
+        `${objective.operation} (${objective.method} ${objective.path}) answered 5xx to at least ` +
+        `${failing.share * 100}% of its requests over the last ${failing.shareWindow.name}, and ${failing.minimumBadAnswers} ` +
+        `or more within ${failing.window.name}: it is down for its callers, however few they are.`,
+      runbook_url: runbookUrl(runbookBase, failingAlert),
+    },
+  };
 }

@@ -91,6 +91,7 @@ t.test('every runbook_url is absolute: RUNBOOK_BASE_URL, else the repository of 
   t.same(urls, [
     '"runbook_url":"https://wiki.example.com/pets/alerts#petsavailabilityfastburn"',
     '"runbook_url":"https://wiki.example.com/pets/alerts#petsavailabilityslowburn"',
+    '"runbook_url":"https://wiki.example.com/pets/alerts#petsoperationfailing"',
     '"runbook_url":"https://wiki.example.com/pets/alerts#petslatencyfastburn"',
     '"runbook_url":"https://wiki.example.com/pets/alerts#petslatencyslowburn"',
   ]);
