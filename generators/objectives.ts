@@ -22,7 +22,8 @@ import {
   testFile,
 } from '../lib/objectives/ruleTests.js';
 import { objectiveRuleGroups } from '../lib/objectives/rules.js';
-import { prometheusConfig, ruleSettingsOf } from '../lib/objectives/settings.js';
+import { docsPrometheusExample, prometheusConfig, ruleSettingsOf } from '../lib/objectives/settings.js';
+import { withBlock } from '../lib/generatedBlocks.js';
 import { configSchema } from '../src/config/schema.js';
 import { repoRoot } from '../lib/repoRoot.js';
 import { specPath } from '../src/openapi/files.js';
@@ -75,22 +76,18 @@ write(
     yaml(testFile(['alerts.yml'], operationalRuleTests(settings))),
 );
 
+const apiPort = configSchema.properties.PORT.default;
+const metricsPort = Number(configSchema.properties.METRICS_PORT.default);
+
 write(
   'deploy/prometheus/prometheus.yml',
   generated(
     'An example Prometheus configuration: the service, the blackbox probe of\n# /healthz (deploy/blackbox/blackbox.yml), the rules and Alertmanager (deploy/alertmanager/). Replace the\n# hosts (pets-1..3, blackbox-exporter, alertmanager) with yours; keep the job names the rules watch.',
-  ) +
-    yaml(
-      prometheusConfig(
-        settings,
-        configSchema.properties.PORT.default,
-        Number(configSchema.properties.METRICS_PORT.default),
-      ),
-    ),
+  ) + yaml(prometheusConfig(settings, apiPort, metricsPort)),
 );
 
 const dashboardPath = join(repoRoot, dashboardFile);
-const dashboard = withObjectivePanels(JSON.parse(readFileSync(dashboardPath, 'utf8')) as never, objectives);
+const dashboard = withObjectivePanels(JSON.parse(readFileSync(dashboardPath, 'utf8')) as never, objectives, settings);
 const prettier = (await resolveConfig(dashboardPath)) ?? {};
 write(dashboardFile, await format(JSON.stringify(dashboard), { ...prettier, parser: 'json' }));
 
@@ -98,4 +95,15 @@ write(
   docsFile,
   withLoadSheddingFacts(withObjectivesTable(readFileSync(join(repoRoot, docsFile), 'utf8'), objectives), docsFile),
 );
-write(operationsFile, withLoadSheddingFacts(readFileSync(join(repoRoot, operationsFile), 'utf8'), operationsFile));
+// The operator's first Prometheus configuration, under the job names the rules watch.
+const prometheusExample =
+  '```yaml\n# prometheus.yml\n' + yaml(docsPrometheusExample(settings, apiPort, metricsPort)) + '```';
+write(
+  operationsFile,
+  withBlock(
+    withLoadSheddingFacts(readFileSync(join(repoRoot, operationsFile), 'utf8'), operationsFile),
+    'prometheus-example',
+    prometheusExample,
+    operationsFile,
+  ),
+);

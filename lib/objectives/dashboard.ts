@@ -1,4 +1,5 @@
 import type { Objective } from './objectives.js';
+import type { RuleSettings } from './settings.js';
 import { budgetOf, counted, objectiveKinds, ratioName, windows, type ObjectiveKind } from './rules.js';
 
 /**
@@ -82,8 +83,44 @@ function withErrorRatio(panel: Panel): Panel {
   return { ...panel, title: errorRatioPanelTitle, targets: [{ ...targets[0], expr: errorRatioExpression() }] };
 }
 
+interface Variable {
+  name: string;
+  [key: string]: unknown;
+}
+interface Dashboard {
+  panels: Panel[];
+  templating?: { list: Variable[] };
+}
+
+/**
+ * The `job` variable every panel selects by: it offers the jobs that match
+ * the rules' selector (PROMETHEUS_SELECTOR) and opens on the rules' job
+ * (PROMETHEUS_JOB), so the dashboard shows what the alerts watch.
+ */
+function withJobVariable(dashboard: Dashboard, settings: RuleSettings): Dashboard {
+  const query = settings.selector
+    ? `label_values(http_server_request_duration_seconds_count{${settings.selector}}, job)`
+    : 'label_values(http_server_request_duration_seconds_count, job)';
+  const list = (dashboard.templating?.list ?? []).map((variable) =>
+    variable.name === 'job'
+      ? {
+          ...variable,
+          query: { query, refId: 'job' },
+          definition: query,
+          current: { text: settings.job, value: [settings.job] },
+        }
+      : variable,
+  );
+  return { ...dashboard, templating: { ...dashboard.templating, list } };
+}
+
+/** The dashboard with its job variable set from the rules' settings and its generated panels made anew. */
+export function withObjectivePanels(dashboard: Dashboard, objectives: Objective[], settings: RuleSettings): Dashboard {
+  return withGeneratedPanels(withJobVariable(dashboard, settings), objectives);
+}
+
 /** The dashboard with its generated panels replaced by the ones the objectives make now. */
-export function withObjectivePanels(dashboard: { panels: Panel[] }, objectives: Objective[]): { panels: Panel[] } {
+function withGeneratedPanels(dashboard: Dashboard, objectives: Objective[]): Dashboard {
   const kept = dashboard.panels.filter((panel) => panel.id < firstPanelId).map(withErrorRatio);
   let y = Math.max(0, ...kept.map((panel) => panel.gridPos.y + panel.gridPos.h));
   const generated: Panel[] = [

@@ -2,7 +2,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { shedReasons } from '../../src/http/arrival/loadShedding.js';
 import { httpLimits } from '../../src/http/limits.js';
 import { runbookUrl, type AlertingRule, type RecordingRule, type RuleGroup } from './rules.js';
-import { probeJobOf, type RuleSettings } from './settings.js';
+import { probeMatchers, serviceMatchers, type RuleSettings } from './settings.js';
 
 /**
  * The alerts that are not objectives (deploy/prometheus/alerts.yml): the
@@ -56,9 +56,69 @@ export const instanceTicketFor = '15m';
 /** The recorded share of the job's instances that are down or not ready, draining and shedding aside. */
 export const notServingShare = 'job:pets_instances_not_serving:ratio';
 
+/**
+ * The host of a target, as a `host` label: a scrape's instance is host:port
+ * (the metrics listener), a probe's the URL of /healthz on the API's port, so
+ * the host is what a scrape and a probe of one instance share.
+ */
+const withHost = (expr: string, pattern: string) => `label_replace(${expr}, "host", "$1", "instance", "${pattern}")`;
+const scrapeHost = (expr: string) => withHost(expr, '([^:]+)(:[0-9]+)?');
+const probeHost = (expr: string) => withHost(expr, 'https?://([^:/]+).*');
+
+/**
+ * The instances not serving, one series each: unscraped and no probe of its
+ * host succeeds (a failed scrape with a healthy /healthz is monitoring's
+ * trouble, PetsUnscrapable's), scraped but its probe fails (the API port
+ * gone while the metrics listener answers), or not ready for no planned
+ * reason. Without probes at all, a failed scrape counts as not serving.
+ */
+function notServingInstances(job: string, probe: string, notReady: string): string {
+  return [
+    `${scrapeHost(`up{${job}} == 0`)}\n  unless on (host)\n  ${probeHost(`${probe} == 1`)}`,
+    `${scrapeHost(`up{${job}} == 1`)}\n  and on (host)\n  ${probeHost(`${probe} == 0`)}`,
+    notReady,
+  ]
+    .map((part) => `(\n  ${part}\n)`)
+    .join('\nor on (job, instance)\n');
+}
+
+/**
+ * A release that refuses every caller (all 401, or any 4xx but 429) is an
+ * outage the objectives cannot see: 4xx are the client's doing and counted
+ * in neither ratio. What tells it from a client's mistake is what happened
+ * to everyone else: the operation's good answers (2xx, 3xx) fell to a tenth
+ * of their rate over the last 6 hours, while refusals make most of its
+ * answers. One client with a bad key adds refusals but leaves the others'
+ * good answers be; a 429 flood is rate limiting doing its job (not counted);
+ * a quiet night lowers the good answers but brings no refusals.
+ */
+export const refusals = {
+  share: 0.5,
+  goodShareOfBaseline: 0.1,
+  window: '5m',
+  baseline: '6h',
+  minimum: 10,
+  for: '5m',
+} as const;
+
+function refusedExpr(job: string): string {
+  const rate = (status: string, range: string, fn = 'rate') =>
+    `sum by (job, operation) (${fn}(http_server_request_duration_seconds_count{${job},${status}}[${range}]))`;
+  const refused = 'status_code=~"4..",status_code!="429"';
+  const good = 'status_code=~"[23].."';
+  const all = 'status_code=~".+"';
+  return [
+    `${rate(refused, refusals.window)}\n  / ${rate(all, refusals.window)}\n  > ${refusals.share}`,
+    `${rate(good, refusals.window)}\n  < ${refusals.goodShareOfBaseline} * ${rate(good, refusals.baseline)}`,
+    `${rate(refused, refusals.window, 'increase')} >= ${refusals.minimum}`,
+  ]
+    .map((part) => `(\n  ${part}\n)`)
+    .join('\nand\n');
+}
+
 export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
-  const job = `job="${settings.job}"`;
-  const probe = `probe_success{job="${probeJobOf(settings.job)}"}`;
+  const job = serviceMatchers(settings);
+  const probe = `probe_success{${probeMatchers(settings)}}`;
   // Nothing scraped: every target down, the job gone from discovery, or no request metric.
   const unscraped = [
     `max by (job) (up{${job}}) == 0`,
@@ -75,8 +135,8 @@ export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
     {
       record: notServingShare,
       expr:
-        `(\n  (\n    count by (job) (up{${job}} == 0)\n    or on (job) 0 * ${instances}\n  )\n  + on (job)\n` +
-        `  (\n    count by (job) (\n    ${notReady}\n    )\n    or on (job) 0 * ${instances}\n  )\n)\n/ on (job)\n${instances}`,
+        `(\n  count by (job) (\n${notServingInstances(job, probe, notReady)}\n  )\n  or on (job) 0 * ${instances}\n)\n` +
+        `/ on (job)\n${instances}`,
       labels: {},
     },
     withRunbook(settings, {
@@ -104,13 +164,26 @@ export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
     }),
     withRunbook(settings, {
       alert: 'PetsNotReady',
-      expr: `${notServingShare}{${job}} >= ${notServingPageShare}`,
+      // The recorded share keeps the job alone (count by job): select it by the job.
+      expr: `${notServingShare}{job="${settings.job}"} >= ${notServingPageShare}`,
       for: '3m',
       labels: { severity: 'page' },
       summary: `Half or more of the service's instances are down or not ready`,
       description:
         `At least ${notServingPageShare * 100} % of the instances of job {{ $labels.job }} have been down or ` +
         `answering 503 on /readyz (not draining, not shedding) for 3 minutes: the others may not carry the load.`,
+    }),
+    withRunbook(settings, {
+      alert: 'PetsCallersRefused',
+      expr: refusedExpr(job),
+      for: refusals.for,
+      labels: { severity: 'page' },
+      summary: '{{ $labels.operation }} refuses its callers: most answers are 4xx and the good ones are gone',
+      description:
+        `More than ${refusals.share * 100} % of {{ $labels.operation }}'s answers over ${refusals.window} are 4xx ` +
+        `(429 aside), and its 2xx and 3xx fell below ${refusals.goodShareOfBaseline * 100} % of their rate over ` +
+        `${refusals.baseline}, for ${refusals.for}: a release or a key store that refuses every caller ` +
+        '(pets_authentication_failures_total by reason).',
     }),
     withRunbook(settings, {
       alert: 'PetsInstanceNotReady',
@@ -132,7 +205,9 @@ export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
     }),
     withRunbook(settings, {
       alert: 'PetsDbPoolSaturated',
-      expr: 'pets_db_pool_waiting_requests > 0\n  and pets_db_pool_connections >= pets_db_pool_max_connections',
+      expr:
+        `pets_db_pool_waiting_requests{${job}} > 0\n  and pets_db_pool_connections{${job}} >= ` +
+        `pets_db_pool_max_connections{${job}}`,
       for: '5m',
       labels: { severity: 'ticket' },
       summary: 'Every pooled PostgreSQL connection is busy and queries queue',

@@ -1,7 +1,7 @@
 import { shedReasons } from '../../src/http/arrival/loadShedding.js';
 import type { Objective } from './objectives.js';
 import { operationalRuleGroup } from './operationalAlerts.js';
-import { alertName, objectiveRuleGroups, type AlertingRule } from './rules.js';
+import { alertName, failing, failingAlert, objectiveRuleGroups, type AlertingRule } from './rules.js';
 import { probeJobOf, type RuleSettings } from './settings.js';
 
 /**
@@ -149,7 +149,11 @@ interface AlertRuleTest {
 }
 
 /** The alert as promtool reports it: the rule's labels over the series', its annotations' templates filled. */
-function expected(rule: AlertingRule, labels: Record<string, string>, value = '') {
+export function expected(
+  rule: Pick<AlertingRule, 'labels' | 'annotations'>,
+  labels: Record<string, string>,
+  value = '',
+) {
   const all = { ...labels, ...rule.labels };
   const fill = (text: string) =>
     text
@@ -181,9 +185,12 @@ function objectiveScenarios(
     .filter((rule): rule is AlertingRule => 'alert' in rule);
   const history = severity === 'page' ? pageHistoryMinutes : historyMinutes;
   const isScraped = scrapedAfter(history);
-  const names = (['availability', 'latency'] as const).flatMap((kind) =>
-    severities[severity].map((level) => alertName(kind, level)),
-  );
+  const names = [
+    ...(['availability', 'latency'] as const).flatMap((kind) =>
+      severities[severity].map((level) => alertName(kind, level)),
+    ),
+    ...(severity === 'page' ? [failingAlert] : []),
+  ];
   const checks = (minute: number, firing: Record<string, Objective[]> = {}): AlertRuleTest[] =>
     names.map((alertname) => ({
       eval_time: at(minute, history),
@@ -282,6 +289,28 @@ export function objectivePageTests(
       [...checks(burning.minimumBadAnswersPerHour * 2 - 4), ...checks(60, { PetsAvailabilityFastBurn: [burning] })],
     ),
     scenario(
+      `at 6 requests an hour, every one failing pages within the hour (${failing.minimumBadAnswers} failed); a single failure among them, or the only answer in half an hour failing (2 an hour), pages nobody`,
+      3 * 60,
+      () => [
+        {
+          ...only(burning, 1),
+          every: 10,
+          pauses: [
+            [H, H + 60],
+            [H + 149, H + 150],
+          ],
+        },
+        { operation: b, status: 500, perMinute: 1, every: 10, from: H, to: H + 150, pauses: [[H + 60, H + 149]] },
+        { ...only(slow, 1), every: 30, pauses: [[H + 149, H + 150]] },
+        { operation: slow.operation, status: 500, perMinute: 1, from: H + 149, to: H + 150 },
+      ],
+      [
+        ...checks(25),
+        ...checks(60, { [failingAlert]: [burning] }),
+        ...[100, 151, 155, 160, 170, 180].flatMap((minute) => checks(minute)),
+      ],
+    ),
+    scenario(
       'at one request a minute, one 500 every 30 minutes all day pages nobody (a ticket at most)',
       10 * 60,
       () => [only(burning, 1), { operation: b, status: 500, perMinute: 1, from: H, every: 30 }],
@@ -366,10 +395,12 @@ export function operationalRuleTests(settings: RuleSettings) {
     steady(minutes, (minute) => (minute <= upTo ? minute * 100 : undefined));
   const requestLabels = (name: string) => `,instance="${name}",operation="listPets",method="GET",status_code="200"`;
   const instanceLabels = (name: string) => ({ job, instance: name });
-  const probe = (minutes: number, success: (minute: number) => number) => ({
-    series: `probe_success{job="${probeJobOf(job)}",instance="http://a:3000/healthz"}`,
-    values: expand(steady(minutes, success)),
-  });
+  /** The probe of /healthz on each host's API port, succeeding as `success` says. */
+  const probes = (minutes: number, success: (minute: number, host: string) => number, hosts: string[] = ['a', 'b']) =>
+    hosts.map((host) => ({
+      series: `probe_success{job="${probeJobOf(job)}",instance="http://${host}:3000/healthz"}`,
+      values: expand(steady(minutes, (minute) => success(minute, host))),
+    }));
   /** Two targets scraped and serving through the history, then unscrapable (up 0, no requests) to `minutes`. */
   const scrapedUntilHistoryEnds = (minutes: number) =>
     ['a:9464', 'b:9464'].flatMap((name) => [
@@ -380,6 +411,15 @@ export function operationalRuleTests(settings: RuleSettings) {
       ),
       series('http_server_request_duration_seconds_count', requestLabels(name), requests(minutes, H)),
     ]);
+  /** listPets answers of one status on instance a, `perMinute(minute)` of them each minute. */
+  const answered = (minutes: number, status: number, perMinute: (minute: number) => number) => {
+    let total = 0;
+    return series(
+      'http_server_request_duration_seconds_count',
+      `,instance="a:9464",operation="listPets",method="GET",status_code="${status}"`,
+      steady(minutes, (minute) => (total += minute === 0 ? 0 : perMinute(minute))),
+    );
+  };
   /** What each alert named should be at `minute`: the label sets given fire, nothing else. */
   const expect = (minute: number, firing: Record<string, Array<Record<string, string>>>, names: string[]) =>
     names.map((alertname) => ({
@@ -433,7 +473,7 @@ export function operationalRuleTests(settings: RuleSettings) {
     {
       name: 'a two-hour outage (every target down, no request metric, the probe failing) pages within minutes and for all of it',
       interval: '1m',
-      input_series: [...scrapedUntilHistoryEnds(H + 120), probe(H + 120, (minute) => (minute <= H ? 1 : 0))],
+      input_series: [...scrapedUntilHistoryEnds(H + 120), ...probes(H + 120, (minute) => (minute <= H ? 1 : 0))],
       alert_rule_test: [
         ...expect(0, {}, ['PetsDown', 'PetsUnscrapable']),
         ...expect(2, {}, ['PetsDown']),
@@ -441,12 +481,24 @@ export function operationalRuleTests(settings: RuleSettings) {
       ],
     },
     {
-      name: 'every scrape failing while the probe of /healthz succeeds is a ticket (unscrapable), not a page (down)',
+      name: 'every scrape failing while the probe of /healthz succeeds is a ticket (unscrapable), not a page (down, not serving)',
       interval: '1m',
-      input_series: [...scrapedUntilHistoryEnds(H + 30), probe(H + 30, () => 1)],
+      input_series: [...scrapedUntilHistoryEnds(H + 30), ...probes(H + 30, () => 1)],
       alert_rule_test: [10, 30].flatMap((minute) =>
-        expect(minute, { PetsUnscrapable: [{ job }] }, ['PetsDown', 'PetsUnscrapable']),
+        expect(minute, { PetsUnscrapable: [{ job }] }, ['PetsDown', 'PetsUnscrapable', 'PetsNotReady']),
       ),
+    },
+    {
+      name: 'two instances of three scraped and ready but failing their probe of /healthz (the API port gone) page',
+      interval: '1m',
+      input_series: [
+        ...fleet(H + 30, () => 'ready'),
+        ...probes(H + 30, (minute, host) => (minute > H && host !== 'c' ? 0 : 1), ['a', 'b', 'c']),
+      ],
+      alert_rule_test: [
+        ...expect(1, {}, ['PetsNotReady']),
+        ...expect(10, { PetsNotReady: [{ job }] }, ['PetsNotReady', 'PetsDown']),
+      ],
     },
     {
       name: 'a job gone from discovery pages; one target of two down does not',
@@ -524,6 +576,30 @@ export function operationalRuleTests(settings: RuleSettings) {
         ...expect(4, {}, readiness),
         ...expect(20, { PetsLoadShedding: [instanceLabels('b:9464')] }, readiness),
       ],
+    },
+    {
+      name: 'every listPets answer turning 401 at unchanged traffic pages within 15 minutes, for as long as it lasts',
+      interval: '1m',
+      input_series: [
+        answered(H + 90, 200, (minute) => (minute <= H ? 1000 : 0)),
+        answered(H + 90, 401, (minute) => (minute <= H ? 0 : 1000)),
+      ],
+      alert_rule_test: [
+        ...expect(3, {}, ['PetsCallersRefused']),
+        ...[15, 90].flatMap((minute) =>
+          expect(minute, { PetsCallersRefused: [{ job, operation: 'listPets' }] }, ['PetsCallersRefused']),
+        ),
+      ],
+    },
+    {
+      name: 'a 429 flood and one client with a bad key (most answers 4xx) page nobody while the others are served',
+      interval: '1m',
+      input_series: [
+        answered(H + 90, 200, () => 1000),
+        answered(H + 90, 401, (minute) => (minute <= H ? 0 : 5000)),
+        answered(H + 90, 429, (minute) => (minute <= H ? 0 : 2000)),
+      ],
+      alert_rule_test: [15, 60, 90].flatMap((minute) => expect(minute, {}, ['PetsCallersRefused'])),
     },
     {
       name: 'a saturated pool tickets after 5 minutes',

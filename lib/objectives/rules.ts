@@ -1,4 +1,5 @@
 import type { Objective } from './objectives.js';
+import { serviceMatchers, type RuleSettings } from './settings.js';
 
 /**
  * Prometheus rules from the objectives: per operation, the error ratio of
@@ -55,6 +56,30 @@ export const burnRates = [
  * A 3-minute outage holds it for about seven, and pages.
  */
 export const pageForSeconds = 6 * minute;
+
+/**
+ * The low-traffic page (the SRE workbook's "Alerting on SLOs", low-traffic
+ * services: a minimum count of failures rather than a rate): below about
+ * 12 requests an hour the burn-rate page's floor (10 bad answers an hour)
+ * is never reached, however completely an operation fails. So an operation
+ * pages too when nearly all of its answers over the last half hour failed
+ * (share) and at least `minimumBadAnswers` failed within the hour: at 6
+ * requests an hour, all failing, the third failure comes half an hour in
+ * and pages after the same hold as the burn; a single failure, two in a
+ * row, or one in two, never. The half hour (not the hour) lets the share
+ * leave the last good answers behind soon enough to page within the hour.
+ * Quieter still (under 3 an hour) is below what an hour's answers can tell:
+ * the slow burn's ticket, or a probe of a read operation, covers it.
+ */
+export const failing = {
+  share: 0.9,
+  shareWindow: windows['30m'],
+  minimumBadAnswers: 3,
+  window: windows['1h'],
+} as const;
+
+/** The low-traffic page's name. */
+export const failingAlert = 'PetsOperationFailing';
 
 /** The two objectives each operation has, and what is counted for each. */
 export const objectiveKinds = ['availability', 'latency'] as const;
@@ -122,8 +147,8 @@ export function duration(seconds: number, scale: number): string {
   return `${scaled}s`;
 }
 
-function errorRatio(objective: Objective, kind: ObjectiveKind, range: string): string {
-  const operation = `operation="${objective.operation}"`;
+function errorRatio(objective: Objective, kind: ObjectiveKind, range: string, service: string): string {
+  const operation = `${service},operation="${objective.operation}"`;
   const all = `sum by (job, operation) (rate(${histogram}_count{${operation},${counted}}[${range}]))`;
   if (kind === 'availability') {
     const failed = `sum by (job, operation) (rate(${histogram}_count{${operation},status_code=~"5.."}[${range}]))`;
@@ -135,8 +160,8 @@ function errorRatio(objective: Objective, kind: ObjectiveKind, range: string): s
   return `1 - ${fast}\n/\n${all}`;
 }
 
-function badAnswers(objective: Objective, kind: ObjectiveKind, range: string): string {
-  const operation = `operation="${objective.operation}"`;
+function badAnswers(objective: Objective, kind: ObjectiveKind, range: string, service: string): string {
+  const operation = `${service},operation="${objective.operation}"`;
   const all = `sum by (job, operation) (increase(${histogram}_count{${operation},${counted}}[${range}]))`;
   if (kind === 'availability') {
     const failed = `sum by (job, operation) (increase(${histogram}_count{${operation},status_code=~"5.."}[${range}]))`;
@@ -171,17 +196,17 @@ export interface RuleGroup {
   rules: Array<RecordingRule | AlertingRule>;
 }
 
-export interface RuleOptions {
+export interface RuleOptions extends RuleSettings {
   /** Windows divided by this (1 in production; a drill scales them down). */
   scale?: number;
-  /** The absolute URL of docs/alerts.md: runbook_url is this plus the alert's anchor (runbookBaseOf). */
-  runbookBase: string;
 }
 
 /** The rule groups for the objectives: one per objective kind, and the 30-day budget apart (evaluated less often). */
 export function objectiveRuleGroups(objectives: Objective[], options: RuleOptions): RuleGroup[] {
   const scale = options.scale ?? 1;
   const runbookBase = options.runbookBase;
+  // Every input series of the service's job (and extra selector): a copy under another job pages nobody.
+  const service = serviceMatchers(options);
   const alertWindows = [windows['5m'], windows['30m'], windows['1h'], windows['6h'], windows['3d']];
   const groups: RuleGroup[] = objectiveKinds.map((kind) => ({
     name: `pets-slo-${kind}`,
@@ -189,18 +214,21 @@ export function objectiveRuleGroups(objectives: Objective[], options: RuleOption
       ...objectives.flatMap((objective) =>
         alertWindows.map((window) => ({
           record: ratioName(kind, window),
-          expr: errorRatio(objective, kind, duration(window.seconds, scale)),
+          expr: errorRatio(objective, kind, duration(window.seconds, scale), service),
           labels: { operation: objective.operation },
         })),
       ),
       ...objectives.flatMap((objective) =>
         pageWindows.map((window) => ({
           record: badAnswersName(kind, window),
-          expr: badAnswers(objective, kind, duration(window.seconds, scale)),
+          expr: badAnswers(objective, kind, duration(window.seconds, scale), service),
           labels: { operation: objective.operation },
         })),
       ),
-      ...objectives.flatMap((objective) => alerts(objective, kind, runbookBase, scale)),
+      ...objectives.flatMap((objective) => alerts(objective, kind, runbookBase, scale, options.job)),
+      ...(kind === 'availability'
+        ? objectives.map((objective) => failingRule(objective, runbookBase, scale, options.job))
+        : []),
     ],
   }));
   groups.push({
@@ -210,7 +238,7 @@ export function objectiveRuleGroups(objectives: Objective[], options: RuleOption
     rules: objectiveKinds.flatMap((kind) =>
       objectives.map((objective) => ({
         record: ratioName(kind, windows['30d']),
-        expr: errorRatio(objective, kind, duration(windows['30d'].seconds, scale)),
+        expr: errorRatio(objective, kind, duration(windows['30d'].seconds, scale), service),
         labels: { operation: objective.operation },
       })),
     ),
@@ -219,11 +247,19 @@ export function objectiveRuleGroups(objectives: Objective[], options: RuleOption
 }
 
 /** The long windows of the pages, whose bad answers are recorded for the floor. */
-const pageWindows = [...new Set(burnRates.filter((rate) => rate.severity === 'page').map((rate) => rate.long))];
+const pageWindows = [
+  ...new Set([...burnRates.filter((rate) => rate.severity === 'page').map((rate) => rate.long), failing.window]),
+];
 
-function alerts(objective: Objective, kind: ObjectiveKind, runbookBase: string, scale: number): AlertingRule[] {
+function alerts(
+  objective: Objective,
+  kind: ObjectiveKind,
+  runbookBase: string,
+  scale: number,
+  job: string,
+): AlertingRule[] {
   const budget = budgetOf(objective, kind);
-  const selector = `{operation="${objective.operation}"}`;
+  const selector = `{job="${job}",operation="${objective.operation}"}`;
   const condition = (rate: (typeof burnRates)[number]) =>
     `(\n  ${ratioName(kind, rate.long)}${selector} > (${rate.factor} * ${budget})\nand\n  ` +
     `${ratioName(kind, rate.short)}${selector} > (${rate.factor} * ${budget})` +
@@ -259,4 +295,30 @@ function alerts(objective: Objective, kind: ObjectiveKind, runbookBase: string, 
       },
     };
   });
+}
+
+/** The low-traffic page of one operation: nearly every answer of the hour failed, and at least a few (failing). */
+function failingRule(objective: Objective, runbookBase: string, scale: number, job: string): AlertingRule {
+  const selector = `{job="${job}",operation="${objective.operation}"}`;
+  return {
+    alert: failingAlert,
+    expr:
+      `${ratioName('availability', failing.shareWindow)}${selector} >= ${failing.share}\nand\n` +
+      `${badAnswersName('availability', failing.window)}${selector} >= ${failing.minimumBadAnswers}`,
+    for: duration(pageForSeconds, scale),
+    labels: {
+      operation: objective.operation,
+      slo: 'availability',
+      objective: objectiveLabel(objective, 'availability'),
+      severity: 'page',
+    },
+    annotations: {
+      summary: `${objective.operation} fails nearly every request`,
+      description:
+        `${objective.operation} (${objective.method} ${objective.path}) answered 5xx to at least ` +
+        `${failing.share * 100}% of its requests over the last ${failing.shareWindow.name}, and ${failing.minimumBadAnswers} ` +
+        `or more within ${failing.window.name}: it is down for its callers, however few they are.`,
+      runbook_url: runbookUrl(runbookBase, failingAlert),
+    },
+  };
 }

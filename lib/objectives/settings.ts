@@ -8,15 +8,36 @@ import { repoRoot } from '../repoRoot.js';
  * - RUNBOOK_BASE_URL: the absolute URL of docs/alerts.md as the on-call
  *   engineer opens it; every runbook_url is it plus the alert's anchor.
  *   Default: the `repository` URL of package.json, file docs/alerts.md on main.
- * - PROMETHEUS_JOB: the job_name Prometheus scrapes the service under; the
- *   absence page watches that job. Default pet-store-service.
+ * - PROMETHEUS_JOB: the job_name Prometheus scrapes the service under; every
+ *   rule, the dashboard and the docs' example select by it, so that another
+ *   copy (staging, under its own job) pages nobody. Default pet-store-service.
+ * - PROMETHEUS_SELECTOR: matchers every rule adds to the job's, when one job
+ *   name is shared (`namespace="prod"`, the monitoring-mixins' selector).
+ *   Default none.
  */
 export interface RuleSettings {
   runbookBase: string;
   job: string;
+  /** Extra matchers, comma-separated, or '' for none. */
+  selector?: string;
 }
 
 export const defaultJob = 'pet-store-service';
+
+/** The matchers of the service's own series: its job, and the extra selector when one is set. */
+export function serviceMatchers(settings: Pick<RuleSettings, 'job' | 'selector'>): string {
+  return settings.selector ? `job="${settings.job}",${settings.selector}` : `job="${settings.job}"`;
+}
+
+/** The matchers of the probes of /healthz: the probe's job, and the extra selector. */
+export function probeMatchers(settings: Pick<RuleSettings, 'job' | 'selector'>): string {
+  const job = `job="${probeJobOf(settings.job)}"`;
+  return settings.selector ? `${job},${settings.selector}` : job;
+}
+
+/** One matcher, label op "value", as PromQL writes them: a selector is a comma-separated list of them. */
+const matcher = /\s*[a-zA-Z_][a-zA-Z0-9_]*\s*(=|!=|=~|!~)\s*"(?:[^"\\\n]|\\.)*"\s*/;
+const selectorPattern = new RegExp(`^${matcher.source}(,${matcher.source})*$`);
 
 /**
  * The job the blackbox exporter's probes of /healthz are scraped under
@@ -54,11 +75,50 @@ export function ruleSettingsOf(env: NodeJS.ProcessEnv): RuleSettings {
   const job = env['PROMETHEUS_JOB'] || defaultJob;
   if (!/^[^"\\\n]+$/.test(job))
     throw new Error(`PROMETHEUS_JOB must be a plain label value, not ${JSON.stringify(job)}`);
-  return { runbookBase: absolute(base, 'RUNBOOK_BASE_URL'), job };
+  const selector = env['PROMETHEUS_SELECTOR'] ?? '';
+  if (selector !== '' && (!selectorPattern.test(selector) || /(^|,)\s*job\s*[=!]/.test(selector)))
+    throw new Error(
+      `PROMETHEUS_SELECTOR must be PromQL matchers (namespace="prod",cluster=~"eu.*") without job, not ${JSON.stringify(selector)}`,
+    );
+  return { runbookBase: absolute(base, 'RUNBOOK_BASE_URL'), job, ...(selector ? { selector: selector.trim() } : {}) };
 }
 
 /** Where the shipped scrape configuration (deploy/prometheus/prometheus.yml) looks; an example an operator edits. */
 const exampleHosts = ['pets-1', 'pets-2', 'pets-3'];
+
+/** Where docs/operations.md's example scrapes: one instance, as an operator starts. */
+const docsHost = '10.0.0.5';
+
+/**
+ * The smallest configuration the rules work with, as docs/operations.md
+ * shows it: the service and its probe under the job names the rules watch.
+ */
+export function docsPrometheusExample(settings: RuleSettings, apiPort: number, metricsPort: number) {
+  return {
+    scrape_configs: scrapeConfigs(settings, [docsHost], apiPort, metricsPort),
+    rule_files: ['deploy/prometheus/objectives.yml', 'deploy/prometheus/alerts.yml'],
+  };
+}
+
+function scrapeConfigs(settings: RuleSettings, hosts: string[], apiPort: number, metricsPort: number) {
+  return [
+    {
+      job_name: settings.job,
+      static_configs: [{ targets: hosts.map((host) => `${host}:${metricsPort}`) }],
+    },
+    {
+      job_name: probeJobOf(settings.job),
+      metrics_path: '/probe',
+      params: { module: ['healthz'] },
+      static_configs: [{ targets: hosts.map((host) => `http://${host}:${apiPort}/healthz`) }],
+      relabel_configs: [
+        { source_labels: ['__address__'], target_label: '__param_target' },
+        { source_labels: ['__param_target'], target_label: 'instance' },
+        { target_label: '__address__', replacement: 'blackbox-exporter:9115' },
+      ],
+    },
+  ];
+}
 
 /**
  * The Prometheus configuration shipped beside the rules: the service's
@@ -71,22 +131,6 @@ export function prometheusConfig(settings: RuleSettings, apiPort: number, metric
     global: { scrape_interval: '15s', evaluation_interval: '15s' },
     rule_files: ['objectives.yml', 'alerts.yml'],
     alerting: { alertmanagers: [{ static_configs: [{ targets: ['alertmanager:9093'] }] }] },
-    scrape_configs: [
-      {
-        job_name: settings.job,
-        static_configs: [{ targets: exampleHosts.map((host) => `${host}:${metricsPort}`) }],
-      },
-      {
-        job_name: probeJobOf(settings.job),
-        metrics_path: '/probe',
-        params: { module: ['healthz'] },
-        static_configs: [{ targets: exampleHosts.map((host) => `http://${host}:${apiPort}/healthz`) }],
-        relabel_configs: [
-          { source_labels: ['__address__'], target_label: '__param_target' },
-          { source_labels: ['__param_target'], target_label: 'instance' },
-          { target_label: '__address__', replacement: 'blackbox-exporter:9115' },
-        ],
-      },
-    ],
+    scrape_configs: scrapeConfigs(settings, exampleHosts, apiPort, metricsPort),
   };
 }

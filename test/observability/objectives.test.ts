@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { shedReasons } from '../../src/http/arrival/loadShedding.js';
 import { objectivesOf } from '../../lib/objectives/objectives.js';
-import { loadSheddingFacts, sheddingLimitText } from '../../lib/objectives/operationalAlerts.js';
+import { loadSheddingFacts, operationalRuleGroup, sheddingLimitText } from '../../lib/objectives/operationalAlerts.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { durationDays, retentionFlag } from '../../lib/instances/prometheus.js';
 import {
@@ -41,15 +41,18 @@ t.test('every operation must state objectives the histogram can measure', async 
 t.test('a page needs the floor of bad answers its x-slo sets (10 an hour by default) in its long window', async (t) => {
   const rulesOf = (extra: object) =>
     JSON.stringify(
-      objectiveRuleGroups(objectivesOf(operation({ ...slo, ...extra })), { runbookBase: 'https://example.com/a' }),
+      objectiveRuleGroups(objectivesOf(operation({ ...slo, ...extra })), {
+        runbookBase: 'https://example.com/a',
+        job: 'pets',
+      }),
     );
   const byDefault = rulesOf({});
-  t.match(byDefault, /availability_bad_answers:increase1h\{operation=\\"listPets\\"\} >= 10\b/);
-  t.match(byDefault, /availability_bad_answers:increase6h\{operation=\\"listPets\\"\} >= 60\b/);
-  t.match(byDefault, /latency_bad_answers:increase1h\{operation=\\"listPets\\"\} >= 10\b/);
+  t.match(byDefault, /availability_bad_answers:increase1h\{job=\\"pets\\",operation=\\"listPets\\"\} >= 10\b/);
+  t.match(byDefault, /availability_bad_answers:increase6h\{job=\\"pets\\",operation=\\"listPets\\"\} >= 60\b/);
+  t.match(byDefault, /latency_bad_answers:increase1h\{job=\\"pets\\",operation=\\"listPets\\"\} >= 10\b/);
   const overridden = rulesOf({ minimumBadAnswersPerHour: 3 });
-  t.match(overridden, /availability_bad_answers:increase1h\{operation=\\"listPets\\"\} >= 3\b/);
-  t.match(overridden, /availability_bad_answers:increase6h\{operation=\\"listPets\\"\} >= 18\b/);
+  t.match(overridden, /availability_bad_answers:increase1h\{job=\\"pets\\",operation=\\"listPets\\"\} >= 3\b/);
+  t.match(overridden, /availability_bad_answers:increase6h\{job=\\"pets\\",operation=\\"listPets\\"\} >= 18\b/);
   t.notMatch(byDefault, /increase3d/, 'the ticket has no floor: below it, a ticket at most');
 });
 
@@ -60,7 +63,11 @@ t.test('a drill scales every window, and nothing else', async (t) => {
   t.equal(duration(3600, 60), '1m');
   t.equal(duration(3 * 24 * 3600, 60), '72m');
   const text = JSON.stringify(
-    objectiveRuleGroups(objectivesOf(operation(slo)), { scale: 60, runbookBase: 'https://example.com/alerts' }),
+    objectiveRuleGroups(objectivesOf(operation(slo)), {
+      scale: 60,
+      runbookBase: 'https://example.com/alerts',
+      job: 'pets',
+    }),
   );
   const ranges = new Set(text.match(/\[\w+\]/g));
   t.same([...ranges].sort(), ['[12h]', '[1m]', '[30s]', '[5s]', '[6m]', '[72m]'].sort());
@@ -84,6 +91,7 @@ t.test('every runbook_url is absolute: RUNBOOK_BASE_URL, else the repository of 
   t.same(urls, [
     '"runbook_url":"https://wiki.example.com/pets/alerts#petsavailabilityfastburn"',
     '"runbook_url":"https://wiki.example.com/pets/alerts#petsavailabilityslowburn"',
+    '"runbook_url":"https://wiki.example.com/pets/alerts#petsoperationfailing"',
     '"runbook_url":"https://wiki.example.com/pets/alerts#petslatencyfastburn"',
     '"runbook_url":"https://wiki.example.com/pets/alerts#petslatencyslowburn"',
   ]);
@@ -121,4 +129,21 @@ t.test('the load-shedding facts of the docs and alerts are the code’s own', as
     t.same([...reasons], file.endsWith('.md') ? shedReasons.map((reason) => `\`${reason}\``) : [], `${file}: reasons`);
     t.notMatch(text, /LOAD_SHEDDING_/, `${file} names no setting that does not exist`);
   }
+});
+
+t.test('every rule selects the job, and the extra selector when one is set (PROMETHEUS_SELECTOR)', async (t) => {
+  const settings = ruleSettingsOf({ PROMETHEUS_JOB: 'pets', PROMETHEUS_SELECTOR: 'namespace="prod"' });
+  t.equal(settings.selector, 'namespace="prod"');
+  t.throws(() => ruleSettingsOf({ PROMETHEUS_SELECTOR: 'job="x"' }), /without job/);
+  t.throws(() => ruleSettingsOf({ PROMETHEUS_SELECTOR: 'prod' }), /PromQL matchers/);
+  const text = JSON.stringify([
+    objectiveRuleGroups(objectivesOf(operation(slo)), settings),
+    operationalRuleGroup(settings),
+  ]).replace(/\\"/g, '"');
+  // Every raw series the rules read; the recorded ones (a colon in the name) keep the job alone.
+  const selectors = [...text.matchAll(/\b(?:http_server|pets_|up\b|probe_success)[a-z_]*\{([^}]*)\}/g)].map(
+    (m) => m[1]!,
+  );
+  t.ok(selectors.length > 20);
+  for (const selector of selectors) t.match(selector, /job="pets(-healthz)?",namespace="prod"/, selector);
 });

@@ -58,6 +58,17 @@ t.test(
     for (const url of new Set(runbooks))
       t.ok(headings.has(url.split('#')[1]!), `docs/alerts.md has a section for ${url}`);
     for (const url of runbooks) t.ok(url.startsWith(`${settings.runbookBase}#pets`), `runbook_url is absolute: ${url}`);
+    // Each alert's section opens with what it does to a person, as the rule says: "Page." or "Ticket.".
+    const alertsDoc = readFileSync(join(rulesFolder, '../../docs/alerts.md'), 'utf8');
+    const severities = ['objectives.yml', 'alerts.yml'].flatMap((file) =>
+      [...readFileSync(join(rulesFolder, file), 'utf8').matchAll(/- alert: (\w+)\n[\s\S]*?severity: (\w+)/g)].map(
+        (match) => [match[1]!, match[2]!] as const,
+      ),
+    );
+    for (const [alert, severity] of new Map(severities)) {
+      const opening = new RegExp(`^## ${alert}\\n\\n(\\w+)\\.`, 'm').exec(alertsDoc)?.[1];
+      t.equal(opening?.toLowerCase(), severity, `docs/alerts.md says ${alert} is a ${severity}`);
+    }
 
     const started = Date.now();
     const quick = shipped.filter((file) => file !== pageTestFile);
