@@ -6,11 +6,10 @@
 // client cannot send as the contract says (another media type, a cookie, a header that is not one scalar, a
 // query style other than form) fails generation, naming it, rather than making a method that drops it.
 import { isObject, type Json, type JsonObject } from '../lib/openapi/dereference.js';
+import { isJsonMediaType } from '../src/openapi/mediaTypes.js';
 
 const methodsInOrder = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const idempotencyKeyHeader = 'idempotency-key';
-/** application/json, or a JSON-based type such as application/merge-patch+json (RFC 6839 +json). */
-const jsonMediaType = /^application\/(?:[\w.-]+\+)?json$/;
 const identifier = /^[A-Za-z_$][\w$]*$/;
 
 export interface ClientOperation {
@@ -210,7 +209,7 @@ function bodyOf(document: JsonObject, operationId: string, operation: JsonObject
 /** The one JSON media type of a content map (undefined when it is empty); any other fails. */
 function jsonTypeOf(operationId: string, what: string, content: JsonObject): string | undefined {
   const types = Object.keys(content);
-  if (types.length > 1 || types.some((type) => !jsonMediaType.test(type)))
+  if (types.length > 1 || types.some((type) => !isJsonMediaType(type)))
     fail(operationId, `a ${what} in ${types.join(', ')} (one JSON media type is)`);
   return types[0];
 }

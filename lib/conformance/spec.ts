@@ -6,6 +6,7 @@ import { assertSupportedBy } from '../constructs/refusals.js';
 import { dereference, type JsonObject } from '../openapi/dereference.js';
 import { httpMethods } from '../../src/openapi/document.js';
 import { specPath } from '../../src/openapi/files.js';
+import { isJsonMediaType } from '../../src/openapi/mediaTypes.js';
 
 /**
  * openapi.yaml read for the conformance suite and `npm run verify` on their
@@ -98,9 +99,7 @@ function deprecationOf(operation: JsonObject): Deprecation {
   };
 }
 
-/** application/json and the JSON-based types (RFC 6839 `+json`, e.g. application/merge-patch+json). */
-export const isJsonMediaType = (mediaType: string | undefined) =>
-  mediaType !== undefined && /^application\/(?:json|[^\s;/]+\+json)$/i.test(mediaType);
+export { isJsonMediaType } from '../../src/openapi/mediaTypes.js';
 
 /**
  * The operations of `raw` as the suite and verify read them. A media type the model cannot read is a

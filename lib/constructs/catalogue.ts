@@ -70,8 +70,19 @@ const mediaTypes: Construct[] = [
     group: 'Media types',
     title: 'a `+json` media type (`application/merge-patch+json`, `application/problem+json`)',
     detect: detect.mediaTypeWhere(detect.isJsonSuffix),
-    example: bodyExample({ 'application/merge-patch+json': { schema: thing } }),
-    verdicts: refused('only application/json bodies are parsed, typed and answered', ['conformance']),
+    example: operationExample(
+      {
+        requestBody: { required: true, content: { 'application/merge-patch+json': { schema: thing } } },
+        responses: { '200': { description: 'OK', content: { 'application/vnd.example+json': { schema: thing } } } },
+      },
+      'patch',
+    ),
+    verdicts: refused('only application/json bodies are read and checked', [
+      'http',
+      'handlerTypes',
+      'client',
+      'conformance',
+    ]),
   },
   {
     id: 'media-bytes',

@@ -39,3 +39,10 @@ for (const [id, patterns] of Object.entries(expectations))
     const written = source(id);
     for (const pattern of patterns) t.match(written, pattern);
   });
+
+t.test('media-json-suffix', async (t) => {
+  const written = source('media-json-suffix');
+  t.match(written, /body: 'application\/merge-patch\+json',/, 'sent with its own Content-Type');
+  t.match(written, /success: \{ 200: true \},/, 'an answer of another +json type is read as JSON');
+  t.match(written, /\['content'\]\['application\/merge-patch\+json'\]/, 'the body typed from its media type');
+});

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { apiTypesSource } from '../../generators/apiTypes.js';
+import type { JsonBody } from '../../src/handlers/types.js';
 import { constructExample } from '../helpers/constructExamples.js';
 
 // The types handlers are checked against (src/handlers/types.ts reads them from src/generated/api.ts), each
@@ -42,4 +43,14 @@ t.test('deprecated-operation', async (t) => {
 t.test('a closed object has no index signature, so an extra property does not compile', async (t) => {
   const type = await operationType('schema-closed-object');
   t.notMatch(type.split('requestBody')[1]!.split('responses')[0], /\[key: string\]/);
+});
+
+t.test('media-json-suffix', async (t) => {
+  t.match(await operationType('media-json-suffix'), /"application\/merge-patch\+json": \{ name\?: string; \}/);
+  // Checked by the compiler: a handler's body is read from whichever JSON media type the operation declares.
+  type Declared = { content: { 'application/merge-patch+json': { name?: string } } };
+  const body: JsonBody<Declared> = { name: 'a' };
+  // @ts-expect-error -- typed from application/merge-patch+json, never undefined
+  const lost: JsonBody<Declared> = undefined;
+  t.same([body, lost], [{ name: 'a' }, undefined]);
 });

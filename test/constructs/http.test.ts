@@ -56,6 +56,40 @@ t.test('media-json', async (t) => {
   });
   t.equal(other.statusCode, 415);
   t.match(other.json(), { code: 'unsupported_media_type', status: 415 });
+  const suffix = await app.inject({
+    method: 'POST',
+    url: '/v1/things',
+    headers: { 'content-type': 'application/merge-patch+json' },
+    payload: JSON.stringify({ name: 'x'.repeat(30) }),
+  });
+  t.equal(suffix.statusCode, 415, 'another JSON type is refused, never passed on unvalidated');
+  t.equal(inputs.length, 1);
+});
+
+t.test('media-json-suffix', async (t) => {
+  const { app, inputs } = await exampleApp(t, 'media-json-suffix', () => ({ status: 200, body: { name: 'b' } }));
+  const patch = (type: string, payload: object) =>
+    app.inject({
+      method: 'PATCH',
+      url: '/v1/things',
+      headers: { 'content-type': type },
+      payload: JSON.stringify(payload),
+    });
+  const sent = await patch('application/merge-patch+json', { name: 'a' });
+  t.equal(sent.statusCode, 200);
+  t.same(inputs[0]?.['body'], { name: 'a' }, 'parsed as JSON');
+  t.equal(sent.headers['content-type'], 'application/vnd.example+json; charset=utf-8', 'answered as declared');
+  t.same(sent.json(), { name: 'b' });
+  const long = await patch('application/merge-patch+json; charset=utf-8', { name: 'x'.repeat(21) });
+  t.equal(long.statusCode, 400, 'validated against its schema');
+  const plain = await patch('application/json', { name: 'a' });
+  t.equal(plain.statusCode, 415, 'a JSON type the operation does not declare');
+  t.match(plain.json(), {
+    code: 'unsupported_media_type',
+    message: 'The request body must be sent as Content-Type: application/merge-patch+json.',
+    status: 415,
+  });
+  t.equal(inputs.length, 1);
 });
 
 t.test('param-path-simple', async (t) => {
