@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fails when src/generated (api.ts, openapi.json, routes.json) is not what openapi.yaml generates now,
+# Fails when openapi.yaml uses a construct some machine refuses (generators/constructs.ts), or docs/constructs.md
+# is not the matrix lib/constructs/ makes, or src/generated (api.ts, openapi.json, routes.json) is not what openapi.yaml generates now,
 # or configValidator.js is not what src/config/schema.ts compiles to, or docs/configuration.md is not
 # the reference its descriptions make, or the TypeScript client's types, methods, version, error table and
 # README table of methods are not what openapi.yaml makes (clients/typescript), or a fact the hand-written
@@ -9,6 +10,15 @@
 # not what the code says (generators/objectives.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# First, and before anything else is compared: a construct some machine refuses (docs/constructs.md).
+freshMatrix=$(mktemp -d)
+trap 'rm -rf "$freshMatrix"' EXIT
+npx --no-install tsx generators/constructs.ts openapi.yaml "$freshMatrix"
+if ! diff -u docs/constructs.md "$freshMatrix/docs/constructs.md" >&2; then
+  echo "docs/constructs.md is out of step with lib/constructs/catalogue.ts: run 'npm run generate' and commit the result." >&2
+  exit 1
+fi
+rm -rf "$freshMatrix"
 fresh=$(mktemp --suffix=.ts)
 freshSpec=$(mktemp --suffix=.json)
 freshRoutes=$(mktemp --suffix=.json)

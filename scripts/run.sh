@@ -71,7 +71,8 @@ case $group in
     ;;
   generate)
     usage='usage: npm run generate [-- --check]
-  (none)   regenerates src/generated/ and clients/typescript/src/generated/ from openapi.yaml; the
+  (none)   refuses openapi.yaml if it uses a construct a machine refuses (docs/constructs.md, written
+           from lib/constructs/), before writing anything; then regenerates src/generated/ and clients/typescript/src/generated/ from openapi.yaml; the
            version, the operations and scopes and the CHANGELOG entries the docs state
            (generators/docFacts.ts), the Prometheus rules and their promtool tests
            (deploy/prometheus/; RUNBOOK_BASE_URL, PROMETHEUS_JOB: docs/alerts.md), dashboard panels
@@ -79,6 +80,7 @@ case $group in
   --check  fails when any of them is out of step, changing nothing (scripts/generate-check.sh)'
     case $choice in
       '')
+        tsx generators/constructs.ts
         tsx generators/docFacts.ts
         tsx generators/apiTypes.ts openapi.yaml src/generated/api.ts
         tsx generators/spec.ts

@@ -247,6 +247,39 @@ function compareHeaders(
       );
 }
 
+/**
+ * A response's links (OpenAPI Link Objects): a client that follows one (a 201's link to the item's GET) loses
+ * it when it is removed or leads elsewhere; a new one is additive.
+ */
+function compareLinks(
+  base: JsonObject,
+  head: JsonObject,
+  where: string,
+  pointers: { head: string; base: string },
+  out: Reporter,
+) {
+  const before = objectAt(base['links']);
+  const after = objectAt(head['links']);
+  const at = (pointer: string, name: string) => `${pointer}${pointerStep('links')}${pointerStep(name)}`;
+  for (const [name, link] of Object.entries(after)) {
+    const label = `${where} link ${code(name)}`;
+    if (!(name in before))
+      out.add('response-link-added', 'additive', 'response', `${label}: added`, at(pointers.head, name));
+    else if (!same(substance(before[name]), substance(link)))
+      out.add('response-link-changed', 'breaking', 'response', `${label}: leads elsewhere`, at(pointers.head, name));
+  }
+  for (const name of Object.keys(before))
+    if (!(name in after))
+      out.add(
+        'response-link-removed',
+        'breaking',
+        'response',
+        `${where} link ${code(name)}: removed`,
+        at(pointers.base, name),
+        'base',
+      );
+}
+
 function compareResponses(base: Operation, head: Operation, out: Reporter) {
   const before = objectAt(base.value['responses']);
   const after = objectAt(head.value['responses']);
@@ -272,6 +305,7 @@ function compareResponses(base: Operation, head: Operation, out: Reporter) {
     }
     const pointers = { head: pointer, base: at(base, status) };
     compareHeaders(objectAt(previous), objectAt(response), `response ${code(status)}`, pointers, out);
+    compareLinks(objectAt(previous), objectAt(response), `response ${code(status)}`, pointers, out);
     compareContent(
       previous,
       response,

@@ -6,7 +6,12 @@ export type OperationId = keyof operations;
 type Operation<K extends OperationId> = operations[K];
 
 type OrEmpty<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
-type JsonBody<T> = T extends { content: { 'application/json': infer Body } } ? Body : undefined;
+/** A JSON media type's name (src/openapi/mediaTypes.ts): application/json or any application/*+json. */
+type JsonMediaType = 'application/json' | `application/${string}+json`;
+/** The body of whichever JSON media types the request or response declares (undefined without one). */
+export type JsonBody<T> = T extends { content: infer Content }
+  ? { [Type in keyof Content]: Type extends JsonMediaType ? Content[Type] : never }[keyof Content]
+  : undefined;
 
 /** Who sent the request: the API key the HTTP layer accepted (its id, never the key). */
 export interface Caller {

@@ -1,6 +1,8 @@
 import { basePath, loadContract } from '../../lib/conformance/spec.js';
 
-const { document, operations } = loadContract();
+// Read when first asked, never at import: a spec a tool refuses fails the test that asks, by its construct.
+let contract: ReturnType<typeof loadContract> | undefined;
+const localContract = () => (contract ??= loadContract());
 
 /** Methods fastify routes to the 405 handler; OPTIONS has a meaning of its own (CORS preflights). */
 const candidates = ['DELETE', 'PUT', 'PATCH', 'POST', 'GET', 'HEAD'] as const;
@@ -18,6 +20,7 @@ export interface UndeclaredMethod {
  * that a test of the 405 keeps working when an operation is added to it.
  */
 export function undeclaredMethodOn(path: string): UndeclaredMethod {
+  const { document, operations } = localContract();
   const allowed = operations
     .filter((operation) => operation.path === path)
     .map((operation) => operation.method)

@@ -1,10 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isJsonMediaType } from '../../openapi/mediaTypes.js';
 import { tagged, type ConditionalFacts } from './conditional.js';
 
-/** The media type of every body the spec declares, as fastify would write it for JSON. */
-const jsonContentType = 'application/json; charset=utf-8';
-
 type Serialize = (document: unknown) => string;
+
+interface Serializer {
+  serialize: Serialize;
+  /** The Content-Type it answers: the JSON media type the status declares, in UTF-8. */
+  contentType: string;
+}
+
+/** The JSON media type a status of the route declares (application/json, problem+json...), if any. */
+function declaredJsonType(reply: FastifyReply, status: number): string | undefined {
+  const responses = (reply.request.routeOptions.schema?.response ?? {}) as Record<string, { content?: object }>;
+  return Object.keys(responses[String(status)]?.content ?? {}).find(isJsonMediaType);
+}
 
 /**
  * How a route answers its handler's success, compiled once per operation:
@@ -18,14 +28,16 @@ type Serialize = (document: unknown) => string;
  */
 export function answerFor(conditional: ConditionalFacts | undefined) {
   // Each status's serializer, taken from the route's once: the handler is the route's own.
-  const serializers = new Map<number, Serialize | null>();
-  function serializerOf(reply: FastifyReply, status: number): Serialize | null {
-    let serialize = serializers.get(status);
-    if (serialize === undefined) {
-      serialize = (reply.getSerializationFunction(String(status), 'application/json') as Serialize | undefined) ?? null;
-      serializers.set(status, serialize);
+  const serializers = new Map<number, Serializer | null>();
+  function serializerOf(reply: FastifyReply, status: number): Serializer | null {
+    let serializer = serializers.get(status);
+    if (serializer === undefined) {
+      const type = declaredJsonType(reply, status) ?? 'application/json';
+      const serialize = reply.getSerializationFunction(String(status), type) as Serialize | undefined;
+      serializer = serialize ? { serialize, contentType: `${type}; charset=utf-8` } : null;
+      serializers.set(status, serializer);
     }
-    return serialize;
+    return serializer;
   }
   /** `link`: the handler's own Link header, which its entity tag covers (conditional.ts). */
   return function answer(
@@ -35,15 +47,15 @@ export function answerFor(conditional: ConditionalFacts | undefined) {
     body: unknown,
     link: string | undefined,
   ): unknown {
-    const serialize = serializerOf(reply, status);
+    const serializer = serializerOf(reply, status);
     // A status the spec gives no JSON body: fastify's own way.
-    if (serialize === null) return body;
-    const json = serialize(body);
+    if (serializer === null) return body;
+    const json = serializer.serialize(body);
     if (conditional?.taggedStatuses.has(status) && tagged(request, reply, json, conditional, link)) {
       reply.code(304);
       return reply.send();
     }
-    reply.header('content-type', jsonContentType);
+    reply.header('content-type', serializer.contentType);
     return json;
   };
 }

@@ -16,6 +16,7 @@ import {
   type OpenApiDocument,
   type RouteEntry,
 } from '../../openapi/document.js';
+import { essenceOf } from '../../openapi/mediaTypes.js';
 import { answerFor } from './answer.js';
 import { bodyLimitOf } from './bodyLimit.js';
 import { pathsMatchedBefore } from './notFound.js';
@@ -77,7 +78,7 @@ function toRouteHandler<K extends OperationId>(
     const result = await handler(input);
     const status = Number(result.status);
     // An error result takes the road of a thrown error: one handler logs it and writes the Error object.
-    if (status >= 400) throw errorOf(status, result.body as ErrorBody, result.headers);
+    if (status >= 400) throw errorOf(status, result.body as unknown as ErrorBody, result.headers);
     // A write that succeeded without asking whether its If-Match or If-None-Match held: a bug, never a silent success.
     if (checked?.unchecked())
       throw new Error(`The handler of ${conditional?.operationId} succeeded without checking input.precondition`);
@@ -107,6 +108,25 @@ function refuseContent(request: FastifyRequest, _reply: FastifyReply, done: Hook
   if (request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0'))
     done(invalidRequest(`${request.method} ${request.routeOptions.url ?? ''} takes no request body; send none.`));
   else done();
+}
+
+/**
+ * A body of a media type the operation does not declare is a 415 on arrival, before it is parsed: fastify
+ * validates a body only against the schema of its own Content-Type, so another type the service parses (a
+ * `+json` another operation declares) would otherwise reach the handler unchecked.
+ */
+function refuseUndeclaredMediaTypes(declared: string[]) {
+  const accepted = new Set(declared.map(essenceOf));
+  const listed = declared.join(' or ');
+  return function refuseUndeclaredMediaType(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+  ): void {
+    const type = request.headers['content-type'];
+    if (type === undefined || accepted.has(essenceOf(type))) done();
+    else done(new ApiError(415, 'unsupported_media_type', `The request body must be sent as Content-Type: ${listed}.`));
+  };
 }
 
 /** What the glue merges into the route it builds from the spec (method, url and schemas are its own). */
@@ -151,7 +171,9 @@ export function operationResolver(
     const onRequest = [
       ...(matchedBefore ? [matchedBefore] : []),
       ...(sunset ? [sunsetGate(operation, sunset, now)] : []),
-      ...(operation.requestBody ? [] : [refuseContent]),
+      ...(operation.requestBody
+        ? [refuseUndeclaredMediaTypes(Object.keys((operation.requestBody as { content?: object }).content ?? {}))]
+        : [refuseContent]),
     ];
     const parts: RouteParts = {
       // The handler's success is serialized, validated, tagged and sent by the

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
+import { jsonSuffixPattern } from '../../openapi/mediaTypes.js';
 import { excerpt } from '../errors/excerpt.js';
 import { assertLiteralsExact } from './jsonLiterals.js';
 import { assertNoUnpairedSurrogates } from './surrogates.js';
@@ -19,7 +20,7 @@ function decodeBody(request: FastifyRequest, body: Buffer): string {
   }
   const charset = charsetParameter.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    throw unsupported(`charset '${excerpt(charset)}' is not supported; send application/json in UTF-8.`);
+    throw unsupported(`charset '${excerpt(charset)}' is not supported; send JSON in UTF-8.`);
   }
   try {
     return utf8.decode(body);
@@ -42,10 +43,11 @@ function decodeBody(request: FastifyRequest, body: Buffer): string {
 export function registerStrictJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+  // Every JSON media type (src/openapi/mediaTypes.ts) is parsed alike; the route refuses one it does not declare.
+  const parser: Parameters<typeof app.addContentTypeParser<Buffer>>[2] = (request, body, done) => {
     let text: string;
     try {
-      text = decodeBody(request, body as Buffer);
+      text = decodeBody(request, body);
     } catch (error) {
       done(error as ApiError, undefined);
       return;
@@ -64,5 +66,7 @@ export function registerStrictJsonParser(app: FastifyInstance): void {
       }
       done(null, parsed);
     });
-  });
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parser);
+  app.addContentTypeParser(jsonSuffixPattern, { parseAs: 'buffer' }, parser);
 }

@@ -1,0 +1,48 @@
+import t from 'tap';
+import { clientOperations } from '../../generators/clientOperations.js';
+import { operationsSource } from '../../generators/clientSource.js';
+import { constructExample } from '../helpers/constructExamples.js';
+
+// The typed client's generator, each construct on the catalogue's example spec: the table its transport
+// sends from (clients/typescript/src/petStore.ts reads method, path, query, body media type, headers,
+// statuses from it) and the method it writes.
+
+/** The example's generated operations file, white space folded. */
+const source = (id: string) => operationsSource(clientOperations(constructExample(id))).replace(/\s+/g, ' ');
+
+const expectations: Record<string, RegExp[]> = {
+  'media-json': [
+    /body: 'application\/json',/,
+    /example\(body: NonNullable<operations\['example'\]\['requestBody'\]>\['content'\]\['application\/json'\]/,
+  ],
+  'param-path-simple': [
+    /path: '\/things\/\{id\}',/,
+    /example\(id: operations\['example'\]\['parameters'\]\['path'\]\['id'\], options/,
+  ],
+  'param-query-form': [/query: \['tag'\],/, /example\(query: ExampleQuery = \{\}/],
+  'param-header-simple': [/optionalHeaders: \{ xTag: 'X-Tag' \},/],
+  'schema-closed-object': [/\['requestBody'\]>\['content'\]\['application\/json'\]/],
+  'response-created': [
+    /success: \{ 201: true \},/,
+    /Promise<operations\['example'\]\['responses'\]\[201\]\['content'\]\['application\/json'\]>/,
+  ],
+  'response-headers': [/success: \{ 201: false \},/],
+  'response-links': [/success: \{ 200: true \},/],
+  'servers-root': [/path: '\/things',/],
+  'security-bearer': [/method: 'GET', path: '\/things',/],
+  'security-scopes': [/method: 'GET', path: '\/things',/],
+  'deprecated-operation': [/@deprecated/],
+};
+
+for (const [id, patterns] of Object.entries(expectations))
+  t.test(id, async (t) => {
+    const written = source(id);
+    for (const pattern of patterns) t.match(written, pattern);
+  });
+
+t.test('media-json-suffix', async (t) => {
+  const written = source('media-json-suffix');
+  t.match(written, /body: 'application\/merge-patch\+json',/, 'sent with its own Content-Type');
+  t.match(written, /success: \{ 200: true \},/, 'an answer of another +json type is read as JSON');
+  t.match(written, /\['content'\]\['application\/merge-patch\+json'\]/, 'the body typed from its media type');
+});

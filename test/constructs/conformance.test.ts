@@ -1,0 +1,97 @@
+import fc from 'fast-check';
+import t, { type Test } from 'tap';
+import { conformanceProblems } from '../../lib/conformance/checks.js';
+import { invalidCases, validCases, type Case } from '../../lib/conformance/requests.js';
+import { basePath, loadContract, type Operation } from '../../lib/conformance/spec.js';
+import { constructExample } from '../helpers/constructExamples.js';
+
+// The conformance model and its generators, each construct on the catalogue's example spec: what the model
+// reads from it and what the generators make of it.
+
+const context = { key: 'k'.repeat(32), bodyLimit: 65536 };
+const valid = (operation: Operation): Case[] => fc.sample(validCases(operation, context), { numRuns: 60, seed: 1 });
+const invalid = (operation: Operation): Case[] =>
+  fc.sample(invalidCases(operation, context), { numRuns: 200, seed: 1 });
+const answer = (status: number, headers: Record<string, string> = {}, json?: unknown) => ({
+  status,
+  headers: new Headers(headers),
+  text: json === undefined ? '' : JSON.stringify(json),
+  ...(json === undefined ? {} : { json }),
+});
+
+type Check = (t: Test, operation: Operation, document: ReturnType<typeof loadContract>['document']) => void;
+
+const checks: Record<string, Check> = {
+  'media-json': (t, operation) => {
+    const [first] = valid(operation);
+    t.match(first?.request.headers['content-type'], /^application\/json/);
+    t.type(JSON.parse(String(first?.request.body)), 'object');
+  },
+  'media-json-suffix': (t, operation) => {
+    t.equal(operation.body?.mediaType, 'application/merge-patch+json');
+    const types = valid(operation).map((drawn) => drawn.request.headers['content-type']);
+    t.ok(
+      types.every((type) => type?.startsWith('application/merge-patch+json')),
+      'sent as merge-patch+json',
+    );
+  },
+  'param-path-simple': (t, operation) => {
+    t.same(
+      operation.parameters.map((parameter) => parameter.in),
+      ['path'],
+    );
+    t.ok(valid(operation).every((drawn) => typeof drawn.request.pathParams['id'] === 'string'));
+  },
+  'param-query-form': (t, operation) => {
+    const repeated = valid(operation).some(
+      (drawn) => drawn.request.query.filter(([name]) => name === 'tag').length > 1,
+    );
+    t.ok(repeated, 'an array is sent as the name repeated');
+  },
+  'param-header-simple': (t, operation) => {
+    const broken = invalid(operation).find((drawn) => drawn.request.intent === 'header X-Tag maxLength');
+    t.ok(broken && broken.request.headers['x-tag']!.length > 20, 'a header longer than its maxLength is sent');
+    t.ok(broken?.expect.includes(400), 'and expected to be refused');
+  },
+  'schema-closed-object': (t, operation) => {
+    t.ok(
+      invalid(operation).some((drawn) => drawn.request.intent.includes('additionalProperties')),
+      'an extra property is sent',
+    );
+  },
+  'response-created': (t, operation) => {
+    t.ok(valid(operation).every((drawn) => drawn.expect.includes(201)));
+    t.same(conformanceProblems(operation, answer(201, {}, { name: 'a' })), []);
+  },
+  'response-headers': (t, operation) => {
+    t.match(conformanceProblems(operation, answer(201)), ['required header location missing']);
+    t.same(conformanceProblems(operation, answer(201, { location: '/v1/things/a' })), []);
+  },
+  'response-links': (t, operation) => {
+    t.same(operation.responses.get('200')?.links, [{ name: 'self', operationId: 'example', parameters: {} }]);
+  },
+  'servers-root': (t, _operation, document) => {
+    t.equal(basePath(document), '/v1');
+  },
+  'security-bearer': (t, operation) => {
+    t.ok(operation.secured);
+    t.ok(valid(operation).every((drawn) => /^bearer +k{32}$/i.test(drawn.request.headers['authorization'] ?? '')));
+    t.ok(
+      invalid(operation).some((drawn) => drawn.expect.includes(401)),
+      'a bad key is expected to be a 401',
+    );
+  },
+  'security-scopes': (t, operation) => {
+    t.same(operation.scopes, ['things:read']);
+  },
+  'deprecated-operation': (t, operation) => {
+    t.same(operation.deprecation?.deprecatedAt, new Date('2026-01-01T00:00:00Z'));
+  },
+};
+
+for (const [id, check] of Object.entries(checks))
+  t.test(id, async (t) => {
+    const { document, operations } = loadContract(constructExample(id));
+    t.equal(operations.length, 1);
+    check(t, operations[0]!, document);
+  });

@@ -1,0 +1,181 @@
+import t, { type Test } from 'tap';
+import type { AcceptedKey, KeyChecker } from '../../src/auth/keyChecker.js';
+import { identifyCaller, requireAuthentication, verifyKey } from '../../src/http/admission/authentication.js';
+import { responseHeadersFor } from '../../src/http/arrival/securityHeaders.js';
+import type { OpenApiDocument } from '../../src/openapi/document.js';
+import { constructExample } from '../helpers/constructExamples.js';
+import { startSpecApp } from '../helpers/specApp.js';
+
+// The HTTP layer (routing, parsing, validation, answers, admission), each construct on the catalogue's example
+// spec with a handler of the test's own: the construct is read from the request, or answered, as the spec says.
+
+type Input = Record<string, unknown>;
+
+/** The example's app; its one handler records its input and gives `result`. */
+async function exampleApp(t: Test, id: string, result: (input: Input) => unknown = () => ({ status: 200 })) {
+  const inputs: Input[] = [];
+  const app = await startSpecApp(
+    t,
+    constructExample(id) as unknown as OpenApiDocument,
+    {
+      example: async (input: Input) => {
+        inputs.push(input);
+        return result(input);
+      },
+    },
+    (route) => [responseHeadersFor(route), ...(route.securitySchemes.length > 0 ? admission : [])],
+  );
+  return { app, inputs };
+}
+
+const keys: Record<string, AcceptedKey> = {
+  reader: { keyId: 1, keyHash: 'reader', scopes: ['things:read'], expiresAt: null },
+  other: { keyId: 2, keyHash: 'other', scopes: ['things:write'], expiresAt: null },
+};
+const checker: KeyChecker = {
+  remembered: (key) => keys[key],
+  lookUp: () => Promise.resolve('unknown'),
+  forget: () => undefined,
+  close: () => undefined,
+};
+const admission = [identifyCaller(checker), verifyKey(checker), requireAuthentication];
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+t.test('media-json', async (t) => {
+  const { app, inputs } = await exampleApp(t, 'media-json', () => ({ status: 200, body: { name: 'b' } }));
+  const sent = await app.inject({ method: 'POST', url: '/v1/things', payload: { name: 'a' } });
+  t.equal(sent.statusCode, 200);
+  t.same(inputs[0]?.['body'], { name: 'a' });
+  t.match(sent.headers['content-type'], /^application\/json/);
+  t.same(sent.json(), { name: 'b' });
+  const other = await app.inject({
+    method: 'POST',
+    url: '/v1/things',
+    headers: { 'content-type': 'text/plain' },
+    payload: 'name=a',
+  });
+  t.equal(other.statusCode, 415);
+  t.match(other.json(), { code: 'unsupported_media_type', status: 415 });
+  const suffix = await app.inject({
+    method: 'POST',
+    url: '/v1/things',
+    headers: { 'content-type': 'application/merge-patch+json' },
+    payload: JSON.stringify({ name: 'x'.repeat(30) }),
+  });
+  t.equal(suffix.statusCode, 415, 'another JSON type is refused, never passed on unvalidated');
+  t.equal(inputs.length, 1);
+});
+
+t.test('media-json-suffix', async (t) => {
+  const { app, inputs } = await exampleApp(t, 'media-json-suffix', () => ({ status: 200, body: { name: 'b' } }));
+  const patch = (type: string, payload: object) =>
+    app.inject({
+      method: 'PATCH',
+      url: '/v1/things',
+      headers: { 'content-type': type },
+      payload: JSON.stringify(payload),
+    });
+  const sent = await patch('application/merge-patch+json', { name: 'a' });
+  t.equal(sent.statusCode, 200);
+  t.same(inputs[0]?.['body'], { name: 'a' }, 'parsed as JSON');
+  t.equal(sent.headers['content-type'], 'application/vnd.example+json; charset=utf-8', 'answered as declared');
+  t.same(sent.json(), { name: 'b' });
+  const long = await patch('application/merge-patch+json; charset=utf-8', { name: 'x'.repeat(21) });
+  t.equal(long.statusCode, 400, 'validated against its schema');
+  const plain = await patch('application/json', { name: 'a' });
+  t.equal(plain.statusCode, 415, 'a JSON type the operation does not declare');
+  t.match(plain.json(), {
+    code: 'unsupported_media_type',
+    message: 'The request body must be sent as Content-Type: application/merge-patch+json.',
+    status: 415,
+  });
+  t.equal(inputs.length, 1);
+});
+
+t.test('param-path-simple', async (t) => {
+  const { app, inputs } = await exampleApp(t, 'param-path-simple');
+  t.equal((await app.inject({ url: '/v1/things/abc' })).statusCode, 200);
+  t.same(inputs[0]?.['params'], { id: 'abc' });
+  t.equal((await app.inject({ url: `/v1/things/${'x'.repeat(21)}` })).statusCode, 400, 'checked against its schema');
+});
+
+t.test('param-query-form', async (t) => {
+  const { app, inputs } = await exampleApp(t, 'param-query-form');
+  await app.inject({ url: '/v1/things?tag=a&tag=b' });
+  await app.inject({ url: '/v1/things?tag=a' });
+  t.same(
+    inputs.map((input) => input['query']),
+    [{ tag: ['a', 'b'] }, { tag: ['a'] }],
+  );
+});
+
+t.test('param-header-simple', async (t) => {
+  const { app, inputs } = await exampleApp(t, 'param-header-simple');
+  t.equal((await app.inject({ url: '/v1/things', headers: { 'x-tag': 'hello' } })).statusCode, 200);
+  t.same(inputs[0]?.['headers'], { 'X-Tag': 'hello' });
+  const long = await app.inject({ url: '/v1/things', headers: { 'x-tag': 'x'.repeat(21) } });
+  t.equal(long.statusCode, 400);
+});
+
+t.test('schema-closed-object', async (t) => {
+  const { app } = await exampleApp(t, 'schema-closed-object', () => ({ status: 200, body: { name: 'a', extra: 1 } }));
+  const extra = await app.inject({ method: 'POST', url: '/v1/things', payload: { name: 'a', extra: 1 } });
+  t.equal(extra.statusCode, 400);
+  t.match(extra.json(), { code: 'invalid_request', status: 400 });
+  const answered = await app.inject({ method: 'POST', url: '/v1/things', payload: { name: 'a' } });
+  t.equal(answered.statusCode, 500, 'an answer with a property its schema closes out is not sent');
+});
+
+t.test('response-created', async (t) => {
+  const { app } = await exampleApp(t, 'response-created', () => ({ status: 201, body: { name: 'a' } }));
+  const created = await app.inject({ method: 'POST', url: '/v1/things' });
+  t.equal(created.statusCode, 201);
+  t.same(created.json(), { name: 'a' });
+});
+
+t.test('response-headers', async (t) => {
+  const { app } = await exampleApp(t, 'response-headers', () => ({
+    status: 201,
+    headers: { Location: '/v1/things/a' },
+  }));
+  const created = await app.inject({ method: 'POST', url: '/v1/things' });
+  t.equal(created.statusCode, 201);
+  t.equal(created.headers['location'], '/v1/things/a');
+});
+
+t.test('response-links', async (t) => {
+  const { app } = await exampleApp(t, 'response-links', () => ({ status: 200, body: { id: 'a' } }));
+  const answered = await app.inject({ url: '/v1/things' });
+  t.equal(answered.statusCode, 200);
+  t.same(answered.json(), { id: 'a' });
+});
+
+t.test('servers-root', async (t) => {
+  const { app } = await exampleApp(t, 'servers-root');
+  t.equal((await app.inject({ url: '/v1/things' })).statusCode, 200, 'served under the path of servers[0]');
+  t.equal((await app.inject({ url: '/things' })).statusCode, 404, 'and only there');
+});
+
+t.test('security-bearer', async (t) => {
+  const { app } = await exampleApp(t, 'security-bearer');
+  const missing = await app.inject({ url: '/v1/things' });
+  t.equal(missing.statusCode, 401);
+  t.match(missing.json(), { code: 'unauthorized', status: 401 });
+  t.equal((await app.inject({ url: '/v1/things', headers: bearer('nobody') })).statusCode, 401);
+  t.equal((await app.inject({ url: '/v1/things', headers: bearer('reader') })).statusCode, 200);
+});
+
+t.test('security-scopes', async (t) => {
+  const { app } = await exampleApp(t, 'security-scopes');
+  t.equal((await app.inject({ url: '/v1/things', headers: bearer('reader') })).statusCode, 200);
+  const lacking = await app.inject({ url: '/v1/things', headers: bearer('other') });
+  t.equal(lacking.statusCode, 403);
+  t.match(lacking.json(), { status: 403 });
+});
+
+t.test('deprecated-operation', async (t) => {
+  const { app } = await exampleApp(t, 'deprecated-operation');
+  const answered = await app.inject({ url: '/v1/things' });
+  t.equal(answered.statusCode, 200);
+  t.equal(answered.headers['deprecation'], `@${Date.parse('2026-01-01T00:00:00Z') / 1000}`);
+});

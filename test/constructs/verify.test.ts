@@ -1,0 +1,127 @@
+import t from 'tap';
+import { loadContract } from '../../lib/conformance/spec.js';
+import type { TestRequest } from '../../lib/conformance/checks.js';
+import { Exchanger } from '../../scripts/verify/exchange.js';
+import { Findings } from '../../scripts/verify/findings.js';
+import type { OutgoingRequest, PoliteClient } from '../../scripts/verify/http.js';
+import { constructExample } from '../helpers/constructExamples.js';
+
+// `npm run verify`, each construct on the catalogue's example spec: one request through its Exchanger (the URL
+// it builds, the curl line it prints) to a deployment that answers as the test says, and the failures it finds.
+
+const key = 'k'.repeat(32);
+
+interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  json?: unknown;
+}
+
+async function exchange(id: string, reply: Reply, request: Partial<TestRequest> = {}, expect?: number[]) {
+  const [operation] = loadContract(constructExample(id)).operations;
+  const sent: OutgoingRequest[] = [];
+  const client = {
+    send: (outgoing: OutgoingRequest) => {
+      sent.push(outgoing);
+      const text = reply.json === undefined ? '' : JSON.stringify(reply.json);
+      const headers = { ...(reply.json === undefined ? {} : { 'content-type': 'application/json' }), ...reply.headers };
+      return Promise.resolve({ status: reply.status, headers: new Headers(headers), text });
+    },
+  } as unknown as PoliteClient;
+  const findings = new Findings();
+  const exchanger = new Exchanger(new URL('http://deployment.test/v1'), client, findings, key, () => Date.now());
+  const answer = await exchanger.send(
+    operation!,
+    {
+      operationId: 'example',
+      intent: 'valid',
+      pathParams: {},
+      query: [],
+      headers: { authorization: `Bearer ${key}` },
+      ...request,
+    },
+    expect === undefined ? {} : { expect },
+  );
+  return { sent, answer, failures: findings.failures.map((failure) => failure.check), findings };
+}
+
+t.test('media-json', async (t) => {
+  t.same((await exchange('media-json', { status: 200, json: { name: 'a' } })).failures, []);
+  const text = await exchange('media-json', { status: 200, headers: { 'content-type': 'text/plain' } });
+  t.same(text.failures, ['wrong content type']);
+});
+
+t.test('param-path-simple', async (t) => {
+  const { sent } = await exchange('param-path-simple', { status: 200 }, { pathParams: { id: 'a b/c' } });
+  t.equal(sent[0]?.url, 'http://deployment.test/v1/things/a%20b%2Fc');
+});
+
+t.test('param-query-form', async (t) => {
+  const query: [string, string][] = [
+    ['tag', 'a'],
+    ['tag', 'b'],
+  ];
+  const { sent } = await exchange('param-query-form', { status: 200 }, { query });
+  t.equal(sent[0]?.url, 'http://deployment.test/v1/things?tag=a&tag=b');
+});
+
+t.test('param-header-simple', async (t) => {
+  const headers = { authorization: `Bearer ${key}`, 'x-tag': 'hello' };
+  const { sent, answer } = await exchange('param-header-simple', { status: 200 }, { headers });
+  t.equal(sent[0]?.headers['x-tag'], 'hello');
+  t.match(answer?.curl, "-H $'x-tag: hello'");
+});
+
+t.test('schema-closed-object', async (t) => {
+  const extra = await exchange('schema-closed-object', { status: 200, json: { name: 'a', extra: 1 } });
+  t.same(extra.failures, ['body outside its schema']);
+});
+
+t.test('response-created', async (t) => {
+  t.same((await exchange('response-created', { status: 201, json: { name: 'a' } }, {}, [201])).failures, []);
+  t.same((await exchange('response-created', { status: 200, json: { name: 'a' } }, {}, [201])).failures, [
+    'undeclared status',
+    'unexpected status',
+  ]);
+});
+
+t.test('response-headers', async (t) => {
+  t.same((await exchange('response-headers', { status: 201, headers: { location: '/v1/things/a' } })).failures, []);
+  t.same((await exchange('response-headers', { status: 201 })).failures, ['required header missing']);
+});
+
+t.test('response-links', async (t) => {
+  t.same((await exchange('response-links', { status: 200, json: { id: 'a' } })).failures, []);
+});
+
+t.test('servers-root', async (t) => {
+  const { sent } = await exchange('servers-root', { status: 200 });
+  t.equal(sent[0]?.url, 'http://deployment.test/v1/things', 'the path under the base URL verify is given');
+});
+
+t.test('security-bearer', async (t) => {
+  const { answer } = await exchange('security-bearer', { status: 200 });
+  t.notMatch(answer?.curl, key, 'the key never printed');
+  t.match(answer?.curl, '-H "authorization: Bearer ${API_KEY}"');
+});
+
+t.test('security-scopes', async (t) => {
+  const challenge = { 'www-authenticate': 'Bearer realm="api", error="insufficient_scope", scope="things:read"' };
+  const refused = { code: 'insufficient_scope', message: 'no', status: 403 };
+  const named = await exchange('security-scopes', { status: 403, headers: challenge, json: refused }, {}, [200]);
+  t.same(named.failures, ['undeclared status']);
+  t.match(named.findings.notes, [/lacks the scope things:read of example/]);
+  const wrong = { 'www-authenticate': 'Bearer realm="api", error="insufficient_scope", scope="other"' };
+  t.match((await exchange('security-scopes', { status: 403, headers: wrong, json: refused }, {}, [200])).failures, [
+    'undeclared status',
+    'scope challenge',
+  ]);
+});
+
+t.test('deprecated-operation', async (t) => {
+  const on = `@${Date.parse('2026-01-01T00:00:00Z') / 1000}`;
+  t.same((await exchange('deprecated-operation', { status: 200, headers: { deprecation: on } })).failures, []);
+  t.same((await exchange('deprecated-operation', { status: 200, headers: { deprecation: '@1' } })).failures, [
+    'deprecation headers',
+  ]);
+});
