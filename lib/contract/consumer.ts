@@ -143,6 +143,11 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
       : subjectOf(change);
   const operation = change.operation ? `${change.operation.method} ${change.operation.path}` : 'the API';
   const after = change.after === undefined ? '' : ` ${quoted(change.after)}`;
+  const forOperation = change.operation ? ` for ${operation}` : '';
+  const moved = (failure: string) =>
+    change.level === 'breaking'
+      ? `Clients configured with ${address(change.before)} must now call ${address(change.after)}${forOperation}: ${failure}.`
+      : `The internal server ${address(change.before)} moved to ${address(change.after)}${forOperation}: the team's tools configured with it must follow; published clients are not pointed at it.`;
   const table: Record<string, string> = {
     'endpoint-added': `${operation} is new: clients may start calling it.`,
     'api-removed-without-deprecation': `Calls to ${operation} now fail (404): it was removed without a deprecation period.`,
@@ -197,15 +202,13 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
     'api-security-scope-added': `Requests to ${operation} with a key lacking the new scope${after} are now refused with 403.`,
     'api-security-scope-removed': `Keys with fewer scopes may now call ${operation}.`,
     'api-security-removed': `${operation} no longer needs a credential.`,
-    'api-server-base-path-changed':
-      change.level === 'breaking'
-        ? `Clients configured with ${address(change.before)} must now call ${address(change.after)}: every request to the old base path fails.`
-        : `The internal server ${address(change.before)} moved to ${address(change.after)}: the team's tools configured with it must follow; published clients are not pointed at it.`,
+    'api-server-base-path-changed': moved('every request to the old base path fails'),
+    'api-server-host-changed': moved('every request to the old host fails'),
     'api-server-removed':
       change.level === 'breaking'
-        ? `Clients configured with ${address(change.before)} can no longer reach the API there.`
-        : `The internal server ${address(change.before)} is gone: the team's tools configured with it must move; published clients are not pointed at it.`,
-    'api-server-added': `The API is also served at ${address(change.after)}.`,
+        ? `Clients configured with ${address(change.before)} can no longer reach ${operation} there.`
+        : `The internal server ${address(change.before)} is gone${forOperation}: the team's tools configured with it must move; published clients are not pointed at it.`,
+    'api-server-added': `${capital(operation)} is also served at ${address(change.after)}.`,
   };
   const text = table[change.rule];
   if (text) return text;

@@ -5,6 +5,7 @@ import type { Change, DiffOptions, Level } from './change.js';
 import { operationsOf, type Operation } from './operations.js';
 import { Reporter } from './reporter.js';
 import { judgeSchemas } from './schemaDiff.js';
+import { compareOperationServers, compareServers } from './serverDiff.js';
 import { compareSecurity, compareSecuritySchemes } from './securityDiff.js';
 import { ContractInputError } from './load.js';
 import { code, literal, pointerStep } from './text.js';
@@ -15,7 +16,21 @@ const objectAt = (value: Json | undefined): JsonObject => (isObject(value) ? val
 
 const describeParameter = (parameter: JsonObject) =>
   `${String(parameter['in'])} parameter ${code(String(parameter['name']))}`;
-const serialization = ['style', 'explode', 'allowReserved', 'allowEmptyValue', 'content'];
+
+/**
+ * How a parameter is written on the wire, OpenAPI's defaults filled in (style form for query and cookie, simple for
+ * path and header; explode only for form; nothing reserved or empty allowed), so writing a default out is no change.
+ */
+function serializationOf(parameter: JsonObject): JsonObject {
+  const style = parameter['style'] ?? (['query', 'cookie'].includes(String(parameter['in'])) ? 'form' : 'simple');
+  return {
+    style,
+    explode: parameter['explode'] ?? style === 'form',
+    allowReserved: parameter['allowReserved'] ?? false,
+    allowEmptyValue: parameter['allowEmptyValue'] ?? false,
+    content: parameter['content'] ?? null,
+  };
+}
 
 /** Preconditions a server may ignore on GET and HEAD: without them the client gets the full answer. */
 const cachePreconditions = new Set(['if-none-match', 'if-modified-since']);
@@ -52,13 +67,14 @@ function compareParameters(base: Operation, head: Operation, out: Reporter) {
         `${where}: deprecated ${literal(previous.parameter['deprecated'])} → ${literal(parameter['deprecated'])}`,
         pointer,
       );
-    for (const keyword of serialization) {
-      if (same(previous.parameter[keyword], parameter[keyword])) continue;
+    const [written, writes] = [serializationOf(previous.parameter), serializationOf(parameter)];
+    for (const keyword of Object.keys(writes)) {
+      if (same(written[keyword], writes[keyword])) continue;
       out.add(
         'request-parameter-serialization-changed',
         'breaking',
         'request',
-        `${where}: ${keyword} ${literal(previous.parameter[keyword])} → ${literal(parameter[keyword])}`,
+        `${where}: ${keyword} ${literal(written[keyword])} → ${literal(writes[keyword])}`,
         pointer,
       );
     }
@@ -411,76 +427,6 @@ function compareComponentSchemas(base: JsonObject, head: JsonObject, out: Report
       out.add('component-schema-removed', 'none', 'none', `${code(name)} removed`, at(name), 'base');
 }
 
-/** A server URL's origin (scheme and host, variables kept as written) and its base path, without a final slash. */
-function splitServer(url: string): { origin: string; path: string } {
-  const match = /^([a-z][a-z0-9+.-]*:\/\/[^/]*)?(.*)$/i.exec(url);
-  return { origin: (match?.[1] ?? '').toLowerCase(), path: (match?.[2] ?? '').replace(/\/+$/, '') };
-}
-
-interface Server {
-  url: string;
-  internal: boolean;
-}
-
-const serversOf = (list: Json | undefined): Server[] =>
-  (Array.isArray(list) ? list : [])
-    .filter(isObject)
-    .map((server) => ({ url: String(server['url']), internal: server['x-internal'] === true }));
-
-/**
- * Where clients send their requests: a server URL gone is breaking for those configured with it (a warning for one
- * marked x-internal: staging, a developer's machine), and a base path moved on the same host fails every call.
- */
-function compareServers(before: Server[], after: Server[], pointer: string, out: Reporter) {
-  const kept = new Set(before.map((server) => server.url));
-  const moved = new Set<string>();
-  for (const server of before) {
-    if (after.some((other) => other.url === server.url)) continue;
-    const { origin, path } = splitServer(server.url);
-    const successor = after.find(
-      (other) => !kept.has(other.url) && !moved.has(other.url) && splitServer(other.url).origin === origin,
-    );
-    const level: Level = server.internal ? 'warning' : 'breaking';
-    if (successor && splitServer(successor.url).path !== path) {
-      moved.add(successor.url);
-      out.add(
-        'api-server-base-path-changed',
-        level,
-        'request',
-        `server ${code(server.url)}: base path ${literal(path || '/')} → ${literal(splitServer(successor.url).path || '/')}`,
-        pointer,
-        'head',
-        { before: server.url, after: successor.url },
-      );
-    } else
-      out.add('api-server-removed', level, 'request', `server ${code(server.url)}: removed`, pointer, 'base', {
-        before: server.url,
-      });
-  }
-  for (const server of after)
-    if (!kept.has(server.url) && !moved.has(server.url))
-      out.add('api-server-added', 'additive', 'request', `server ${code(server.url)}: added`, pointer, 'head', {
-        after: server.url,
-      });
-}
-
-/** An operation's own servers, where it (or its path) names some: compared when either side does. */
-function compareOperationServers(
-  base: Operation,
-  head: Operation,
-  documents: { base: JsonObject; head: JsonObject },
-  out: Reporter,
-) {
-  const own = (operation: Operation) => operation.value['servers'];
-  if (own(base) === undefined && own(head) === undefined) return;
-  compareServers(
-    serversOf(own(base) ?? documents.base['servers']),
-    serversOf(own(head) ?? documents.head['servers']),
-    `${head.pointer}${pointerStep('servers')}`,
-    out,
-  );
-}
-
 /** What a component says to a program: its prose and examples left out. */
 function substance(value: Json | undefined): Json | undefined {
   if (Array.isArray(value)) return value.map((item) => substance(item) ?? null);
@@ -491,6 +437,10 @@ function substance(value: Json | undefined): Json | undefined {
       .map(([key, item]) => [key, substance(item) ?? null]),
   );
 }
+
+/** A parameter component with its serialization's defaults filled in, so writing one out changes nothing. */
+const onTheWire = (kind: string, value: Json | undefined) =>
+  kind === 'parameters' && isObject(value) ? { ...value, ...serializationOf(value) } : value;
 
 const componentKinds: Record<string, string> = {
   parameters: 'parameter',
@@ -511,7 +461,7 @@ function compareComponents(base: JsonObject, head: JsonObject, out: Reporter) {
     for (const [name, value] of Object.entries(after)) {
       if (!(name in before))
         out.add(`component-${slug}-added`, 'none', 'none', `component ${slug} ${code(name)}: added`, at(name));
-      else if (!same(substance(before[name]), substance(value)))
+      else if (!same(substance(onTheWire(kind, before[name])), substance(onTheWire(kind, value))))
         out.add(`component-${slug}-changed`, 'none', 'none', `component ${slug} ${code(name)}: changed`, at(name));
     }
     for (const name of Object.keys(before))
@@ -592,7 +542,7 @@ export function diff(baseRaw: JsonObject, headRaw: JsonObject, options: DiffOpti
     changes.push(...out.changes);
   }
   const components = new Reporter();
-  compareServers(serversOf(base['servers']), serversOf(head['servers']), pointerStep('servers'), components);
+  compareServers(base, head, components);
   compareSecuritySchemes(base, head, components);
   compareComponents(base, head, components);
   compareComponentSchemas(baseRaw, headRaw, components);
