@@ -155,6 +155,7 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
     'api-removed-after-sunset': `${operation} is gone after its announced sunset, as promised.`,
     'api-operation-id-removed': `Generated clients lose the method for ${operation}: its operationId changed.`,
     'endpoint-deprecated': `${operation} is deprecated: move to its replacement before its sunset.`,
+    'api-deprecated-sunset-passed': `Calls to ${operation} fail (410) from the deploy on: its sunset has already passed.`,
     'endpoint-reactivated': `${operation} is no longer deprecated.`,
     'api-deprecated-sunset-missing': `${operation} is deprecated without a sunset date: clients cannot plan the move.`,
     'api-sunset-deleted': `${operation} lost its sunset date while still deprecated: clients cannot plan the move.`,

@@ -317,7 +317,13 @@ const sunsetOf = (operation: JsonObject) =>
 const deprecationDetails = ['x-deprecated-at', 'x-replacement', 'x-deprecation-docs'];
 
 /** Deprecation and sunset policy: a deprecation names its sunset, and a sunset never comes sooner. */
-function compareDeprecation(base: Operation, head: Operation, out: Reporter) {
+/** The day the diff is judged on, and its last instant: a sunset up to that instant has passed. */
+interface Day {
+  today: string;
+  lastInstant: number;
+}
+
+function compareDeprecation(base: Operation, head: Operation, day: Day, out: Reporter) {
   const was = base.value['deprecated'] === true;
   const is = head.value['deprecated'] === true;
   const sunset = sunsetOf(head.value);
@@ -328,6 +334,17 @@ function compareDeprecation(base: Operation, head: Operation, out: Reporter) {
     if (!sunset)
       out.add('api-deprecated-sunset-missing', 'breaking', 'none', 'deprecated without an x-sunset date', pointer);
   }
+  // Past its sunset the service answers 410: a sunset that had not passed for the base, and has on the day judged,
+  // turns every call into a failure from the deploy on.
+  const passed = (date: string | undefined) => date !== undefined && Date.parse(date) <= day.lastInstant;
+  if (is && passed(sunset) && !(was && passed(previousSunset)))
+    out.add(
+      'api-deprecated-sunset-passed',
+      'breaking',
+      'none',
+      `deprecated with x-sunset ${literal(sunset)}, already past on ${day.today}`,
+      `${head.pointer}${pointerStep('x-sunset')}`,
+    );
   if (was && !is)
     out.add(
       'endpoint-reactivated',
@@ -379,6 +396,7 @@ function compareOperation(
   base: Operation,
   head: Operation,
   documents: { base: JsonObject; head: JsonObject },
+  day: Day,
 ): Change[] {
   const out = new Reporter(head.ref);
   if (base.ref.operationId !== head.ref.operationId)
@@ -389,7 +407,7 @@ function compareOperation(
       `operationId ${code(base.ref.operationId)} → ${code(head.ref.operationId)} (the client's method is renamed)`,
       `${head.pointer}${pointerStep('operationId')}`,
     );
-  compareDeprecation(base, head, out);
+  compareDeprecation(base, head, day, out);
   compareSecurity(base, head, documents, out);
   compareOperationServers(base, head, documents, out);
   compareParameters(base, head, out);
@@ -490,7 +508,8 @@ function endOf(today: string): number {
  * reproduced.
  */
 export function diff(baseRaw: JsonObject, headRaw: JsonObject, options: DiffOptions = {}): Change[] {
-  const lastInstant = endOf(options.today ?? new Date().toISOString().slice(0, 10));
+  const today = options.today ?? new Date().toISOString().slice(0, 10);
+  const lastInstant = endOf(today);
   const base = dereference(baseRaw);
   const head = dereference(headRaw);
   const before = operationsOf(base);
@@ -504,7 +523,7 @@ export function diff(baseRaw: JsonObject, headRaw: JsonObject, options: DiffOpti
       changes.push(...out.changes);
       continue;
     }
-    changes.push(...compareOperation(previous, operation, { base, head }));
+    changes.push(...compareOperation(previous, operation, { base, head }, { today, lastInstant }));
   }
   for (const [shape, operation] of before) {
     if (after.has(shape)) continue;
