@@ -144,14 +144,16 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
   const operation = change.operation ? `${change.operation.method} ${change.operation.path}` : 'the API';
   const after = change.after === undefined ? '' : ` ${quoted(change.after)}`;
   const forOperation = change.operation ? ` for ${operation}` : '';
+  // A removed operation's message says what its path answers now: 405 where other methods remain, else 404.
+  const answer = /\(answers (\d{3})\)$/.exec(change.message)?.[1] ?? '404';
   const moved = (failure: string) =>
     change.level === 'breaking'
       ? `Clients configured with ${address(change.before)} must now call ${address(change.after)}${forOperation}: ${failure}.`
       : `The internal server ${address(change.before)} moved to ${address(change.after)}${forOperation}: the team's tools configured with it must follow; published clients are not pointed at it.`;
   const table: Record<string, string> = {
     'endpoint-added': `${operation} is new: clients may start calling it.`,
-    'api-removed-without-deprecation': `Calls to ${operation} now fail (404): it was removed without a deprecation period.`,
-    'api-removed-before-sunset': `Calls to ${operation} now fail (404) before the sunset it announced.`,
+    'api-removed-without-deprecation': `Calls to ${operation} now fail (${answer}): it was removed without a deprecation period.`,
+    'api-removed-before-sunset': `Calls to ${operation} now fail (${answer}) before the sunset it announced.`,
     'api-removed-after-sunset': `${operation} is gone after its announced sunset, as promised.`,
     'api-operation-id-removed': `Generated clients lose the method for ${operation}: its operationId changed.`,
     'endpoint-deprecated': `${operation} is deprecated: move to its replacement before its sunset.`,

@@ -525,8 +525,12 @@ export function diff(baseRaw: JsonObject, headRaw: JsonObject, options: DiffOpti
     }
     changes.push(...compareOperation(previous, operation, { base, head }, { today, lastInstant }));
   }
+  // A path the head still serves answers a removed method with 405, a path it no longer has with 404.
+  const pathOf = (shape: string) => shape.slice(shape.indexOf(' ') + 1);
+  const servedPaths = new Set([...after.keys()].map(pathOf));
   for (const [shape, operation] of before) {
     if (after.has(shape)) continue;
+    const answer = servedPaths.has(pathOf(shape)) ? 405 : 404;
     const out = new Reporter(operation.ref);
     const sunset = sunsetOf(operation.value);
     const pastSunset =
@@ -545,7 +549,7 @@ export function diff(baseRaw: JsonObject, headRaw: JsonObject, options: DiffOpti
         'api-removed-before-sunset',
         'breaking',
         'none',
-        `operation removed before its sunset ${literal(sunset)}`,
+        `operation removed before its sunset ${literal(sunset)} (answers ${answer})`,
         operation.pointer,
         'base',
       );
@@ -554,7 +558,7 @@ export function diff(baseRaw: JsonObject, headRaw: JsonObject, options: DiffOpti
         'api-removed-without-deprecation',
         'breaking',
         'none',
-        'operation removed without deprecation',
+        `operation removed without deprecation (answers ${answer})`,
         operation.pointer,
         'base',
       );

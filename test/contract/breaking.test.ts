@@ -317,6 +317,11 @@ t.test('the sunset is judged against the given day, never the clock', async (t) 
   });
   const rulesOn = (today: string) => diff(before, after, { today }).map((change) => `${change.level} ${change.rule}`);
   t.same(rulesOn('2030-12-04'), ['breaking api-removed-before-sunset'], 'the day before the sunset');
+  t.match(
+    diff(before, after, { today: '2030-12-04' })[0]?.consumer,
+    /now fail \(404\)/,
+    'a path the head no longer has answers 404',
+  );
   t.same(rulesOn('2030-12-05'), ['warning api-removed-after-sunset'], 'the sunset day');
   t.throws(() => diff(before, after, { today: '5 Dec 2030' }), { message: /not YYYY-MM-DD/ });
 });
