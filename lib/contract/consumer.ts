@@ -143,13 +143,21 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
       : subjectOf(change);
   const operation = change.operation ? `${change.operation.method} ${change.operation.path}` : 'the API';
   const after = change.after === undefined ? '' : ` ${quoted(change.after)}`;
+  const forOperation = change.operation ? ` for ${operation}` : '';
+  // A removed operation's message says what its path answers now: 405 where other methods remain, else 404.
+  const answer = /\(answers (\d{3})\)$/.exec(change.message)?.[1] ?? '404';
+  const moved = (failure: string) =>
+    change.level === 'breaking'
+      ? `Clients configured with ${address(change.before)} must now call ${address(change.after)}${forOperation}: ${failure}.`
+      : `The internal server ${address(change.before)} moved to ${address(change.after)}${forOperation}: the team's tools configured with it must follow; published clients are not pointed at it.`;
   const table: Record<string, string> = {
     'endpoint-added': `${operation} is new: clients may start calling it.`,
-    'api-removed-without-deprecation': `Calls to ${operation} now fail (404): it was removed without a deprecation period.`,
-    'api-removed-before-sunset': `Calls to ${operation} now fail (404) before the sunset it announced.`,
+    'api-removed-without-deprecation': `Calls to ${operation} now fail (${answer}): it was removed without a deprecation period.`,
+    'api-removed-before-sunset': `Calls to ${operation} now fail (${answer}) before the sunset it announced.`,
     'api-removed-after-sunset': `${operation} is gone after its announced sunset, as promised.`,
     'api-operation-id-removed': `Generated clients lose the method for ${operation}: its operationId changed.`,
     'endpoint-deprecated': `${operation} is deprecated: move to its replacement before its sunset.`,
+    'api-deprecated-sunset-passed': `Calls to ${operation} fail (410) from the deploy on: its sunset has already passed.`,
     'endpoint-reactivated': `${operation} is no longer deprecated.`,
     'api-deprecated-sunset-missing': `${operation} is deprecated without a sunset date: clients cannot plan the move.`,
     'api-sunset-deleted': `${operation} lost its sunset date while still deprecated: clients cannot plan the move.`,
@@ -200,15 +208,13 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
     'api-security-scope-added': `Requests to ${operation} with a key lacking the new scope${after} are now refused with 403.`,
     'api-security-scope-removed': `Keys with fewer scopes may now call ${operation}.`,
     'api-security-removed': `${operation} no longer needs a credential.`,
-    'api-server-base-path-changed':
-      change.level === 'breaking'
-        ? `Clients configured with ${address(change.before)} must now call ${address(change.after)}: every request to the old base path fails.`
-        : `The internal server ${address(change.before)} moved to ${address(change.after)}: the team's tools configured with it must follow; published clients are not pointed at it.`,
+    'api-server-base-path-changed': moved('every request to the old base path fails'),
+    'api-server-host-changed': moved('every request to the old host fails'),
     'api-server-removed':
       change.level === 'breaking'
-        ? `Clients configured with ${address(change.before)} can no longer reach the API there.`
-        : `The internal server ${address(change.before)} is gone: the team's tools configured with it must move; published clients are not pointed at it.`,
-    'api-server-added': `The API is also served at ${address(change.after)}.`,
+        ? `Clients configured with ${address(change.before)} can no longer reach ${operation} there.`
+        : `The internal server ${address(change.before)} is gone${forOperation}: the team's tools configured with it must move; published clients are not pointed at it.`,
+    'api-server-added': `${capital(operation)} is also served at ${address(change.after)}.`,
   };
   const text = table[change.rule];
   if (text) return text;

@@ -5,6 +5,7 @@ import type { Change, DiffOptions, Level } from './change.js';
 import { operationsOf, type Operation } from './operations.js';
 import { Reporter } from './reporter.js';
 import { judgeSchemas } from './schemaDiff.js';
+import { compareOperationServers, compareServers } from './serverDiff.js';
 import { compareSecurity, compareSecuritySchemes } from './securityDiff.js';
 import { ContractInputError } from './load.js';
 import { code, literal, pointerStep } from './text.js';
@@ -15,7 +16,21 @@ const objectAt = (value: Json | undefined): JsonObject => (isObject(value) ? val
 
 const describeParameter = (parameter: JsonObject) =>
   `${String(parameter['in'])} parameter ${code(String(parameter['name']))}`;
-const serialization = ['style', 'explode', 'allowReserved', 'allowEmptyValue', 'content'];
+
+/**
+ * How a parameter is written on the wire, OpenAPI's defaults filled in (style form for query and cookie, simple for
+ * path and header; explode only for form; nothing reserved or empty allowed), so writing a default out is no change.
+ */
+function serializationOf(parameter: JsonObject): JsonObject {
+  const style = parameter['style'] ?? (['query', 'cookie'].includes(String(parameter['in'])) ? 'form' : 'simple');
+  return {
+    style,
+    explode: parameter['explode'] ?? style === 'form',
+    allowReserved: parameter['allowReserved'] ?? false,
+    allowEmptyValue: parameter['allowEmptyValue'] ?? false,
+    content: parameter['content'] ?? null,
+  };
+}
 
 /** Preconditions a server may ignore on GET and HEAD: without them the client gets the full answer. */
 const cachePreconditions = new Set(['if-none-match', 'if-modified-since']);
@@ -52,13 +67,14 @@ function compareParameters(base: Operation, head: Operation, out: Reporter) {
         `${where}: deprecated ${literal(previous.parameter['deprecated'])} → ${literal(parameter['deprecated'])}`,
         pointer,
       );
-    for (const keyword of serialization) {
-      if (same(previous.parameter[keyword], parameter[keyword])) continue;
+    const [written, writes] = [serializationOf(previous.parameter), serializationOf(parameter)];
+    for (const keyword of Object.keys(writes)) {
+      if (same(written[keyword], writes[keyword])) continue;
       out.add(
         'request-parameter-serialization-changed',
         'breaking',
         'request',
-        `${where}: ${keyword} ${literal(previous.parameter[keyword])} → ${literal(parameter[keyword])}`,
+        `${where}: ${keyword} ${literal(written[keyword])} → ${literal(writes[keyword])}`,
         pointer,
       );
     }
@@ -335,7 +351,13 @@ const sunsetOf = (operation: JsonObject) =>
 const deprecationDetails = ['x-deprecated-at', 'x-replacement', 'x-deprecation-docs'];
 
 /** Deprecation and sunset policy: a deprecation names its sunset, and a sunset never comes sooner. */
-function compareDeprecation(base: Operation, head: Operation, out: Reporter) {
+/** The day the diff is judged on, and its last instant: a sunset up to that instant has passed. */
+interface Day {
+  today: string;
+  lastInstant: number;
+}
+
+function compareDeprecation(base: Operation, head: Operation, day: Day, out: Reporter) {
   const was = base.value['deprecated'] === true;
   const is = head.value['deprecated'] === true;
   const sunset = sunsetOf(head.value);
@@ -346,6 +368,17 @@ function compareDeprecation(base: Operation, head: Operation, out: Reporter) {
     if (!sunset)
       out.add('api-deprecated-sunset-missing', 'breaking', 'none', 'deprecated without an x-sunset date', pointer);
   }
+  // Past its sunset the service answers 410: a sunset that had not passed for the base, and has on the day judged,
+  // turns every call into a failure from the deploy on.
+  const passed = (date: string | undefined) => date !== undefined && Date.parse(date) <= day.lastInstant;
+  if (is && passed(sunset) && !(was && passed(previousSunset)))
+    out.add(
+      'api-deprecated-sunset-passed',
+      'breaking',
+      'none',
+      `deprecated with x-sunset ${literal(sunset)}, already past on ${day.today}`,
+      `${head.pointer}${pointerStep('x-sunset')}`,
+    );
   if (was && !is)
     out.add(
       'endpoint-reactivated',
@@ -397,6 +430,7 @@ function compareOperation(
   base: Operation,
   head: Operation,
   documents: { base: JsonObject; head: JsonObject },
+  day: Day,
 ): Change[] {
   const out = new Reporter(head.ref);
   if (base.ref.operationId !== head.ref.operationId)
@@ -407,7 +441,7 @@ function compareOperation(
       `operationId ${code(base.ref.operationId)} → ${code(head.ref.operationId)} (the client's method is renamed)`,
       `${head.pointer}${pointerStep('operationId')}`,
     );
-  compareDeprecation(base, head, out);
+  compareDeprecation(base, head, day, out);
   compareSecurity(base, head, documents, out);
   compareOperationServers(base, head, documents, out);
   compareParameters(base, head, out);
@@ -445,76 +479,6 @@ function compareComponentSchemas(base: JsonObject, head: JsonObject, out: Report
       out.add('component-schema-removed', 'none', 'none', `${code(name)} removed`, at(name), 'base');
 }
 
-/** A server URL's origin (scheme and host, variables kept as written) and its base path, without a final slash. */
-function splitServer(url: string): { origin: string; path: string } {
-  const match = /^([a-z][a-z0-9+.-]*:\/\/[^/]*)?(.*)$/i.exec(url);
-  return { origin: (match?.[1] ?? '').toLowerCase(), path: (match?.[2] ?? '').replace(/\/+$/, '') };
-}
-
-interface Server {
-  url: string;
-  internal: boolean;
-}
-
-const serversOf = (list: Json | undefined): Server[] =>
-  (Array.isArray(list) ? list : [])
-    .filter(isObject)
-    .map((server) => ({ url: String(server['url']), internal: server['x-internal'] === true }));
-
-/**
- * Where clients send their requests: a server URL gone is breaking for those configured with it (a warning for one
- * marked x-internal: staging, a developer's machine), and a base path moved on the same host fails every call.
- */
-function compareServers(before: Server[], after: Server[], pointer: string, out: Reporter) {
-  const kept = new Set(before.map((server) => server.url));
-  const moved = new Set<string>();
-  for (const server of before) {
-    if (after.some((other) => other.url === server.url)) continue;
-    const { origin, path } = splitServer(server.url);
-    const successor = after.find(
-      (other) => !kept.has(other.url) && !moved.has(other.url) && splitServer(other.url).origin === origin,
-    );
-    const level: Level = server.internal ? 'warning' : 'breaking';
-    if (successor && splitServer(successor.url).path !== path) {
-      moved.add(successor.url);
-      out.add(
-        'api-server-base-path-changed',
-        level,
-        'request',
-        `server ${code(server.url)}: base path ${literal(path || '/')} → ${literal(splitServer(successor.url).path || '/')}`,
-        pointer,
-        'head',
-        { before: server.url, after: successor.url },
-      );
-    } else
-      out.add('api-server-removed', level, 'request', `server ${code(server.url)}: removed`, pointer, 'base', {
-        before: server.url,
-      });
-  }
-  for (const server of after)
-    if (!kept.has(server.url) && !moved.has(server.url))
-      out.add('api-server-added', 'additive', 'request', `server ${code(server.url)}: added`, pointer, 'head', {
-        after: server.url,
-      });
-}
-
-/** An operation's own servers, where it (or its path) names some: compared when either side does. */
-function compareOperationServers(
-  base: Operation,
-  head: Operation,
-  documents: { base: JsonObject; head: JsonObject },
-  out: Reporter,
-) {
-  const own = (operation: Operation) => operation.value['servers'];
-  if (own(base) === undefined && own(head) === undefined) return;
-  compareServers(
-    serversOf(own(base) ?? documents.base['servers']),
-    serversOf(own(head) ?? documents.head['servers']),
-    `${head.pointer}${pointerStep('servers')}`,
-    out,
-  );
-}
-
 /** What a component says to a program: its prose and examples left out. */
 function substance(value: Json | undefined): Json | undefined {
   if (Array.isArray(value)) return value.map((item) => substance(item) ?? null);
@@ -525,6 +489,10 @@ function substance(value: Json | undefined): Json | undefined {
       .map(([key, item]) => [key, substance(item) ?? null]),
   );
 }
+
+/** A parameter component with its serialization's defaults filled in, so writing one out changes nothing. */
+const onTheWire = (kind: string, value: Json | undefined) =>
+  kind === 'parameters' && isObject(value) ? { ...value, ...serializationOf(value) } : value;
 
 const componentKinds: Record<string, string> = {
   parameters: 'parameter',
@@ -545,7 +513,7 @@ function compareComponents(base: JsonObject, head: JsonObject, out: Reporter) {
     for (const [name, value] of Object.entries(after)) {
       if (!(name in before))
         out.add(`component-${slug}-added`, 'none', 'none', `component ${slug} ${code(name)}: added`, at(name));
-      else if (!same(substance(before[name]), substance(value)))
+      else if (!same(substance(onTheWire(kind, before[name])), substance(onTheWire(kind, value))))
         out.add(`component-${slug}-changed`, 'none', 'none', `component ${slug} ${code(name)}: changed`, at(name));
     }
     for (const name of Object.keys(before))
@@ -574,7 +542,8 @@ function endOf(today: string): number {
  * reproduced.
  */
 export function diff(baseRaw: JsonObject, headRaw: JsonObject, options: DiffOptions = {}): Change[] {
-  const lastInstant = endOf(options.today ?? new Date().toISOString().slice(0, 10));
+  const today = options.today ?? new Date().toISOString().slice(0, 10);
+  const lastInstant = endOf(today);
   const base = dereference(baseRaw);
   const head = dereference(headRaw);
   const before = operationsOf(base);
@@ -588,10 +557,14 @@ export function diff(baseRaw: JsonObject, headRaw: JsonObject, options: DiffOpti
       changes.push(...out.changes);
       continue;
     }
-    changes.push(...compareOperation(previous, operation, { base, head }));
+    changes.push(...compareOperation(previous, operation, { base, head }, { today, lastInstant }));
   }
+  // A path the head still serves answers a removed method with 405, a path it no longer has with 404.
+  const pathOf = (shape: string) => shape.slice(shape.indexOf(' ') + 1);
+  const servedPaths = new Set([...after.keys()].map(pathOf));
   for (const [shape, operation] of before) {
     if (after.has(shape)) continue;
+    const answer = servedPaths.has(pathOf(shape)) ? 405 : 404;
     const out = new Reporter(operation.ref);
     const sunset = sunsetOf(operation.value);
     const pastSunset =
@@ -610,7 +583,7 @@ export function diff(baseRaw: JsonObject, headRaw: JsonObject, options: DiffOpti
         'api-removed-before-sunset',
         'breaking',
         'none',
-        `operation removed before its sunset ${literal(sunset)}`,
+        `operation removed before its sunset ${literal(sunset)} (answers ${answer})`,
         operation.pointer,
         'base',
       );
@@ -619,14 +592,14 @@ export function diff(baseRaw: JsonObject, headRaw: JsonObject, options: DiffOpti
         'api-removed-without-deprecation',
         'breaking',
         'none',
-        'operation removed without deprecation',
+        `operation removed without deprecation (answers ${answer})`,
         operation.pointer,
         'base',
       );
     changes.push(...out.changes);
   }
   const components = new Reporter();
-  compareServers(serversOf(base['servers']), serversOf(head['servers']), pointerStep('servers'), components);
+  compareServers(base, head, components);
   compareSecuritySchemes(base, head, components);
   compareComponents(base, head, components);
   compareComponentSchemas(baseRaw, headRaw, components);

@@ -12,6 +12,9 @@ export interface Operation {
   pointer: string;
   /** The path item's and the operation's own, the operation's winning; each with its pointer. */
   parameters: Map<string, { parameter: JsonObject; pointer: string }>;
+  /** The servers the operation or else its path item names in place of the document's, and where. */
+  servers: Json | undefined;
+  serversPointer: string;
 }
 
 /** in + name (headers case-insensitive); a path parameter by its place in the template, so renaming it is no change. */
@@ -48,7 +51,11 @@ export function operationsOf(document: JsonObject): Map<string, Operation> {
         });
       }
       const ref = { operationId: String(value['operationId'] ?? ''), method: method.toUpperCase(), path };
-      operations.set(`${ref.method} ${path.replace(/\{[^}]*\}/g, '{}')}`, { ref, value, pointer, parameters });
+      const own = value['servers'] !== undefined;
+      const servers = own ? value['servers'] : objectAt(item)['servers'];
+      const serversPointer = `${own || servers === undefined ? pointer : itemPointer}${pointerStep('servers')}`;
+      const shape = `${ref.method} ${path.replace(/\{[^}]*\}/g, '{}')}`;
+      operations.set(shape, { ref, value, pointer, parameters, servers, serversPointer });
     }
   }
   return operations;

@@ -1,12 +1,10 @@
 // JSON documents and local $ref resolution, for the tools that compare
 // and check OpenAPI documents (the breaking-change gate, the conformance suite).
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
+import { isObject, type Json, type JsonObject } from './json.js';
+import { applyTogether, namesSchema, overrideSummary } from './refSiblings.js';
 
-export const isObject = (value: Json | undefined): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-export const same = (a: Json | undefined, b: Json | undefined) => JSON.stringify(a) === JSON.stringify(b);
+export { isObject, same, type Json, type JsonObject } from './json.js';
 
 /** A $ref that cannot be followed, with the JSON pointer of the object that holds it. */
 export class UnresolvedRefError extends Error {
@@ -33,10 +31,9 @@ function follow(document: JsonObject, ref: string, at: string): Json | undefined
 }
 
 /**
- * Replaces every $ref by what it points at (cycles are left as a $ref). Keywords
- * written beside a $ref (OpenAPI 3.1 allows them: `maxLength: 50` next to a
- * shared schema) are kept and win over the target's, so a bound narrowed there
- * is seen by every reader. A $ref that resolves to nothing is an UnresolvedRefError
+ * Replaces every $ref by what it points at (cycles are left as a $ref), with OpenAPI 3.1's meaning of keywords
+ * beside it (refSiblings.ts): in a schema both apply, so a bound written there narrows and never widens; elsewhere
+ * `summary` and `description` replace the target's. A $ref that resolves to nothing is an UnresolvedRefError
  * naming the pointer where it is written (inside a component, the component's own place).
  */
 export function dereference(document: JsonObject): JsonObject {
@@ -50,11 +47,9 @@ export function dereference(document: JsonObject): JsonObject {
       if (target === undefined) throw new UnresolvedRefError(ref, at, 'resolves to nothing');
       const resolved = walk(target, [...seen, ref], ref.slice(1));
       const siblings = Object.entries(node).filter(([key]) => key !== '$ref');
-      if (siblings.length === 0 || !isObject(resolved)) return resolved;
-      return {
-        ...resolved,
-        ...Object.fromEntries(siblings.map(([key, value]) => [key, walk(value, seen, `${at}${step(key)}`)])),
-      };
+      if (siblings.length === 0) return resolved;
+      const beside = Object.fromEntries(siblings.map(([key, value]) => [key, walk(value, seen, `${at}${step(key)}`)]));
+      return namesSchema(ref) ? applyTogether(resolved, beside) : overrideSummary(resolved, beside);
     }
     return Object.fromEntries(
       Object.entries(node).map(([key, value]) => [key, walk(value, seen, `${at}${step(key)}`)]),

@@ -63,20 +63,23 @@ function compare(args: string[], io: Output): number {
   });
   const base = loadContract(values.base ?? lastReleased());
   const head = loadContract(values.head ?? join(repoRoot, 'openapi.yaml'));
-  const changes = diff(base.document, head.document, { today: dayOf(values.date) });
+  const today = dayOf(values.date);
+  const changes = diff(base.document, head.document, { today });
   const verdict = verdictOf(changes, base.document, head.document);
   if (values.json) {
-    io.out(JSON.stringify({ base: base.source, head: head.source, ...verdict, changes }, null, 2));
+    io.out(JSON.stringify({ base: base.source, head: head.source, date: today, ...verdict, changes }, null, 2));
     return verdict.passed ? 0 : 1;
   }
   const [from, to] = [versionOf(base.document), versionOf(head.document)];
-  io.out(`Comparing ${head.source} (${to}) with ${base.source} (${from}): ${changes.length} changes`);
+  io.out(`Comparing ${head.source} (${to}) with ${base.source} (${from}) on ${today}: ${changes.length} changes`);
+  // A base named on the command line may be any revision: it is called a release only when it is one.
+  const against = values.base === undefined ? `the released contract ${from}` : `${base.source} (${from})`;
   const warnings = changes.filter((change) => change.level === 'warning');
   for (const text of lines([...verdict.breaking, ...warnings])) io.out(text);
   const others = changes.length - verdict.breaking.length - warnings.length;
   if (others > 0) io.out(`  (${others} additive or documentation changes: npm run contract -- review)`);
   if (verdict.breaking.length === 0) {
-    io.out('\nNo breaking change against the released contract.');
+    io.out(`\nNo breaking change against ${against}.`);
     return 0;
   }
   if (verdict.majorMoved) {
@@ -84,7 +87,7 @@ function compare(args: string[], io: Output): number {
     return 0;
   }
   io.err(
-    `\n${verdict.breaking.length} breaking change(s) against the released contract ${from}. Undo them, or raise the ` +
+    `\n${verdict.breaking.length} breaking change(s) against ${against}. Undo them, or raise the ` +
       'major number of info.version in openapi.yaml (see docs/contract.md, "Cutting a release").',
   );
   return 1;

@@ -178,6 +178,9 @@ t.test('the gate fails on a narrowed maximum unless the major version moved', as
     "the consumer's sentence with its level and rule id, and the counter-example under it",
   );
   t.notMatch(narrowed.stdout, /maximum `100` → `50`/, 'the shorthand gives way to the sentence');
+  t.match(narrowed.stdout, /^Comparing .* on \d{4}-\d{2}-\d{2}: /m, 'the day the sunsets are judged on');
+  t.match(narrowed.stderr, /breaking change\(s\) against .*base\.yaml \(1\.0\.0\)\./, 'the base as named');
+  t.notMatch(narrowed.stderr, /released/, 'a base given by --base is not called a release');
   const major = run(
     edited((doc) => {
       doc.paths['/pets'].get.parameters[0].schema.maximum = 50;
@@ -314,8 +317,28 @@ t.test('the sunset is judged against the given day, never the clock', async (t) 
   });
   const rulesOn = (today: string) => diff(before, after, { today }).map((change) => `${change.level} ${change.rule}`);
   t.same(rulesOn('2030-12-04'), ['breaking api-removed-before-sunset'], 'the day before the sunset');
+  t.match(
+    diff(before, after, { today: '2030-12-04' })[0]?.consumer,
+    /now fail \(404\)/,
+    'a path the head no longer has answers 404',
+  );
   t.same(rulesOn('2030-12-05'), ['warning api-removed-after-sunset'], 'the sunset day');
   t.throws(() => diff(before, after, { today: '5 Dec 2030' }), { message: /not YYYY-MM-DD/ });
+});
+
+t.test('a new deprecation whose sunset has passed on the given day is breaking: the service answers 410', async (t) => {
+  const after = edited((doc) => {
+    Object.assign(doc.paths['/pets/{petId}'].get, { deprecated: true, 'x-sunset': '2030-12-05T00:00:00Z' });
+  });
+  const rulesOn = (today: string) =>
+    diff(baseline(), after, { today }).map((change) => `${change.level} ${change.rule}`);
+  t.same(rulesOn('2030-12-04'), ['warning endpoint-deprecated'], 'the day before the sunset');
+  t.same(rulesOn('2030-12-05'), ['warning endpoint-deprecated', 'breaking api-deprecated-sunset-passed'], 'on it');
+  t.same(
+    diff(after, after, { today: '2031-01-01' }),
+    [],
+    'a sunset that had passed for the base already changes nothing',
+  );
 });
 
 t.test('the values decide: an equivalent rewrite passes, a narrowing no rule names is caught', async (t) => {

@@ -40,7 +40,7 @@ t.test(
     );
     t.match(
       markdown(comparison),
-      /#### `createPet` \(POST \/pets\)\n\n- \*\*breaking\*\*: Calls to POST \/pets now fail \(404\): it was removed without a deprecation period\. \(`api-removed-without-deprecation`\)\n/,
+      /#### `createPet` \(POST \/pets\)\n\n- \*\*breaking\*\*: Calls to POST \/pets now fail \(405\): it was removed without a deprecation period\. \(`api-removed-without-deprecation`\)\n/,
     );
   },
 );
