@@ -8,6 +8,7 @@ import { blockPattern } from '../lib/generatedBlocks.js';
 import { anchors, blocksUnder, brokenLinks, links, proseWords } from '../lib/markdown.js';
 import { repoRoot } from '../lib/repoRoot.js';
 import { loadConfig } from '../src/config/load.js';
+import { maxJsonDepth } from '../src/http/operations/jsonDepth.js';
 import { scratchDir } from './helpers/scratchSpace.js';
 
 // The docs as a reader meets them: links that lead somewhere, a README short enough to read, and the facts
@@ -238,3 +239,8 @@ t.test(
     t.end();
   },
 );
+
+t.test('docs/api.md states the depth a body may nest to, as the parser enforces it', (t) => {
+  t.match(text('docs/api.md'), `nest at most ${maxJsonDepth} deep in a body`);
+  t.end();
+});
