@@ -244,3 +244,12 @@ t.test('docs/api.md states the depth a body may nest to, as the parser enforces 
   t.match(text('docs/api.md'), `nest at most ${maxJsonDepth} deep in a body`);
   t.end();
 });
+
+t.test("the bootstrap key's rule is stated once, in configuration.md (from the config schema); others link", (t) => {
+  const rule = /\d+\+? (?:or more )?(?:random |different )?characters|10\^\d+ guesses|different ones/;
+  for (const file of documents.filter((name) => !['docs/configuration.md', 'CHANGELOG.md'].includes(name)))
+    for (const paragraph of text(file).split(/\n\s*\n/))
+      if (paragraph.includes('BOOTSTRAP_API_KEY')) t.notMatch(paragraph, rule, `${file}: ${paragraph.slice(0, 60)}`);
+  t.match(text('docs/configuration.md'), /`BOOTSTRAP_API_KEY` .*32 or more .*10\^30 guesses/);
+  t.end();
+});
