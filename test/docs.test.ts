@@ -8,6 +8,8 @@ import { blockPattern } from '../lib/generatedBlocks.js';
 import { anchors, blocksUnder, brokenLinks, links, proseWords } from '../lib/markdown.js';
 import { repoRoot } from '../lib/repoRoot.js';
 import { loadConfig } from '../src/config/load.js';
+import { maxJsonDepth } from '../src/http/operations/jsonDepth.js';
+import { pageTestFile } from './helpers/promtool.js';
 import { scratchDir } from './helpers/scratchSpace.js';
 
 // The docs as a reader meets them: links that lead somewhere, a README short enough to read, and the facts
@@ -238,3 +240,60 @@ t.test(
     t.end();
   },
 );
+
+t.test('docs/api.md states the depth a body may nest to, as the parser enforces it', (t) => {
+  t.match(text('docs/api.md'), `nest at most ${maxJsonDepth} deep in a body`);
+  t.end();
+});
+
+t.test("the bootstrap key's rule is stated once, in configuration.md (from the config schema); others link", (t) => {
+  const rule = /\d+\+? (?:or more )?(?:random |different )?characters|10\^\d+ guesses|different ones/;
+  for (const file of documents.filter((name) => !['docs/configuration.md', 'CHANGELOG.md'].includes(name)))
+    for (const paragraph of text(file).split(/\n\s*\n/))
+      if (paragraph.includes('BOOTSTRAP_API_KEY')) t.notMatch(paragraph, rule, `${file}: ${paragraph.slice(0, 60)}`);
+  t.match(text('docs/configuration.md'), /`BOOTSTRAP_API_KEY` .*32 or more .*10\^30 guesses/);
+  t.end();
+});
+
+t.test("the gate's steps in docs/contract.md are the npm scripts scripts/contract-gate.sh runs", (t) => {
+  const steps = [...text('scripts/contract-gate.sh').matchAll(/^npm run --silent (\S+)/gm)].map(
+    ([, script]) => script ?? '',
+  );
+  const documented = blocksUnder(text('docs/contract.md'), 'Running the gate')
+    .map((block) => block.text)
+    .join('\n');
+  t.ok(steps.includes('check:migrations'), 'the gate runs check:migrations');
+  for (const script of new Set(steps)) t.match(documented, `npm run ${script}`, script);
+  t.end();
+});
+
+t.test('one command runs Respect in every document: npx @redocly/cli respect', (t) => {
+  for (const file of documents) t.notMatch(text(file), /npx redocly respect/, file);
+  t.match(text('docs/api.md'), 'npx @redocly/cli respect');
+  t.end();
+});
+
+t.test("docs/development.md's promtool command runs the shipped rule tests npm test runs", (t) => {
+  const quick = readdirSync(join(repoRoot, 'deploy/prometheus'))
+    .filter((file) => file.endsWith('.test.yml') && file !== pageTestFile)
+    .sort();
+  t.match(text('docs/development.md'), `\`promtool test rules ${quick.join(' ')}\``);
+  t.end();
+});
+
+t.test('the client README states no sizes that drift: it says how to measure them', (t) => {
+  t.notMatch(text('clients/typescript/README.md'), /\d+(?:\.\d+)? ?kB/);
+  t.end();
+});
+
+t.test('no issue number in what a user reads: source, scripts and their output', (t) => {
+  const sourceFiles = (folder: string): string[] =>
+    readdirSync(join(repoRoot, folder), { recursive: true, encoding: 'utf8' })
+      .filter((file) => /\.(?:ts|sh|js)$/.test(file) && !file.includes('generated'))
+      .map((file) => `${folder}/${file}`);
+  // Only numbers: "this session" is PostgreSQL's word in code.
+  const issueNumber = /\b(?:issues?|pull requests?|PR) #?\d+\b/gi;
+  for (const file of ['src', 'lib', 'scripts', 'generators'].flatMap(sourceFiles))
+    t.same(text(file).match(issueNumber) ?? [], [], file);
+  t.end();
+});

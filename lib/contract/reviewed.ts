@@ -29,7 +29,7 @@ export const reviewedPatternChanges: readonly ReviewedPatternChange[] = [
     from: '^[^\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]+$',
     to: '^[^\\x00-\\x1F\\x7F-\\x9F]+$',
     reason:
-      'PetName, written in the syntax every regex engine reads alike (issue 28). On Unicode text both accept the ' +
+      'PetName, written in the syntax every regex engine reads alike. On Unicode text both accept the ' +
       'same names; the old one also refused unpaired UTF-16 surrogates, which only ECMA-262 u mode reads that way. ' +
       'The service now refuses them in the JSON body parser (src/http/operations/surrogates.ts), and its responses ' +
       'come from stored UTF-8 text, which cannot hold them.',
@@ -42,7 +42,7 @@ export const reviewedPatternChanges: readonly ReviewedPatternChange[] = [
       '[AEIMQUYcgk][w-z0-5]){4}(?:[MN][AQgw]|O[AQ])?))?)$',
     lengths: { from: { minLength: 1, maxLength: 64 }, to: { minLength: 6, maxLength: 26 } },
     reason:
-      'The page cursor says exactly what the service serves (issue 37). The old pattern admitted any base64url ' +
+      'The page cursor says exactly what the service serves. The old pattern admitted any base64url ' +
       'text, but the service answered 400 to every cursor it did not issue: the new pattern, minLength and ' +
       'maxLength admit every cursor it ever issued (the base64url of "v1:" and a decimal id, canonical) and the ' +
       'positions past the last id, so no request that was served before is refused now ' +

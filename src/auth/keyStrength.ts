@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
 import type { MatchEstimated, ZxcvbnFactory } from '@zxcvbn-ts/core';
+import { phraseGuessesLog10 } from './keyPhrases.js';
+import { separators, shapeViews } from './keyShapes.js';
 
 /**
  * The fewest guesses, as a power of ten, a bootstrap key's secret must cost
@@ -17,9 +19,6 @@ const minGuessesLog10 = 30;
  * judge; two find most words written so (p4ssw0rd), at a tenth of that.
  */
 const l33tMaxSubstitutions = 2;
-
-/** Characters people put between the words of a passphrase: judged without them too. */
-const separators = /[\s\-_.,+:;/|]+/g;
 
 /** What a pattern is called in a refusal. */
 const patternNames: Record<string, string> = {
@@ -83,9 +82,9 @@ interface Estimate {
  * key would score no better than digits. Patterns keep their own cost; the
  * order of the parts adds its factorial, as in zxcvbn.
  */
-function estimate(text: string): Estimate {
+function estimate(text: string, alphabet = alphabetSize(text)): Estimate {
   const sequence = zxcvbn().check(text).sequence as MatchEstimated[];
-  const perCharacter = Math.log10(alphabetSize(text));
+  const perCharacter = Math.log10(alphabet);
   let guessesLog10 = log10Factorial(sequence.length);
   const patterns: Estimate['patterns'] = [];
   for (const match of sequence) {
@@ -100,21 +99,65 @@ function estimate(text: string): Estimate {
 }
 
 /**
+ * The cheapest of three prices for one part of a view: the estimator's, a
+ * phrase attack's, and trying every text of its length over its alphabet,
+ * which bounds the others: the estimator picks its split by its own prices,
+ * and may explain a mask of two symbols by words dearer than the mask itself.
+ */
+function partGuessesLog10(text: string, alphabet = alphabetSize(text)): number {
+  if (text === '') return 0;
+  return Math.min(
+    estimate(text, alphabet).guessesLog10,
+    phraseGuessesLog10(text, alphabet),
+    text.length * Math.log10(alphabet),
+  );
+}
+
+/**
+ * The cheapest way an attacker's rules make the secret (keyShapes.ts): a
+ * view costs its parts' guesses together, and the number of views, since an
+ * attacker tries each; undefined when none comes under the floor. A view is
+ * left as soon as its parts reach the floor.
+ */
+function weakestShape(secret: string): { name: string; guessesLog10: number } | undefined {
+  const views = shapeViews(secret);
+  let weakest: { name: string; guessesLog10: number } | undefined;
+  for (const view of views) {
+    let guessesLog10 = Math.log10(views.length);
+    for (const part of view.parts) {
+      guessesLog10 += partGuessesLog10(part.text, part.alphabet);
+      if (guessesLog10 >= minGuessesLog10) break;
+    }
+    if (guessesLog10 < (weakest?.guessesLog10 ?? minGuessesLog10)) weakest = { name: view.name, guessesLog10 };
+  }
+  return weakest;
+}
+
+function refusal(found: string, guessesLog10: number): string {
+  return `it is made of ${found}: about 10^${Math.floor(guessesLog10)} guesses, at least 10^${minGuessesLog10} needed`;
+}
+
+/**
  * Why this secret is too easy to guess, naming the patterns that make it
  * so, or undefined. Judged as written and with any separators between words
- * taken out (the estimator reads "correct horse" as two words only without them).
+ * taken out (the estimator reads "correct horse" as two words only without them),
+ * then by the shapes an attacker's rules build (case changes, counters after
+ * words, texts taken in turn, word after word), since the estimator prices
+ * what it cannot explain as random characters.
  */
 export function weakSecretReason(secret: string): string | undefined {
   const judged = [secret, secret.replace(separators, '')]
     .filter((text) => text !== '')
-    .map(estimate)
+    .map((text) => estimate(text))
     .reduce((weakest, next) => (next.guessesLog10 < weakest.guessesLog10 ? next : weakest));
-  if (judged.guessesLog10 >= minGuessesLog10) return undefined;
+  if (judged.guessesLog10 >= minGuessesLog10) {
+    const shape = weakestShape(secret);
+    return shape && refusal(shape.name, shape.guessesLog10);
+  }
   const tokens = new Map<string, string[]>();
   for (const { name, token } of judged.patterns) {
     tokens.set(name, [...(tokens.get(name) ?? []), JSON.stringify(token.slice(0, 24))]);
   }
   const found = [...tokens].map(([name, quoted]) => `${name} (${quoted.join(', ')})`);
-  const why = found.length > 0 ? found.join(', ') : 'few kinds of characters';
-  return `it is made of ${why}: about 10^${Math.floor(judged.guessesLog10)} guesses, at least 10^${minGuessesLog10} needed`;
+  return refusal(found.length > 0 ? found.join(', ') : 'few kinds of characters', judged.guessesLog10);
 }

@@ -79,7 +79,8 @@ export const configSchema = Type.Object({
         'An API key to accept, stored hashed at start: for a deployment or test that needs a known key ' +
         'before anyone runs npm run apikey. Make one with npm run apikey -- new. Any value (after pets_, ' +
         'checksum aside) must be 32 or more RFC 6750 token characters costing at least 10^30 guesses to a ' +
-        'zxcvbn estimator (repeated blocks, sequences, keyboard walks, dictionary words fail), and one ' +
+        'zxcvbn estimator and to the rules an attacker tries first (repeated blocks, sequences, keyboard ' +
+        'walks, words or phrases, words with counters or years, case pairs, texts taken in turn fail), and one ' +
         'starting pets_ of the checksummed shape a whole key whose checksum matches, or the start stops.',
     }),
   ),

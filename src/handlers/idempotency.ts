@@ -3,7 +3,10 @@ import type { Database, Queryable } from '../db/index.js';
 import type { OperationId } from './types.js';
 import { findStoredKey, storeKey, tryLockKey, type KeyScope, type StoredAnswer } from '../db/idempotencyKeys.js';
 
-/** JSON with object keys sorted at every level: equal parsed bodies give equal text. */
+/**
+ * JSON with object keys sorted at every level: equal parsed bodies give equal text. Recursive, which is
+ * safe: a body reaches it parsed, so at most maxJsonDepth deep (src/http/operations/jsonDepth.ts).
+ */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {

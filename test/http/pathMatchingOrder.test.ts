@@ -63,6 +63,13 @@ t.test("the templated path's route hands the literal path's URLs to it: a 405, b
   t.equal(refused.status, 405);
   t.equal(refused.headers?.['allow'], 'POST');
   t.equal(stepAnswer(step, 'GET', '/v1/pets/7'), undefined, 'an id passes on to getPet');
+  // RFC 3986 §6.2.2: an escaped unreserved character is that character, as the router decodes it.
+  for (const url of ['/v1/pets/%65xports', '/v1/pets/%65%78ports', '/v1/pets/export%73', '/v1/pets/%65xports?x=%41'])
+    t.equal((stepAnswer(step, 'PUT', url) as ApiError | undefined)?.status, 405, `${url} is /v1/pets/exports`);
+  t.equal(stepAnswer(step, 'PUT', '/v1/pets/%45xports'), undefined, '%45 is E: another id');
+  const thrown = t.throws(() => notFoundHandler(spec)(request('DELETE', '/v1/pets/%65xports'), reply)) as ApiError;
+  t.equal(thrown.headers?.['allow'], 'POST', "the 405 reads the URL as the step does: the literal path's Allow");
+  t.match(thrown.message, /on \/v1\/pets\/exports;/, 'and names the path as read');
   t.equal(pathsMatchedBefore(spec, '/pets/exports'), undefined, 'nothing comes before the literal path');
   t.equal(pathsMatchedBefore(spec, '/pets'), undefined, 'nor before a path no other overlaps');
 

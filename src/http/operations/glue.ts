@@ -34,6 +34,7 @@ import {
   withDeprecationLink,
 } from './deprecation.js';
 import type { CompiledPath, OperationRoute } from '../pipeline.js';
+import { assertHeaderValuesWritable } from './headerValues.js';
 
 /** Compiles the onRequest path of an operation's route (app.ts joins the stages' steps). */
 export type PathCompiler = (route: OperationRoute) => CompiledPath;
@@ -77,6 +78,7 @@ function toRouteHandler<K extends OperationId>(
     } as HandlerInput<K>;
     const result = await handler(input);
     const status = Number(result.status);
+    if (result.headers) assertHeaderValuesWritable(result.headers);
     // An error result takes the road of a thrown error: one handler logs it and writes the Error object.
     if (status >= 400) throw errorOf(status, result.body as unknown as ErrorBody, result.headers);
     // A write that succeeded without asking whether its If-Match or If-None-Match held: a bug, never a silent success.

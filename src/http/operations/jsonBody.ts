@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { jsonSuffixPattern } from '../../openapi/mediaTypes.js';
 import { excerpt } from '../errors/excerpt.js';
+import { assertDepthWithin } from './jsonDepth.js';
 import { assertLiteralsExact } from './jsonLiterals.js';
 import { assertNoUnpairedSurrogates } from './surrogates.js';
 
@@ -35,6 +36,7 @@ function decodeBody(request: FastifyRequest, body: Buffer): string {
  * place of a bad byte, so the stored name would differ from what was sent),
  * any other charset and any Content-Encoding but identity are a 415 (the
  * service does not decompress, and a plain body labelled gzip is a lie).
+ * A body nested past maxJsonDepth is a 400 before it is parsed.
  * Parsing itself stays fastify's, with its prototype-poisoning protection;
  * what parses is then checked for what JSON.parse changes without a word (a
  * number rounded into another integer, a property sent twice) and for
@@ -48,6 +50,7 @@ export function registerStrictJsonParser(app: FastifyInstance): void {
     let text: string;
     try {
       text = decodeBody(request, body);
+      assertDepthWithin(text);
     } catch (error) {
       done(error as ApiError, undefined);
       return;

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { apiBasePath, listOperations, type OpenApiDocument } from '../../openapi/document.js';
 import { ApiError } from '../../errors.js';
 import { excerpt } from '../errors/excerpt.js';
+import { normalisedPath } from './requestPath.js';
 
 interface PathMethods {
   path: string;
@@ -69,8 +70,8 @@ export function pathsMatchedBefore(spec: OpenApiDocument, path: string) {
     _reply: FastifyReply,
     done: HookHandlerDoneFunction,
   ): void {
-    const url = request.url.split('?', 1)[0] ?? '';
-    done(before.some((matcher) => matcher.pattern.test(url)) ? unrouted(before, request) : undefined);
+    const path = normalisedPath(request);
+    done(before.some((matcher) => matcher.pattern.test(path)) ? unrouted(before, request) : undefined);
   };
 }
 
@@ -104,7 +105,7 @@ function answerUnrouted(matchers: PathMethods[]) {
 
 /** 405 with Allow on the first path (in matching order) that matches the URL; 404 on none. */
 function unrouted(matchers: PathMethods[], request: FastifyRequest): ApiError {
-  const path = request.url.split('?', 1)[0] ?? '';
+  const path = normalisedPath(request);
   const known = matchers.find((matcher) => matcher.pattern.test(path));
   if (known) {
     const allowed = known.methods;

@@ -5,11 +5,21 @@ const surrogateEscape = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
 const unpaired = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** Walks the value with a queue of its own, not the call stack: however deep the value, no overflow. */
 function findUnpaired(value: unknown): boolean {
-  if (typeof value === 'string') return unpaired.test(value);
-  if (Array.isArray(value)) return value.some(findUnpaired);
-  if (typeof value === 'object' && value !== null)
-    return Object.entries(value).some(([key, item]) => unpaired.test(key) || findUnpaired(item));
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (unpaired.test(item)) return true;
+    } else if (Array.isArray(item)) for (const child of item as unknown[]) pending.push(child);
+    else if (typeof item === 'object' && item !== null) {
+      for (const [key, child] of Object.entries(item)) {
+        if (unpaired.test(key)) return true;
+        pending.push(child);
+      }
+    }
+  }
   return false;
 }
 
