@@ -12,7 +12,7 @@ const source = (id: string) => operationsSource(clientOperations(constructExampl
 
 const expectations: Record<string, RegExp[]> = {
   'media-json': [
-    /body: 'application\/json',/,
+    /body: \['application\/json'\],/,
     /example\(body: NonNullable<operations\['example'\]\['requestBody'\]>\['content'\]\['application\/json'\]/,
   ],
   'param-path-simple': [
@@ -22,12 +22,9 @@ const expectations: Record<string, RegExp[]> = {
   'param-query-form': [/query: \['tag'\],/, /example\(query: ExampleQuery = \{\}/],
   'param-header-simple': [/optionalHeaders: \{ xTag: 'X-Tag' \},/],
   'schema-closed-object': [/\['requestBody'\]>\['content'\]\['application\/json'\]/],
-  'response-created': [
-    /success: \{ 201: true \},/,
-    /Promise<operations\['example'\]\['responses'\]\[201\]\['content'\]\['application\/json'\]>/,
-  ],
-  'response-headers': [/success: \{ 201: false \},/],
-  'response-links': [/success: \{ 200: true \},/],
+  'response-created': [/success: \{ 201: \{ content: \['application\/json'\] \} \},/, /CallPromise<ExampleResult>/],
+  'response-headers': [/success: \{ 201: \{ headers: \{ 'Location': \{ type: 'string', required: true \} \} \} \},/],
+  'response-links': [/success: \{ 200: \{ content: \['application\/json'\] \} \},/],
   'servers-root': [/path: '\/things',/],
   'security-bearer': [/method: 'GET', path: '\/things',/],
   'security-scopes': [/method: 'GET', path: '\/things',/],
@@ -42,7 +39,11 @@ for (const [id, patterns] of Object.entries(expectations))
 
 t.test('media-json-suffix', async (t) => {
   const written = source('media-json-suffix');
-  t.match(written, /body: 'application\/merge-patch\+json',/, 'sent with its own Content-Type');
-  t.match(written, /success: \{ 200: true \},/, 'an answer of another +json type is read as JSON');
+  t.match(written, /body: \['application\/merge-patch\+json'\],/, 'sent with its own Content-Type');
+  t.match(
+    written,
+    /success: \{ 200: \{ content: \['application\/vnd\.example\+json'\] \} \},/,
+    'an answer of another +json type is read as JSON',
+  );
   t.match(written, /\['content'\]\['application\/merge-patch\+json'\]/, 'the body typed from its media type');
 });
