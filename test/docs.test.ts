@@ -158,10 +158,10 @@ function trackerReferencesIn(markdown: string): string[] {
   return [...markdown.matchAll(trackerReference)].map((match) => match[0]);
 }
 
-t.test('docs/ holds at most 15,000 words of prose, docs/performance.md at most 2,500', async (t) => {
+t.test('docs/ holds at most 16,000 words of prose, docs/performance.md at most 2,500', async (t) => {
   const counts = Object.fromEntries(docsFolder.map((file) => [file, narrativeWords(text(file))]));
   const total = Object.values(counts).reduce((sum, words) => sum + words, 0);
-  t.ok(total <= 15_000, `${total} words of prose in docs/: ${JSON.stringify(counts)}`);
+  t.ok(total <= 16_000, `${total} words of prose in docs/: ${JSON.stringify(counts)}`);
   t.ok((counts['docs/performance.md'] ?? 0) <= 2_500, `docs/performance.md: ${counts['docs/performance.md']} words`);
   t.equal(
     narrativeWords('# A\n\nOne two three.\n\n| x | y |\n|---|---|\n| four | five |\n\n```sh\nsix seven\n```\n'),

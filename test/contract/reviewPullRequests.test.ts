@@ -171,7 +171,19 @@ t.test('(c) a large additive change: new operations, a parameter, a response fie
     'the new operations, listPets (a query parameter) and every operation answering a Pet (it gains a property)',
   );
   const added = fromMain?.client.added.map(({ name }) => name).sort();
-  t.same(added, [notes.newSchema, notes.schema, `PetStore.${notes.create}`, `PetStore.${notes.list}`].sort());
+  // Each method's result type (what .withResponse() resolves with) is exported beside it.
+  const resultOf = (operationId: string) => `${operationId.charAt(0).toUpperCase()}${operationId.slice(1)}Result`;
+  t.same(
+    added,
+    [
+      notes.newSchema,
+      notes.schema,
+      resultOf(notes.create),
+      resultOf(notes.list),
+      `PetStore.${notes.create}`,
+      `PetStore.${notes.list}`,
+    ].sort(),
+  );
   t.match(
     fromMain?.client.changed.find(({ name }) => name === 'ListPetsQuery'),
     { after: new RegExp(`; ${fresh.query}\\?: string; \\}$`) },
@@ -191,7 +203,7 @@ t.test('(c) a large additive change: new operations, a parameter, a response fie
   t.match(
     markdown,
     new RegExp(
-      `- added \`PetStore\\.${notes.create}\`: \`${notes.create}\\(petId: number, body: (?!unknown)\\w+, options\\?: CallOptions\\) => Promise<${notes.schema}>\``,
+      `- added \`PetStore\\.${notes.create}\`: \`${notes.create}\\(petId: number, body: (?!unknown)\\w+, options\\?: CallOptions\\) => CallPromise<${resultOf(notes.create)}>\``,
     ),
   );
   t.equal(markdown.match(/^## Contract review/gm)?.length, 2, 'one section per base');
