@@ -20,7 +20,7 @@ COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+RUN npm run build && rm dist/.tsbuildinfo && npm prune --omit=dev
 # What the packages ship for their own authors and nobody reads at run time:
 # source maps (node runs without --enable-source-maps) and type declarations.
 # They are 29 of the 80 MB that npm ci --omit=dev writes (docs/deploying.md).
