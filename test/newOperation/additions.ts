@@ -144,7 +144,7 @@ export async function deleteStoredPet(db: Queryable, id: number): Promise<boolea
 
 const updatePetStatement: Statement = {
   name: 'pets.update',
-  text: \`UPDATE pets SET name = COALESCE($2, name), status = COALESCE($3, status) WHERE id = $1 RETURNING \${columns}\`,
+  text: \`UPDATE pets SET name = COALESCE($2, name), status = COALESCE($3, status) WHERE id = $1 RETURNING \${petColumns}\`,
 };
 
 /** Changes a pet's name or status (undefined: kept); undefined when no pet has this id. */
@@ -153,7 +153,6 @@ export async function updateStoredPet(
   id: number,
   change: { name?: string; status?: PetStatus },
 ): Promise<PetRecord | undefined> {
-  const { rows } = await db.query<PetRecord>(updatePetStatement, [id, change.name ?? null, change.status ?? null]);
-  return rows[0];
+  return (await petRecords(db, updatePetStatement, [id, change.name ?? null, change.status ?? null]))[0];
 }
 `;
