@@ -235,6 +235,23 @@ interface Frame {
 }
 
 /**
+ * Calls onExpiry once ms have passed and the I/O that arrived meanwhile has
+ * been read: Node runs expired timers before it reads sockets, so a process
+ * held past the deadline (a busy machine) would otherwise judge the server
+ * before reading an answer that came in time. Returns the cancel.
+ */
+function deadlineAfter(ms: number, onExpiry: () => void): () => void {
+  let readFirst: NodeJS.Immediate | undefined;
+  const timer = setTimeout(() => {
+    readFirst = setImmediate(onExpiry);
+  }, ms);
+  return () => {
+    clearTimeout(timer);
+    if (readFirst !== undefined) clearImmediate(readFirst);
+  };
+}
+
+/**
  * Sends argv to the server listening at path and writes what the command
  * writes to streams; resolves with its exit code (1 if the connection ends
  * without one). Sends only a nonce until the listener proves it knows
@@ -258,19 +275,27 @@ export function sendCommand(
     let exit: number | undefined;
     const fail = (error: Error) => {
       settled = true;
-      clearTimeout(deadline);
+      cancelDeadline();
       socket.destroy();
       reject(error);
     };
-    let deadline = setTimeout(() => {
-      fail(
-        new ControlTimeoutError(
-          `The server at ${path} did not answer within ${deadlines.proofMs} ms; nothing was sent.`,
+    const proofDeadline = () =>
+      deadlineAfter(deadlines.proofMs, () =>
+        fail(
+          new ControlTimeoutError(
+            `The server at ${path} did not answer within ${deadlines.proofMs} ms; nothing was sent.`,
+          ),
         ),
       );
-    }, deadlines.proofMs);
+    let cancelDeadline = proofDeadline();
     socket.setEncoding('utf8');
-    socket.on('connect', () => socket.write(`${JSON.stringify({ nonce })}\n`));
+    // The proof is awaited from the nonce's sending, not from the connection's start.
+    socket.on('connect', () => {
+      cancelDeadline();
+      if (settled) return;
+      socket.write(`${JSON.stringify({ nonce })}\n`);
+      cancelDeadline = proofDeadline();
+    });
     const onFrame = (frame: Frame): void => {
       if (proven) {
         if (frame.out !== undefined) streams.out.write(frame.out);
@@ -287,15 +312,15 @@ export function sendCommand(
         return;
       }
       proven = true;
-      clearTimeout(deadline);
-      deadline = setTimeout(() => {
+      cancelDeadline();
+      cancelDeadline = deadlineAfter(deadlines.commandMs, () =>
         fail(
           new ControlTimeoutError(
             `The server at ${path} did not finish the command within ${deadlines.commandMs} ms; ` +
               'it may still finish: see npm run apikey -- list.',
           ),
-        );
-      }, deadlines.commandMs);
+        ),
+      );
       socket.write(`${JSON.stringify({ argv })}\n`);
     };
     socket.on('data', (chunk: string) => {
@@ -322,7 +347,7 @@ export function sendCommand(
     socket.on('close', () => {
       if (settled) return;
       settled = true;
-      clearTimeout(deadline);
+      cancelDeadline();
       if (!proven) reject(new UnprovenServerError(`the listener at ${path} closed before proving it is the server`));
       else if (exit !== undefined) resolve(exit);
       else {

@@ -61,6 +61,17 @@ t.test('a silent listener gets the nonce only, and the CLI gives up with one lin
   t.notMatch(fake.received(), /revoke|argv/, 'never the arguments');
 });
 
+t.test('a process held past the deadline (a busy machine) still sends the nonce before it gives up', async (t) => {
+  const fake = await fakeListener(t);
+  const sent = sendCommand(fake.path, ['revoke', 'default'], randomBytes(32), streams(), quick);
+  // Hold the event loop past the deadline, as a starved process is: the timer is due before the connect is read.
+  const heldUntil = Date.now() + 2 * quick.proofMs;
+  while (Date.now() < heldUntil);
+  await t.rejects(sent, { name: 'ControlTimeoutError' });
+  await fake.closed();
+  t.match(fake.received(), /^\{"nonce":"[0-9a-f]{32}"\}\n$/, 'the nonce was sent, then the deadline ran from it');
+});
+
 t.test('a listener with a wrong proof never gets the arguments', async (t) => {
   const fake = await fakeListener(t, `${JSON.stringify({ proof: 'f'.repeat(64) })}\n`);
   await t.rejects(sendCommand(fake.path, ['revoke', 'default'], randomBytes(32), streams(), quick), {
