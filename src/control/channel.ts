@@ -280,13 +280,13 @@ export function sendCommand(
       reject(error);
     };
     const proofDeadline = () =>
-      deadlineAfter(deadlines.proofMs, () =>
+      deadlineAfter(deadlines.proofMs, () => {
         fail(
           new ControlTimeoutError(
             `The server at ${path} did not answer within ${deadlines.proofMs} ms; nothing was sent.`,
           ),
-        ),
-      );
+        );
+      });
     let cancelDeadline = proofDeadline();
     socket.setEncoding('utf8');
     // The proof is awaited from the nonce's sending, not from the connection's start.
@@ -313,14 +313,14 @@ export function sendCommand(
       }
       proven = true;
       cancelDeadline();
-      cancelDeadline = deadlineAfter(deadlines.commandMs, () =>
+      cancelDeadline = deadlineAfter(deadlines.commandMs, () => {
         fail(
           new ControlTimeoutError(
             `The server at ${path} did not finish the command within ${deadlines.commandMs} ms; ` +
               'it may still finish: see npm run apikey -- list.',
           ),
-        ),
-      );
+        );
+      });
       socket.write(`${JSON.stringify({ argv })}\n`);
     };
     socket.on('data', (chunk: string) => {
