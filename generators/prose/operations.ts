@@ -1,5 +1,7 @@
 // The prose lists that openapi.yaml decides: which operations there are, how each is called, and the scope
 // each needs. Written into the spec's own descriptions and the docs by npm run generate (generators/docFacts.ts).
+import { dereference, isObject, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
+import { essenceOf } from '../../src/openapi/mediaTypes.js';
 import {
   declaredScopes,
   idempotentOperations,
@@ -25,12 +27,36 @@ function sunsetText(entry: OperationEntry): string {
   return typeof sunset === 'string' ? ` (sunset ${sunset.slice(0, 10)})` : ' (deprecated)';
 }
 
-/** A Markdown table: each operation, its request and the scope it needs, in the spec's order. */
+const objectAt = (value: Json | undefined): JsonObject => (isObject(value) ? value : {});
+
+/**
+ * The media types of an operation's bodies other than application/json, the one the docs take for granted (a
+ * +json type: application/merge-patch+json, application/problem+json): the request body's, and each answer's with
+ * the statuses that answer in it. Empty when every body is application/json.
+ */
+function mediaTypeText(document: JsonObject, entry: OperationEntry): string {
+  const operation = objectAt(objectAt(objectAt(document['paths'])[entry.path])[entry.method.toLowerCase()]);
+  const named = (content: Json | undefined) =>
+    Object.keys(objectAt(content)).filter((type) => essenceOf(type) !== 'application/json');
+  const sent = named(objectAt(operation['requestBody'])['content']);
+  const answered = new Map<string, string[]>();
+  for (const [status, response] of Object.entries(objectAt(operation['responses'])))
+    for (const type of named(objectAt(response)['content']))
+      answered.set(type, [...(answered.get(type) ?? []), status]);
+  const parts = [
+    ...(sent.length > 0 ? [`body ${sent.map(code).join(' or ')}`] : []),
+    ...[...answered].map(([type, statuses]) => `answers ${statuses.join(', ')} in ${code(type)}`),
+  ];
+  return parts.length > 0 ? ` (${parts.join('; ')})` : '';
+}
+
+/** A Markdown table: each operation, its request (and a media type not application/json) and its scope, in order. */
 export function operationTable(spec: OpenApiDocument): string {
+  const document = dereference(spec as unknown as JsonObject);
   const rows = listOperations(spec).map(
     (entry) =>
-      `| ${code(entry.operation.operationId)}${sunsetText(entry)} | ${code(`${entry.method} ${entry.path}`)} | ` +
-      `${entry.operation.summary ?? ''} | ${scopeText(spec, entry)} |`,
+      `| ${code(entry.operation.operationId)}${sunsetText(entry)} | ${code(`${entry.method} ${entry.path}`)}` +
+      `${mediaTypeText(document, entry)} | ${entry.operation.summary ?? ''} | ${scopeText(spec, entry)} |`,
   );
   return ['| Operation | Request | What it does | Scope |', '|---|---|---|---|', ...rows].join('\n');
 }

@@ -41,6 +41,8 @@ export interface ResponseLink {
 
 export interface DeclaredResponse {
   status: string;
+  /** The JSON media type its body is declared in (application/json, application/problem+json...). */
+  mediaType?: string;
   /** Validates the JSON body; undefined when the response declares no content. */
   validateBody?: ValidateFunction;
   /** The JSON body's schema, dereferenced. */
@@ -154,6 +156,7 @@ export function loadContract(raw: JsonObject = readLocalSpec()): { document: Jso
           status,
           headers,
           links,
+          ...(jsonType ? { mediaType: jsonType } : {}),
           ...(schema ? { schema, validateBody: compile(schema) } : {}),
         });
       }

@@ -86,12 +86,7 @@ const mediaTypes: Construct[] = [
       },
       'patch',
     ),
-    verdicts: refused('only application/json bodies are read and checked', [
-      'http',
-      'handlerTypes',
-      'client',
-      'conformance',
-    ]),
+    verdicts: everywhere(),
   },
   {
     id: 'media-bytes',

@@ -9,6 +9,7 @@ import { compareOperationServers, compareServers } from './serverDiff.js';
 import { compareSecurity, compareSecuritySchemes } from './securityDiff.js';
 import { ContractInputError } from './load.js';
 import { code, literal, pointerStep } from './text.js';
+import { essenceOf } from '../../src/openapi/mediaTypes.js';
 
 export type { Change, CounterExample, DiffOptions, Level, Direction, OperationRef } from './change.js';
 
@@ -115,8 +116,12 @@ function compareContent(
   const headContent = objectAt(objectAt(head)['content']);
   const prefix = direction === 'request' ? 'request-body' : 'response';
   const at = (pointer: string, mediaType: string) => `${pointer}${pointerStep('content')}${pointerStep(mediaType)}`;
+  // One media type however written (case, parameters), as the HTTP layer accepts and answers it: a +json type is
+  // compared like application/json, its schema on both sides; another type, even another JSON one, is a change.
+  const counterpart = (content: JsonObject, mediaType: string) =>
+    Object.keys(content).find((key) => essenceOf(key) === essenceOf(mediaType));
   for (const mediaType of Object.keys(headContent)) {
-    if (mediaType in baseContent) continue;
+    if (counterpart(baseContent, mediaType) !== undefined) continue;
     // A client reads the body it was written for: a body of another type it did not ask for (Accept) breaks it.
     const unasked = direction === 'response' && Object.keys(baseContent).length > 0 && !selectable;
     out.add(
@@ -128,8 +133,8 @@ function compareContent(
     );
   }
   for (const [mediaType, media] of Object.entries(baseContent)) {
-    const counterpart = headContent[mediaType];
-    if (counterpart === undefined) {
+    const headType = counterpart(headContent, mediaType);
+    if (headType === undefined) {
       out.add(
         `${prefix}-media-type-removed`,
         'breaking',
@@ -142,12 +147,12 @@ function compareContent(
     }
     judgeSchemas(
       objectAt(media)['schema'],
-      objectAt(counterpart)['schema'],
+      objectAt(headContent[headType])['schema'],
       {
         direction,
         prefix: direction === 'request' ? 'request-body' : 'response-body',
-        where: `${where} ${code(mediaType)}`,
-        pointer: `${at(pointers.head, mediaType)}${pointerStep('schema')}`,
+        where: `${where} ${code(headType)}`,
+        pointer: `${at(pointers.head, headType)}${pointerStep('schema')}`,
         basePointer: `${at(pointers.base, mediaType)}${pointerStep('schema')}`,
         ...(out.operation ? { operation: out.operation } : {}),
       },

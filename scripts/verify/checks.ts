@@ -1,5 +1,6 @@
 import { conformanceProblems } from '../../lib/conformance/checks.js';
 import type { Operation } from '../../lib/conformance/spec.js';
+import { essenceOf, isJsonMediaType } from '../../src/openapi/mediaTypes.js';
 import type { ReceivedResponse } from './http.js';
 
 /** One way a response breaks the contract: a short name for the table and JUnit, and the detail. */
@@ -29,9 +30,9 @@ function kindOf(problem: string): string {
   return 'body is not the declared JSON';
 }
 
+/** The body of an answer in a JSON media type (application/json, any application/*+json), parsed. */
 export function parseJson(response: ReceivedResponse): unknown {
-  const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-  if (mediaType !== 'application/json' || response.text === '') return undefined;
+  if (!isJsonMediaType(response.headers.get('content-type') ?? undefined) || response.text === '') return undefined;
   try {
     return JSON.parse(response.text) as unknown;
   } catch {
@@ -43,12 +44,17 @@ function contentTypeProblems(operation: Operation, response: ReceivedResponse): 
   const declared = operation.responses.get(String(response.status));
   if (declared === undefined) return [];
   const contentType = response.headers.get('content-type');
-  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
-  if (declared.validateBody !== undefined && mediaType !== 'application/json')
+  // The service answers in the JSON media type the status declares (application/json, a +json type), no other.
+  const expected = declared.mediaType;
+  if (
+    declared.validateBody !== undefined &&
+    expected !== undefined &&
+    essenceOf(contentType ?? '') !== essenceOf(expected)
+  )
     return [
       {
         check: 'wrong content type',
-        message: `Content-Type ${JSON.stringify(contentType)}; openapi.yaml declares application/json for ${response.status}`,
+        message: `Content-Type ${JSON.stringify(contentType)}; openapi.yaml declares ${expected} for ${response.status}`,
       },
     ];
   if (declared.validateBody === undefined && response.text !== '')

@@ -29,6 +29,7 @@ function without(document: JsonObject, pointer: string): JsonObject {
 
 const removal: Record<string, string> = {
   'media-json': 'request-body-media-type-removed:breaking',
+  'media-json-suffix': 'request-body-media-type-removed:breaking',
   'param-path-simple': 'request-parameter-removed:breaking',
   'param-query-form': 'request-parameter-removed:breaking',
   'param-header-simple': 'request-parameter-removed:breaking',
@@ -72,3 +73,45 @@ t.test('response-links: a link that leads elsewhere is breaking, a new one addit
   link(added)['again'] = { operationId: 'example' };
   t.match(diff(base, added), [{ rule: 'response-link-added', level: 'additive' }]);
 });
+
+t.test(
+  'media-json-suffix: a +json body is compared like application/json; another media type is a change',
+  async (t) => {
+    const base = constructExample('media-json-suffix');
+    const patch = (document: JsonObject) =>
+      (((document['paths'] as JsonObject)['/things'] as JsonObject)['patch'] as JsonObject)[
+        'requestBody'
+      ] as JsonObject;
+    const rules = (changes: ReturnType<typeof diff>) => changes.map((change) => `${change.rule}:${change.level}`);
+    const narrowed = { type: 'object', properties: { name: { type: 'string', maxLength: 10 } } };
+
+    const tighter = structuredClone(base);
+    patch(tighter)['content'] = { 'application/merge-patch+json': { schema: narrowed } };
+    const [narrowing] = diff(base, tighter);
+    t.equal(`${narrowing?.rule}:${narrowing?.level}`, 'request-property-max-length-decreased:breaking');
+    t.match(narrowing?.message, 'request body `application/merge-patch+json`.name');
+    t.match(narrowing?.consumer, /as in `\{"name":"[^"]{11}"\}`\), accepted before, are now refused with 400/);
+
+    const rewritten = structuredClone(base);
+    patch(rewritten)['content'] = { 'Application/Merge-Patch+JSON; charset=utf-8': { schema: narrowed } };
+    t.same(
+      rules(diff(base, rewritten)),
+      ['request-property-max-length-decreased:breaking'],
+      'the same media type written otherwise: its schemas compared, no media type added or removed',
+    );
+
+    const plain = structuredClone(base);
+    patch(plain)['content'] = {
+      'application/json': (patch(base)['content'] as JsonObject)['application/merge-patch+json']!,
+    };
+    const changed = diff(base, plain);
+    t.same(rules(changed).sort(), [
+      'request-body-media-type-added:additive',
+      'request-body-media-type-removed:breaking',
+    ]);
+    t.match(
+      changed.find((change) => change.rule === 'request-body-media-type-removed')?.consumer,
+      'with `application/merge-patch+json` bodies are now refused with 415',
+    );
+  },
+);

@@ -13,6 +13,8 @@ const prose = (id: string) => {
 
 const rows: Record<string, string> = {
   'media-json': '| `example` | `POST /things` |  | any key |',
+  'media-json-suffix':
+    '| `example` | `PATCH /things` (body `application/merge-patch+json`; answers 200 in `application/vnd.example+json`) |  | any key |',
   'param-path-simple': '| `example` | `GET /things/{id}` |  | any key |',
   'param-query-form': '| `example` | `GET /things` |  | any key |',
   'param-header-simple': '| `example` | `GET /things` |  | any key |',

@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import t from 'tap';
 import { loadContract } from '../../lib/conformance/spec.js';
 import type { TestRequest } from '../../lib/conformance/checks.js';
+import { validCases } from '../../lib/conformance/requests.js';
 import { Exchanger } from '../../scripts/verify/exchange.js';
 import { Findings } from '../../scripts/verify/findings.js';
 import type { OutgoingRequest, PoliteClient } from '../../scripts/verify/http.js';
@@ -49,6 +51,25 @@ t.test('media-json', async (t) => {
   t.same((await exchange('media-json', { status: 200, json: { name: 'a' } })).failures, []);
   const text = await exchange('media-json', { status: 200, headers: { 'content-type': 'text/plain' } });
   t.same(text.failures, ['wrong content type']);
+});
+
+t.test('media-json-suffix', async (t) => {
+  const [operation] = loadContract(constructExample('media-json-suffix')).operations;
+  const [drawn] = fc.sample(validCases(operation!, { key, bodyLimit: 65536 }), { numRuns: 1, seed: 1 });
+  const suffixed = { 'content-type': 'application/vnd.example+json; charset=utf-8' };
+  const { sent, failures, answer } = await exchange(
+    'media-json-suffix',
+    { status: 200, headers: suffixed, json: { name: 'a' } },
+    drawn!.request,
+  );
+  t.match(sent[0]?.headers['content-type'], /^application\/merge-patch\+json/, 'the body sent as merge-patch+json');
+  t.type(JSON.parse(String(sent[0]?.body)), 'object', 'as JSON text');
+  t.same(failures, [], 'the +json answer read as JSON and valid');
+  t.same(answer?.json, { name: 'a' });
+  const outside = await exchange('media-json-suffix', { status: 200, headers: suffixed, json: { name: 1 } });
+  t.same(outside.failures, ['body outside its schema'], 'and checked against its schema');
+  const plain = await exchange('media-json-suffix', { status: 200, json: { name: 'a' } });
+  t.same(plain.failures, ['wrong content type'], 'application/json is not the type the status declares');
 });
 
 t.test('param-path-simple', async (t) => {
