@@ -91,6 +91,7 @@ export async function buildApp(config: AppConfig, deps: AppDeps): Promise<Fastif
     limits,
     deferred,
     observeCut: cutRequestMetric(metrics),
+    observeAbandoned: metrics.requestAbandoned,
   });
   if (deps.httpTracing) await app.register(deps.httpTracing);
   compileOnDemand(app, deferred, deps.compileBeforeListening);

@@ -39,6 +39,8 @@ export interface ServiceMetrics {
    */
   declareDurations: (operation: string, method: string, statusCode: number) => void;
   rateLimited: () => void;
+  /** A client closed or reset its connection in the middle of a request: nothing could be answered. */
+  requestAbandoned: () => void;
   authenticationFailed: (reason: AuthFailureReason) => void;
   /** A request of this operation (its operationId) was answered with the stored answer of its Idempotency-Key. */
   idempotentReplay: (operation: string) => void;
@@ -73,6 +75,7 @@ export const noMetrics: ServiceMetrics = {
   durationSeries: () => noSeries,
   declareDurations: ignore,
   rateLimited: ignore,
+  requestAbandoned: ignore,
   authenticationFailed: ignore,
   idempotentReplay: ignore,
   declareReplays: ignore,
@@ -107,6 +110,13 @@ export function createMetrics(): ServiceMetrics {
   const rateLimited = new Counter({
     name: 'pets_rate_limit_rejections_total',
     help: 'Requests answered 429 because their API key or address exceeded the rate limit.',
+    registers,
+  });
+  const abandoned = new Counter({
+    name: 'pets_abandoned_requests_total',
+    help:
+      'Requests whose client closed or reset the connection before all of their head or body had arrived: ' +
+      'nothing was answered, and they are not in http_server_request_duration_seconds.',
     registers,
   });
   const authFailures = new Counter({
@@ -221,6 +231,9 @@ export function createMetrics(): ServiceMetrics {
     },
     rateLimited: () => {
       rateLimited.inc();
+    },
+    requestAbandoned: () => {
+      abandoned.inc();
     },
     authenticationFailed: (reason) => {
       authFailures.labels({ reason }).inc();

@@ -37,6 +37,7 @@ export async function startSpecApp(
     limits,
     deferred,
     observeCut: () => undefined,
+    observeAbandoned: () => undefined,
   });
   compileOnDemand(app, deferred);
   app.addHook('onRequest', routedPipeline('arrival', []));

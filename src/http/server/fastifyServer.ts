@@ -22,6 +22,8 @@ export interface ServerSettings {
   deferred: DeferredCompilation;
   /** Counts a request Node's parser cut (408, 431, 400) in the request metrics. */
   observeCut: (cut: CutRequest) => void;
+  /** Counts a request its client closed or reset the connection in the middle of (nothing answered). */
+  observeAbandoned: () => void;
 }
 
 /**
@@ -48,7 +50,7 @@ export function createServer(settings: ServerSettings): FastifyInstance {
     exposeHeadRoutes: false,
     genReqId: requestIdOf,
     http: nodeServerOptions(limits.headersTimeoutMs),
-    clientErrorHandler: clientErrorHandlerWith(settings.observeCut),
+    clientErrorHandler: clientErrorHandlerWith({ cut: settings.observeCut, abandoned: settings.observeAbandoned }),
     frameworkErrors: frameworkErrorHandler,
     schemaController: { compilersFactory: { buildSerializer: validatingSerializers(settings.deferred) } },
   });

@@ -69,44 +69,95 @@ function responseStarted(socket: Socket): boolean {
 }
 
 /**
+ * Whether Node's parser is in the middle of a request on this socket: some
+ * of it arrived and not yet all. Its duration() is the time since the
+ * current message began, 0 between messages (and from the connection's
+ * start before the first: hence bytesRead).
+ */
+function midRequest(socket: Socket): boolean {
+  const parser = (socket as Socket & { parser?: { duration?: () => number } | null }).parser;
+  return socket.bytesRead > 0 && (parser?.duration?.() ?? 0) > 0;
+}
+
+/**
+ * The client went away: its side ended in the middle of a message (the
+ * parser's HPE_INVALID_EOF_STATE), it reset the connection, or the socket
+ * can no longer be written. Nothing can be answered.
+ */
+function clientGone(error: ParserError, socket: Socket): boolean {
+  return (
+    error.code === 'HPE_INVALID_EOF_STATE' ||
+    error.code === 'ECONNRESET' ||
+    error.code === 'EPIPE' ||
+    socket.destroyed ||
+    !socket.writable
+  );
+}
+
+/** What a parser error's handler reports to the request metrics. */
+export interface ParserErrorObservers {
+  /** A request cut and answered (400, 408, 431). */
+  cut: (cut: CutRequest) => void;
+  /** A request its client closed or reset the connection in the middle of: nothing was answered. */
+  abandoned: () => void;
+}
+
+/**
  * fastify's clientErrorHandler: Node's parser errors (a request that is not
  * HTTP, headers too large, a request not received within the headers or
  * request timeout of httpLimits) answer the Error object with a new
  * X-Request-Id, are logged once without the raw bytes, counted by
- * `observe` (the request metrics), and close the connection. There is no
- * request object here: the answer is written to the socket as it stands.
+ * `observe.cut` (the request metrics), and close the connection. There is
+ * no request object here: the answer is written to the socket as it stands.
  * A request whose head was parsed and whose answer was decided but not sent
  * (a 401 waiting for the rest of a slow body) gets the 408 instead.
+ *
+ * A client that ends or resets its connection in the middle of a request
+ * gets nothing (no one reads it): one log line without a status, and
+ * `observe.abandoned`, never an answered 400. A reset between requests is
+ * logged at debug only.
  */
-export function clientErrorHandlerWith(observe: (cut: CutRequest) => void) {
+export function clientErrorHandlerWith(observe: ParserErrorObservers) {
   return function clientErrorHandler(this: FastifyInstance, error: ParserError, socket: Socket): void {
     const requestId = randomUUID();
     // HPE_PAUSED: the client ended a connection whose reading was stopped
     // (connections.ts); nothing more is answered on it.
-    if (error.code === 'HPE_PAUSED') socket.destroy();
-    if (error.code === 'ECONNRESET' || error.code === 'HPE_PAUSED' || socket.destroyed) {
+    if (error.code === 'HPE_PAUSED') {
+      socket.destroy();
       this.log.debug({ requestId, errorCode: error.code }, 'client connection reset');
       return;
     }
-    const answer = parserErrorAnswer(error);
     const inFlight = responseInFlight(socket);
-    const answered = inFlight === undefined && !responseStarted(socket);
     const request = requestInProgress(socket);
     const seconds = (performance.now() - (openedAt.get(socket) ?? performance.now())) / 1000;
-    this.log.info(
-      {
-        requestId,
-        method: request?.method ?? null,
-        route: null,
-        path: request?.url === undefined ? null : excerpt(request.url.split('?', 1)[0] ?? ''),
-        status: answered ? answer.status : null,
-        durationMs: Math.round(seconds * 100_000) / 100,
-        errorCode: error.code,
-        reason: error.reason,
-        bytesParsed: error.bytesParsed,
-      },
-      'request cut before routing',
-    );
+    const facts = {
+      requestId,
+      method: request?.method ?? null,
+      route: null,
+      path: request?.url === undefined ? null : excerpt(request.url.split('?', 1)[0] ?? ''),
+      durationMs: Math.round(seconds * 100_000) / 100,
+      errorCode: error.code,
+      reason: error.reason,
+      bytesParsed: error.bytesParsed,
+    };
+    if (clientGone(error, socket)) {
+      if (error.code === 'HPE_INVALID_EOF_STATE' || midRequest(socket)) {
+        this.log.info({ ...facts, status: null }, 'request abandoned by the client');
+        observe.abandoned();
+      } else {
+        this.log.debug({ requestId, errorCode: error.code }, 'client connection reset');
+      }
+      // An earlier request's answer still being made goes out first, if the client still reads.
+      if (inFlight !== undefined && socket.writable)
+        inFlight.once('close', () => {
+          socket.destroySoon();
+        });
+      else if (!socket.destroyed) socket.destroySoon();
+      return;
+    }
+    const answer = parserErrorAnswer(error);
+    const answered = inFlight === undefined && !responseStarted(socket);
+    this.log.info({ ...facts, status: answered ? answer.status : null }, 'request cut before routing');
     if (inFlight !== undefined) {
       // Bytes after a request whose answer is still being made (an onSend hook
       // reading the rest of its body): HTTP/1.1 answers in order, so that answer
@@ -118,7 +169,7 @@ export function clientErrorHandlerWith(observe: (cut: CutRequest) => void) {
     }
     if (answered) {
       answerOnSocket(socket, answer, requestId);
-      observe({ method: request?.method, status: answer.status, seconds });
+      observe.cut({ method: request?.method, status: answer.status, seconds });
     }
     socket.destroySoon();
   };
