@@ -1,8 +1,8 @@
 // npm run generate: what the objectives in openapi.yaml (x-slo per operation) make. The Prometheus rules
 // (deploy/prometheus/objectives.yml: error ratios per operation and window, burn-rate alerts; alerts.yml:
 // the operational alerts) and their promtool unit tests (*.test.yml beside them), the objectives' panels of
-// deploy/grafana/dashboard.json, the objectives table of docs/alerts.md and the load-shedding facts of
-// docs/alerts.md and docs/operations.md (from the code's constants).
+// deploy/grafana/dashboard.json, the objectives table of docs/alerts.md, when the 6-hour pair judges
+// (docs/alerts.md) and the load-shedding facts of docs/alerts.md and docs/operations.md (from the code's constants).
 // Settings (environment, lib/objectives/settings.ts): RUNBOOK_BASE_URL, PROMETHEUS_JOB.
 // Argument (for npm run generate -- --check): the folder to write the files into, as repository
 // paths; default the repository.
@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import { parse, stringify } from 'yaml';
 import { withObjectivePanels } from '../lib/objectives/dashboard.js';
-import { withLoadSheddingFacts, withObjectivesTable } from '../lib/objectives/docs.js';
+import { withLoadSheddingFacts, withObjectivesTable, withShortHistoryFact } from '../lib/objectives/docs.js';
 import { objectivesOf } from '../lib/objectives/objectives.js';
 import { operationalRuleGroup } from '../lib/objectives/operationalAlerts.js';
 import {
@@ -93,7 +93,10 @@ write(dashboardFile, await format(JSON.stringify(dashboard), { ...prettier, pars
 
 write(
   docsFile,
-  withLoadSheddingFacts(withObjectivesTable(readFileSync(join(repoRoot, docsFile), 'utf8'), objectives), docsFile),
+  withLoadSheddingFacts(
+    withShortHistoryFact(withObjectivesTable(readFileSync(join(repoRoot, docsFile), 'utf8'), objectives)),
+    docsFile,
+  ),
 );
 // The operator's first Prometheus configuration, under the job names the rules watch.
 const prometheusExample =

@@ -73,6 +73,8 @@ export interface Answers {
   slowFrom?: number;
   from?: number;
   to?: number;
+  /** The first minute Prometheus has a sample of (a job it scrapes only since then): none before. */
+  firstSample?: number;
   /** The process restarts at this minute: its counters start again from 0. */
   resetAt?: number;
   /** No answers in these minutes (from, to]: an outage that fails every request. */
@@ -100,8 +102,9 @@ function counter(
   let value = 0;
   for (let minute = 0; minute <= minutes; minute++) {
     if (minute === answers.resetAt) value = 0;
-    if (counts(minute)) value += perMinute(minute);
-    samples.push(isScraped(minute) ? value : undefined);
+    // A job scraped only since firstSample: its counters start there, from 0.
+    if (minute > (answers.firstSample ?? 0) && counts(minute)) value += perMinute(minute);
+    samples.push(isScraped(minute) && minute >= (answers.firstSample ?? 0) ? value : undefined);
   }
   return samples;
 }
@@ -227,7 +230,9 @@ function objectiveScenarios(
  * The unit tests of the objectives' pages (objectives-pages.test.yml):
  * scenarios over the spec's own operations, evaluated every minute (the
  * pages have a `for`) after 7 hours of clean history. Each operation burns
- * in turn; low traffic and a short failover page nobody.
+ * in turn; low traffic and a short failover page nobody, nor does one in a
+ * job only 40 minutes old (too little history for the 6-hour pair), where a
+ * real outage still pages.
  */
 export function objectivePageTests(
   objectives: Objective[],
@@ -246,6 +251,8 @@ export function objectivePageTests(
   // Each operation burns in turn, an hour apart: 2,000 failures in 8 minutes, over the 1-hour pair's
   // 864 (14.4 x 0.1 % of 60,000) and under the 6-hour pair's 2,160, so that only the 1 h and 5 min pair pages.
   const turn = 60;
+  // A job Prometheus has scraped for this long when its failure begins: too short for the 6-hour pair to judge.
+  const youngMinutes = 40;
   const burst = (hour: number) => ({ from: H + hour * turn - 11, to: H + hour * turn - 3 });
   return [
     scenario(
@@ -315,6 +322,34 @@ export function objectivePageTests(
       10 * 60,
       () => [only(burning, 1), { operation: b, status: 500, perMinute: 1, from: H, every: 30 }],
       [2, 4, 6, 8, 10].flatMap((hour) => checks(hour * 60)),
+    ),
+    scenario(
+      `with a full history, errors at about 12 times the budget page after about 3 hours, through the 6 h and 30 min pair alone`,
+      200,
+      () => [only(burning), { operation: b, status: 500, perMinute: 12, from: H }],
+      [...[60, 175].flatMap((minute) => checks(minute)), ...checks(195, { PetsAvailabilityFastBurn: [burning] })],
+    ),
+    scenario(
+      `a job ${youngMinutes} minutes old: a 60 s failover (every write failing) pages nobody`,
+      60,
+      () => [
+        { ...only(burning), firstSample: H - youngMinutes, pauses: [[H, H + 1]] },
+        { operation: b, status: 503, perMinute: 1000, from: H, to: H + 1, firstSample: H - youngMinutes },
+      ],
+      [1, 3, 5, 7, 10, 15, 20, 25, 30, 40].flatMap((minute) => checks(minute)),
+    ),
+    scenario(
+      `a job ${youngMinutes} minutes old: every write failing for 10 minutes pages through the 1 h and 5 min pair, and stops after`,
+      30,
+      () => [
+        { ...only(burning), firstSample: H - youngMinutes, pauses: [[H, H + 10]] },
+        { operation: b, status: 500, perMinute: 1000, from: H, to: H + 10, firstSample: H - youngMinutes },
+      ],
+      [
+        ...checks(3),
+        ...[8, 12].flatMap((minute) => checks(minute, { PetsAvailabilityFastBurn: [burning] })),
+        ...checks(25),
+      ],
     ),
     scenario(
       'a 1-minute failover (every answer fails) pages nobody; a 4-minute outage pages',

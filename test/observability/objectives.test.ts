@@ -70,7 +70,8 @@ t.test('a drill scales every window, and nothing else', async (t) => {
     }),
   );
   const ranges = new Set(text.match(/\[\w+\]/g));
-  t.same([...ranges].sort(), ['[12h]', '[1m]', '[30s]', '[5s]', '[6m]', '[72m]'].sort());
+  t.same([...ranges].sort(), ['[12h]', '[15s]', '[1m]', '[30s]', '[5s]', '[6m]', '[72m]'].sort());
+  t.match(text, /\[15s\] offset 345s\)/, "the 6-hour pair's wait for history scales too");
   t.match(text, /> \(14\.4 \* 0\.001\)/, 'the burn rates stay');
 });
 

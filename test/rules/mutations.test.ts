@@ -127,6 +127,20 @@ const mutations: Mutation[] = [
     caughtBy: 'not a page (down, not serving)',
   },
   {
+    what: 'the 6-hour pair judges a job with less than 6 hours of history',
+    rules: 'objectives.yml',
+    from: /\n\s+and on \(job, operation\)\n\s+group by \(job, operation\) \(present_over_time\([^\n]*\)\)/g,
+    to: '',
+    caughtBy: 'a 60 s failover (every write failing) pages nobody',
+  },
+  {
+    what: 'the 6-hour pair waits for history no job has (a week)',
+    rules: 'objectives.yml',
+    from: /\[15m\] offset 345m\)/g,
+    to: '[15m] offset 7d)',
+    caughtBy: 'through the 6 h and 30 min pair alone',
+  },
+  {
     what: 'the pages fire as soon as both windows burn (no for)',
     rules: 'objectives.yml',
     from: /\n\s+for: 6m/g,
