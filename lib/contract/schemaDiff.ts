@@ -6,7 +6,7 @@ import type { Change, CounterExample, Level, OperationRef } from './change.js';
 import { compareAdmitted, holds, opened, showable, valueAt, type Finding } from './admitted.js';
 import { byRule, sameAlone, sameValues, schemaSentence, type Focus } from './consumer.js';
 import { reviewedPatternChange } from './reviewed.js';
-import { literal, pointerStep } from './text.js';
+import { example, literal, pointerStep } from './text.js';
 
 export interface SchemaPlace {
   direction: 'request' | 'response';
@@ -514,7 +514,7 @@ export function judgeSchemas(base: Json | undefined, head: Json | undefined, pla
           ...(place.operation ? { operation: place.operation } : {}),
           pointer: place.pointer,
           side: 'head',
-          message: `${place.where}: ${request ? 'refuses a value the base accepted' : 'may send a value the base did not allow'} ${literal(unexplained.value)}`,
+          message: `${place.where}: ${request ? 'refuses a value the base accepted' : 'may send a value the base did not allow'} ${example(unexplained.value)}`,
           counterExample: counterExample(unexplained),
           consumer: '',
         },

@@ -1,4 +1,5 @@
 import type { Json } from '../openapi/dereference.js';
+import type { CounterExample } from './change.js';
 
 export const code = (text: string) => `\`${text}\``;
 
@@ -21,3 +22,34 @@ export function inline(text: string): string {
 
 /** One step of a JSON pointer (RFC 6901). */
 export const pointerStep = (key: string | number) => `/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+
+/** Longest text an example shows whole; a longer one shows its start and its length. */
+export const maxExampleText = 60;
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** JSON, each text longer than `maxExampleText` written as its start, an ellipsis, and its length. */
+function bounded(value: Json): string {
+  if (typeof value === 'string') {
+    const characters = [...value];
+    if (characters.length <= maxExampleText) return JSON.stringify(value);
+    const start = JSON.stringify(characters.slice(0, maxExampleText - 20).join(''));
+    return `${start.slice(0, -1)}…" (${count(characters.length)} characters)`;
+  }
+  if (Array.isArray(value)) return `[${value.map(bounded).join(',')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([key, item]) => `${bounded(key)}:${bounded(item)}`)
+      .join(',')}}`;
+  return JSON.stringify(value);
+}
+
+/**
+ * An example or counter-example value as inline code, its long texts cut to their start and length
+ * (`"aaaa…" (1,001 characters)`): what every "for example" line prints. The change carries the value whole.
+ */
+export const example = (value: Json): string => inline(bounded(value));
+
+/** "for example `…`: accepted by the base, refused by the head": a counter-example as every report writes it. */
+export const forExample = ({ value, acceptedBy, refusedBy }: CounterExample): string =>
+  `for example ${example(value)}: accepted by the ${acceptedBy}, refused by the ${refusedBy}`;

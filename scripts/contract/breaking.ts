@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Change } from '../../lib/contract/change.js';
 import { diff } from '../../lib/contract/diff.js';
 import { loadContract } from '../../lib/contract/load.js';
-import { literal } from '../../lib/contract/text.js';
+import { forExample } from '../../lib/contract/text.js';
 import { lastReleased } from '../../lib/contract/released.js';
 import { verdictOf, versionOf } from '../../lib/contract/verdict.js';
 import { repoRoot } from '../../lib/repoRoot.js';
@@ -33,9 +33,7 @@ function lines(changes: Change[]): string[] {
       ? `${change.operation.operationId} (${change.operation.method} ${change.operation.path})`
       : 'components';
     const example = change.counterExample;
-    const shown = example
-      ? `\n      for example ${literal(example.value)}: accepted by the ${example.acceptedBy}, refused by the ${example.refusedBy}`
-      : '';
+    const shown = example ? `\n      ${forExample(example)}` : '';
     let reviewed = '';
     if (change.reviewed) {
       const first = reasons.get(change.reviewed);

@@ -1,5 +1,5 @@
 /**
- * npm run contract -- review [--base FILE|REV]... [--head FILE|REV] [--date YYYY-MM-DD] [--json]
+ * npm run contract -- review [--base FILE|REV]... [--head FILE|REV] [--date YYYY-MM-DD] [--json] [--out FILE]
  *
  * What a change of openapi.yaml does to consumers, as Markdown for a pull-request comment (or JSON, whose shape is
  * contract/review.schema.json): per comparison, the version step it needs, each changed operation with one
@@ -8,11 +8,13 @@
  * last release (contract/releases.json); under CI, the merge base with the target branch too, when its contract
  * differs. A base that is a release is judged whole; one that is not (unreleased main) is judged for what the head
  * adds on top, against the step info.version takes from the last release. --date (default today, UTC) is the day
- * sunsets are judged against, so a review can be run again. Exit 0 whatever the verdict (the gate judges); 2 on
- * input it cannot read or an option it does not know.
+ * sunsets are judged against, so a review can be run again. A change of a shared component reaching several places is
+ * said once, naming them; the Markdown stops at reviewLimit characters (one GitHub comment) with a line saying what
+ * was left out, and --out FILE writes the whole review to FILE instead of stdout. Exit 0 whatever the verdict (the
+ * gate judges); 2 on input it cannot read, an option it does not know, or a FILE it cannot write.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Change } from '../../lib/contract/change.js';
@@ -22,7 +24,8 @@ import { loadContract, readContractFile, type LoadedContract } from '../../lib/c
 import { operationsOf } from '../../lib/contract/operations.js';
 import { compareVersions, majorOf, releasedFile, releasedVersions } from '../../lib/contract/released.js';
 import { describeAlternative, requirementsOf } from '../../lib/contract/securityDiff.js';
-import { code, inline, literal } from '../../lib/contract/text.js';
+import { originOf, sharedKey, siteName } from '../../lib/contract/shared.js';
+import { code, forExample, inline } from '../../lib/contract/text.js';
 import { bumpBetween, bumpNeeded, covers, versionOf, type Bump } from '../../lib/contract/verdict.js';
 import { dereference, same, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
 import { previousRelease } from '../../lib/releases/record.js';
@@ -34,7 +37,10 @@ import { dayOf, parseOptions, processOutput, runCommand, type Output } from './c
 export const reviewFormat = 1;
 
 export const reviewUsage =
-  'npm run contract -- review [--base FILE|REV]... [--head FILE|REV] [--date YYYY-MM-DD] [--json]';
+  'npm run contract -- review [--base FILE|REV]... [--head FILE|REV] [--date YYYY-MM-DD] [--json] [--out FILE]';
+
+/** The most the Markdown holds on stdout: a GitHub comment holds 65,536 characters. --out FILE writes it whole. */
+export const reviewLimit = 60_000;
 
 interface Fact {
   before: string;
@@ -52,6 +58,27 @@ export interface OperationReview {
   deprecation?: Fact;
 }
 
+/** One place a shared component's change reaches. */
+export interface Place {
+  operationId: string;
+  method: string;
+  path: string;
+  /** For people: "response 400", "request body `name`", "header parameter `Idempotency-Key`". */
+  where: string;
+  pointer: string;
+}
+
+/** One change of a shared component reaching several places: the text says it once. */
+export interface SharedChange {
+  /** The component, as a $ref: `#/components/schemas/Error`. */
+  component: string;
+  /** Where in the component ('' for the component itself). */
+  pointer: string;
+  /** The change at the first place (each place's own stays under its operation in `operations`). */
+  change: Change;
+  places: Place[];
+}
+
 export interface Comparison {
   base: { source: string; version: string; released: boolean };
   head: { source: string; version: string };
@@ -67,6 +94,8 @@ export interface Comparison {
   gate: { passed: boolean; breaking: number };
   counts: Record<'breaking' | 'warning' | 'additive' | 'none', number>;
   operations: OperationReview[];
+  /** Changes of one shared component at two places or more, once each; their places' changes are also in `operations`. */
+  shared: SharedChange[];
   /** Changes tied to no operation: servers, components, security schemes. */
   other: Change[];
   client: ClientChanges;
@@ -123,6 +152,29 @@ function byOperation(base: JsonObject, head: JsonObject, changes: Change[]): Ope
   return [...groups.values()];
 }
 
+/**
+ * The changes of operations that are one change of a shared component (the same rule and values at the same place of
+ * it) reaching two places or more, in the diff's order.
+ */
+function sharedOf(base: JsonObject, head: JsonObject, changes: Change[]): SharedChange[] {
+  const documents = {
+    base: { written: base, whole: dereference(base) },
+    head: { written: head, whole: dereference(head) },
+  };
+  const groups = new Map<string, SharedChange>();
+  for (const change of changes) {
+    if (!change.operation) continue;
+    const { written, whole } = documents[change.side];
+    const origin = originOf(written, change.pointer);
+    if (!origin) continue;
+    const key = sharedKey(change, origin);
+    const group = groups.get(key) ?? { component: origin.component, pointer: origin.inner, change, places: [] };
+    group.places.push({ ...change.operation, where: siteName(whole, origin.site), pointer: change.pointer });
+    groups.set(key, group);
+  }
+  return [...groups.values()].filter((group) => group.places.length > 1);
+}
+
 /** Whether the document is the released contract of its own version. */
 function isRelease(document: JsonObject): boolean {
   const file = releasedFile(versionOf(document));
@@ -157,6 +209,7 @@ export function compare(base: LoadedContract, head: LoadedContract, date: string
       none: count('none'),
     },
     operations: byOperation(base.document, head.document, changes),
+    shared: sharedOf(base.document, head.document, changes),
     other: changes.filter((change) => !change.operation),
     client,
     changelog: changelogEntries(base.document, head.document, changes),
@@ -188,11 +241,7 @@ function changeLines(changes: Change[]): string[] {
   const reasons = new Map<string, string>();
   return changes.flatMap((change) => {
     const lines = [`- ${levelOf(change)}: ${change.consumer} (${code(change.rule)})`];
-    const example = change.counterExample;
-    if (example)
-      lines.push(
-        `  - for example ${literal(example.value)}: accepted by the ${example.acceptedBy}, refused by the ${example.refusedBy}`,
-      );
+    if (change.counterExample) lines.push(`  - ${forExample(change.counterExample)}`);
     if (change.reviewed) {
       const first = reasons.get(change.reviewed);
       lines.push(`  - reviewed: ${first ? `as for ${code(first)} above` : change.reviewed}`);
@@ -205,16 +254,50 @@ function changeLines(changes: Change[]): string[] {
 const order: Record<string, number> = { breaking: 0, warning: 1, additive: 2, none: 3 };
 const sorted = (changes: Change[]) => [...changes].sort((a, b) => (order[a.level] ?? 0) - (order[b.level] ?? 0));
 
-function operationSection(operation: OperationReview): string[] {
+/** The most places a shared change names in the text; --json lists them all. */
+const placesNamed = 24;
+
+/** A component's kind, by its folder under #/components. */
+const kinds: Record<string, string> = {
+  schemas: 'schema',
+  responses: 'response',
+  parameters: 'parameter',
+  headers: 'header',
+  requestBodies: 'request body',
+};
+
+/** A change of a shared component, once: its sentence at the first place, the component, the places it reaches. */
+function sharedLines(shared: SharedChange[]): string[] {
+  return shared.flatMap(({ component, pointer, change, places }) => {
+    const [first, ...rest] = changeLines([change]);
+    const named = places.slice(0, placesNamed).map((place) => `${place.operationId} ${place.where}`);
+    if (places.length > placesNamed) named.push('…');
+    const [, kind = '', name = component] = /^#\/components\/([^/]+)\/(.+)$/.exec(component) ?? [];
+    const where = `${kinds[kind] ?? kind} ${code(name)}${pointer ? ` (${code(pointer)})` : ''}`;
+    return [
+      first ?? '',
+      `  - one change of the shared ${where}, used by ${named.join(', ')} (${places.length} places)`,
+      ...rest,
+    ];
+  });
+}
+
+/** The operation changes a shared change stands for, by operation, place and rule. */
+const placeKey = (operation: { method: string; path: string }, pointer: string, rule: string) =>
+  `${operation.method} ${operation.path} ${pointer} ${rule}`;
+
+function operationSection(operation: OperationReview, grouped: Set<string>): string[] {
+  const changes = operation.changes.filter((change) => !grouped.has(placeKey(operation, change.pointer, change.rule)));
   const facts = (['scopes', 'objectives', 'deprecation'] as const).flatMap((name) => {
     const fact = operation[name];
     if (!fact) return [];
     return [`- ${name}: ${fact.before === 'absent' ? '' : `${inline(fact.before)} → `}${inline(fact.after)}`];
   });
+  if (changes.length === 0 && facts.length === 0) return [];
   return [
     `#### ${code(operation.operationId)} (${operation.method} ${operation.path})`,
     '',
-    ...changeLines(sorted(operation.changes)),
+    ...changeLines(sorted(changes)),
     ...facts,
     '',
   ];
@@ -263,6 +346,11 @@ function gateLine({ gate, base, version }: Comparison): string {
 function comparisonMarkdown(comparison: Comparison, date: string): string {
   const { base, head } = comparison;
   const others = sorted(comparison.other);
+  const shared = [...comparison.shared].sort((a, b) => (order[a.change.level] ?? 0) - (order[b.change.level] ?? 0));
+  const grouped = new Set(
+    shared.flatMap(({ change, places }) => places.map((place) => placeKey(place, place.pointer, change.rule))),
+  );
+  const operations = comparison.operations.flatMap((operation) => operationSection(operation, grouped));
   const lines = [
     `## Contract review: ${code(head.source)} (${head.version}) against ${code(base.source)} (${base.version}${base.released ? ', released' : ', not released'})`,
     '',
@@ -270,11 +358,19 @@ function comparisonMarkdown(comparison: Comparison, date: string): string {
     versionLine(comparison),
     gateLine(comparison),
     '',
+    ...(shared.length === 0
+      ? []
+      : [
+          '### Changes of shared components, each said once with the places it reaches',
+          '',
+          ...sharedLines(shared),
+          '',
+        ]),
     '### Changes by operation',
     '',
-    ...(comparison.operations.length === 0
-      ? ['No operation changes.', '']
-      : comparison.operations.flatMap(operationSection)),
+    ...(operations.length > 0
+      ? operations
+      : [shared.length === 0 ? 'No operation changes.' : 'No other operation changes.', '']),
     ...(others.length === 0
       ? []
       : ['#### Not tied to one operation (servers, components)', '', ...changeLines(others), '']),
@@ -289,8 +385,26 @@ function comparisonMarkdown(comparison: Comparison, date: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-export const reviewMarkdown = (report: Review): string =>
-  report.comparisons.map((comparison) => comparisonMarkdown(comparison, report.date)).join('\n');
+/**
+ * The text cut, at a line, to `limit` characters with its last line saying how many lines were left out and how to
+ * get them all.
+ */
+export function capped(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const lines = text.trimEnd().split('\n');
+  const note = (left: number) =>
+    `\n… ${left.toLocaleString('en-US')} more line(s) left out: the review stops at ${limit.toLocaleString('en-US')} characters, to fit one GitHub comment. \`--out FILE\` writes it whole to FILE; \`--json\` gives all of it as JSON.\n`;
+  let kept = 0;
+  let length = 0;
+  // The note's length for the most lines that could be left out: what is kept never exceeds the limit.
+  const room = limit - note(lines.length).length;
+  while (kept < lines.length && length + lines[kept]!.length + 1 <= room) length += lines[kept++]!.length + 1;
+  return `${lines.slice(0, kept).join('\n')}\n${note(lines.length - kept)}`;
+}
+
+/** The review as Markdown, cut to `limit` characters (reviewLimit: one GitHub comment). */
+export const reviewMarkdown = (report: Review, limit = reviewLimit): string =>
+  capped(report.comparisons.map((comparison) => comparisonMarkdown(comparison, report.date)).join('\n'), limit);
 
 /** The bases when none is given: the last release's spec; under CI the merge base with the target branch too. */
 function defaultBases(): string[] {
@@ -316,14 +430,17 @@ function defaultBases(): string[] {
 export async function runReview(args: string[], io: Output = processOutput('')): Promise<number> {
   let work: Promise<Review> | undefined;
   let json = false;
+  let out: string | undefined;
   const status = runCommand('review', reviewUsage, io, () => {
     const values = parseOptions(args, {
       base: { type: 'string', multiple: true },
       head: { type: 'string' },
       date: { type: 'string' },
       json: { type: 'boolean', default: false },
+      out: { type: 'string' },
     });
     json = values.json;
+    out = values.out;
     const head = loadContract(values.head ?? join(repoRoot, 'openapi.yaml'));
     const bases = (values.base ?? defaultBases()).map((source) => loadContract(source));
     work = review(bases, head, dayOf(values.date));
@@ -331,7 +448,17 @@ export async function runReview(args: string[], io: Output = processOutput('')):
   });
   if (!work) return status;
   const report = await work;
-  io.out(json ? `${JSON.stringify(report, null, 2)}\n` : reviewMarkdown(report));
+  const text = json ? `${JSON.stringify(report, null, 2)}\n` : reviewMarkdown(report, out ? Infinity : reviewLimit);
+  if (out === undefined) {
+    io.out(text);
+    return 0;
+  }
+  try {
+    writeFileSync(out, text);
+  } catch (error) {
+    io.err(`contract review: --out ${out}: ${(error as Error).message}\n`);
+    return 2;
+  }
   return 0;
 }
 

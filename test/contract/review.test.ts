@@ -200,3 +200,88 @@ t.test('each sentence says what a consumer meets, in its words', async (t) => {
   ])
     t.ok(renamed.includes(line), line, { sentences: renamed });
 });
+
+/** The tester's change of issue 69: `Error.message` may be 2,000 characters, so an answer may carry 1,001. */
+const widenErrorMessage = (doc: Doc) => {
+  doc.components.schemas.Error.properties.message.maxLength = 2000;
+};
+/** The places answering an Error, as the review names them: "getPet response 404". */
+const errorAnswers = [...answersCarrying(parse(specText), 'Error')].flatMap(([operationId, statuses]) =>
+  statuses.map((status) => `${operationId} response ${status}`),
+);
+
+t.test('a long example is shown bounded: its start and its length, the change keeping it whole', async (t) => {
+  const comparison = compared(main, widenErrorMessage);
+  const [change] = comparison.operations.flatMap((operation) => operation.changes);
+  const value = change?.counterExample?.value as { message?: string } | undefined;
+  t.equal(value?.message?.length, 1001, 'the counter-example carries a message of 1,001 characters');
+  const text = markdown(comparison);
+  const examples = text.split('\n').filter((line) => line.includes('for example'));
+  t.ok(examples.length > 0, 'the example is printed');
+  for (const line of examples) {
+    t.match(line, /"message":"[^"]{1,60}…" \(1,001 characters\)/, 'its start, an ellipsis and its length');
+    t.ok(line.length < 200, `a short line (${line.length} characters)`);
+  }
+  t.notOk(text.includes(value?.message ?? ''), 'the whole value is never printed');
+});
+
+t.test('one change of a shared schema: one line naming the schema and every place it reaches', async (t) => {
+  const comparison = compared(main, widenErrorMessage);
+  const rule = 'response-property-max-length-increased';
+  const perPlace = comparison.operations.flatMap((operation) => operation.changes).filter((c) => c.rule === rule);
+  t.equal(perPlace.length, errorAnswers.length, 'the diff still judges each place');
+  t.ok(errorAnswers.length > 10, `Error is shared (${errorAnswers.length} answers)`);
+  t.match(comparison.counts, { breaking: errorAnswers.length }, 'the verdict counts every place');
+  t.match(comparison.gate, { passed: false, breaking: errorAnswers.length });
+  t.equal(comparison.shared.length, 1, 'one shared change');
+  t.match(comparison.shared[0], {
+    component: '#/components/schemas/Error',
+    pointer: '/properties/message',
+    change: { rule, level: 'breaking' },
+  });
+  t.same(
+    comparison.shared[0]?.places.map((place) => `${place.operationId} ${place.where}`).sort(),
+    [...errorAnswers].sort(),
+  );
+  const review = markdown(comparison);
+  const [text] = review.split('### Changelog entries');
+  const lines = (text ?? '').split('\n');
+  t.equal(lines.filter((line) => line.includes(`(\`${rule}\`)`)).length, 1, 'said once');
+  const used = lines.filter((line) => line.startsWith('  - one change of the shared'));
+  t.equal(used.length, 1);
+  t.match(used[0], new RegExp(`shared schema \`Error\` .*\\(${errorAnswers.length} places\\)$`));
+  for (const place of errorAnswers) t.ok(used[0]?.includes(place), place);
+  t.equal(lines.filter((line) => line.includes('for example')).length, 1, 'one example');
+  t.match(review, /\*\*Breaking changes it adds\*\*: \d+, \*\*refused\*\*/, 'the verdict stands');
+});
+
+t.test('a review over 60,000 characters stops there, its last line saying what was left out', async (t) => {
+  const comparison = compared(main, () => {});
+  const change: Change = {
+    rule: 'request-property-max-length-decreased',
+    level: 'breaking',
+    direction: 'request',
+    operation: { operationId: 'createPet', method: 'POST', path: '/pets' },
+    pointer: '/paths/~1pets/post/requestBody',
+    side: 'head',
+    message: 'body `name`: maxLength `100` → `50`',
+    consumer: 'Requests whose body has `name` a text of 51 characters, accepted before, are now refused with 400.',
+  };
+  comparison.operations = [
+    { operationId: 'createPet', method: 'POST', path: '/pets', changes: Array.from({ length: 1000 }, () => change) },
+  ];
+  const report = { version: 1 as const, date, comparisons: [comparison] };
+  const whole = reviewMarkdown(report, Infinity);
+  t.ok(whole.length > 100_000, `the whole review is long (${whole.length} characters)`);
+  const text = markdown(comparison);
+  t.ok(text.length <= 60_000, `capped at 60,000 (${text.length} characters)`);
+  const lines = text.trimEnd().split('\n');
+  const last = lines.at(-1) ?? '';
+  const left = /^… ([\d,]+) more line\(s\) left out: .*`--out FILE` writes it whole.*`--json`/.exec(last);
+  t.ok(left, 'the last line says how many lines were left out and how to get them', { last });
+  const kept = lines.slice(0, -2);
+  const wholeLines = whole.trimEnd().split('\n');
+  t.same(kept, wholeLines.slice(0, kept.length), 'what is kept is the start of the whole review');
+  t.equal(Number(left?.[1]?.replace(/,/g, '')), wholeLines.length - kept.length, 'the count is exact');
+  t.equal(reviewMarkdown(report, Infinity), whole, 'no limit, no cut');
+});

@@ -210,7 +210,18 @@ t.test('(c) a large additive change: new operations, a parameter, a response fie
 });
 
 t.test('(d) parameter and header components changed: judged where they are used', async (t) => {
-  const { comparison } = await reviewOf(t, heads.componentChanges);
+  const { comparison, markdown } = await reviewOf(t, heads.componentChanges);
+  const headerChanges = comparison.operations
+    .flatMap((operation) => operation.changes)
+    .filter((change) => change.direction === 'response' && /X-Request-Id/i.test(change.message));
+  const requestId = comparison.shared.find(({ component }) => component === '#/components/headers/RequestId');
+  t.equal(requestId?.places.length, headerChanges.length, 'the shared header: one change, every place it reaches');
+  t.equal(markdown.match(/^ {2}- one change of the shared header `RequestId`/gm)?.length, 1, 'said once in the text');
+  const out = join(dir.path, 'review-d.md');
+  const written = await reviewed(['--base', main, '--head', heads.componentChanges, '--date', date, '--out', out]);
+  t.equal(written.status, 0);
+  t.equal(written.stdout, '', '--out: nothing on stdout');
+  t.equal(readFileSync(out, 'utf8'), markdown, '--out FILE: the same review, in the file');
   const getPet = comparison.operations.find(({ operationId }) => operationId === 'getPet');
   t.ok(
     getPet?.changes.some((change) => change.level === 'breaking' && change.direction === 'request'),
