@@ -82,16 +82,23 @@ export function schemaSentence(change: Change, direction: 'request' | 'response'
   const example = change.counterExample;
   if (change.level === 'breaking' || (change.level === 'warning' && example)) {
     // The part of the value the change is about, when it is a part: "`name` `"a b"`", else the whole value.
-    const part = example && focus && focus.path.length > 0 ? focus : undefined;
+    const part = example && focus && focus.path.length > 0 && focus.value !== undefined ? focus : undefined;
     const path = part?.path.map((step) => (/^\d+$/.test(step) ? `[${step}]` : `.${step}`)).join('');
     const shown = part && path ? `${inline(path.replace(/^\./, ''))} ${quoted(part.value)}` : undefined;
     if (direction === 'request') {
       if (!example) return `Requests that were accepted may now be refused with 400 (${subject}).`;
-      return shown
-        ? `Requests whose ${where(change)} has ${shown} (as in ${quoted(example.value)}), accepted before, are now refused with 400.`
-        : `Requests ${subjectIn(change)} ${quoted(example.value)}, accepted before, are now refused with 400.`;
+      const request = shown
+        ? `requests whose ${where(change)} has ${shown} (as in ${quoted(example.value)})`
+        : `requests ${subjectIn(change)} ${quoted(example.value)}`;
+      // A reviewed narrowing refuses only what the service never served: the contract catches up with the service.
+      if (change.reviewed)
+        return `The contract no longer allows ${request}; as reviewed, the service served none of them, so no request it served is refused now.`;
+      return `${capital(request)}, accepted before, are now refused with 400.`;
     }
     if (!example) return `Responses may now carry ${subject} values the old contract did not allow.`;
+    // The counter-example lacks the part the change is about: what a client meets is its absence.
+    if (focus && focus.path.length > 0 && focus.value === undefined)
+      return `Responses may now lack ${subject}, as in ${quoted(example.value)}, which the old contract always carried; a client that reads it may fail.`;
     return `Responses may now carry ${shown ?? `${subject} as in ${quoted(example.value)}`}${shown ? ` in ${containerOf(change)}` : ''}, which the old contract did not allow; a client written for it may fail to read them.`;
   }
   if (change.level === 'additive')
@@ -105,10 +112,10 @@ export function schemaSentence(change: Change, direction: 'request' | 'response'
   return `Nothing changes for clients: ${subject} accepts the same values as before.`;
 }
 
-/** The part of a counter-example a change is about: its path in the value, and the value there. */
+/** The part of a counter-example a change is about: its path in the value, and the value there (none: it lacks it). */
 export interface Focus {
   path: string[];
-  value: Json;
+  value: Json | undefined;
 }
 
 /** What holds the value: "body", "query parameter `id`". */
@@ -205,7 +212,9 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
     'response-link-changed': `Clients of ${operation} that follow ${subject} now reach another operation or values.`,
     'api-security-added': `Requests to ${operation} without a credential are now refused with 401.`,
     'api-security-updated': `Requests to ${operation} with the credential clients used are now refused with 401.`,
-    'api-security-scope-added': `Requests to ${operation} with a key lacking the new scope${after} are now refused with 403.`,
+    'api-security-scope-added': change.reviewed
+      ? `${capital(operation)} now asks for the scope${after}; as reviewed, every key accepted before holds it, so none is refused.`
+      : `Requests to ${operation} with a key lacking the new scope${after} are now refused with 403.`,
     'api-security-scope-removed': `Keys with fewer scopes may now call ${operation}.`,
     'api-security-removed': `${operation} no longer needs a credential.`,
     'api-server-base-path-changed': moved('every request to the old base path fails'),

@@ -5,6 +5,7 @@ import { isObject, same, type Json, type JsonObject } from '../openapi/dereferen
 import type { Change, CounterExample, Level, OperationRef } from './change.js';
 import { compareAdmitted, holds, opened, showable, valueAt, type Finding } from './admitted.js';
 import { byRule, sameAlone, sameValues, schemaSentence, type Focus } from './consumer.js';
+import { lessThan } from '../openapi/refSiblings.js';
 import { reviewedPatternChange } from './reviewed.js';
 import { example, literal, pointerStep } from './text.js';
 
@@ -56,6 +57,9 @@ const upperBounds: Record<string, string> = {
   maxItems: 'max-items',
   maxProperties: 'max-properties',
 };
+/** A bound as written: a number, or an int64 too large for a double, kept as its decimal text (load.ts). */
+const isBound = (value: Json | undefined): value is number | string =>
+  typeof value === 'number' || (typeof value === 'string' && /^-?\d+$/.test(value));
 /** Keywords that restrict when present and cannot be compared when both are: any change of value is breaking. */
 const restrictions: Record<string, string> = {
   pattern: 'pattern',
@@ -271,14 +275,15 @@ class SchemaComparison {
         const before = this.base[keyword];
         const after = this.head[keyword];
         if (same(before, after)) continue;
-        if (typeof after !== 'number') {
+        if (!isBound(after)) {
           this.report(`${slug}-removed`, looser(this.place), keyword, before, after, keyword);
-        } else if (typeof before !== 'number') {
+        } else if (!isBound(before)) {
           this.report(`${slug}-set`, tighter(this.place), keyword, before, after, keyword);
         } else {
-          const tightened = after > before === higherIsTighter;
+          const raised = lessThan(before, after);
+          const tightened = raised === higherIsTighter;
           this.report(
-            `${slug}-${after > before ? 'increased' : 'decreased'}`,
+            `${slug}-${raised ? 'increased' : 'decreased'}`,
             tightened ? tighter(this.place) : looser(this.place),
             keyword,
             before,
@@ -487,7 +492,7 @@ export function judgeSchemas(base: Json | undefined, head: Json | undefined, pla
       const blame = shown.blame.find((steps) => holds(claim.path, steps)) ?? [];
       const path = blame.slice(0, claim.path.length);
       const part = valueAt(shown.value, path);
-      const focus = part === undefined ? undefined : { path, value: part };
+      const focus = part === undefined && path.length === 0 ? undefined : { path, value: part };
       emit(withConsumer({ ...change, level, counterExample: counterExample(shown) }, place, focus));
       continue;
     }

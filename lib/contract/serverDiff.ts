@@ -59,7 +59,8 @@ const shown = (server: Server) => (server.url === server.written ? server.url : 
 
 /**
  * A server gone is breaking for clients configured with it (a warning for one marked x-internal: staging, a
- * developer's machine); one that another replaces on the same host moved its base path, on another host its host.
+ * developer's machine); one that another replaces on the same host moved its base path, on another host its host
+ * (a server of the same kind added in its place, on another host and path, is where it moved).
  * A server is kept while the head still serves its default URL, whatever the head writes.
  */
 function compareServerLists(before: Server[], after: Server[], pointer: string, out: Reporter) {
@@ -67,15 +68,36 @@ function compareServerLists(before: Server[], after: Server[], pointer: string, 
   const servedAfter = new Set(after.flatMap((server) => [...server.urls]));
   const added = after.filter((server) => !servedBefore.has(normalized(server.url)));
   const gone = before.filter((server) => !servedAfter.has(normalized(server.url)));
-  const successors = new Set<Server>();
+  const successors = new Map<Server, Server>();
+  const taken = new Set<Server>();
+  const free = (server: Server) => added.filter((other) => !taken.has(other) && other.internal === server.internal);
+  const pair = (server: Server, successor: Server | undefined) => {
+    if (!successor) return;
+    successors.set(server, successor);
+    taken.add(successor);
+  };
+  for (const server of gone) {
+    const { origin, path } = splitServer(server.url);
+    const candidates = free(server);
+    pair(
+      server,
+      candidates.find((other) => splitServer(other.url).origin === origin) ??
+        candidates.find((other) => splitServer(other.url).path === path),
+    );
+  }
+  // A server replaced by one on another host and path moved all the same: its place in the list first.
+  for (const server of gone)
+    if (!successors.has(server)) {
+      const candidates = free(server);
+      const place = after[before.indexOf(server)];
+      pair(server, candidates.find((other) => other === place) ?? candidates[0]);
+    }
   for (const server of gone) {
     const { origin, path } = splitServer(server.url);
     const level: Level = server.internal ? 'warning' : 'breaking';
-    const free = added.filter((other) => !successors.has(other) && other.internal === server.internal);
-    const samePlace = free.find((other) => splitServer(other.url).origin === origin);
-    const successor = samePlace ?? free.find((other) => splitServer(other.url).path === path);
+    const successor = successors.get(server);
+    const samePlace = successor && splitServer(successor.url).origin === origin;
     const values = { before: server.url, after: successor?.url ?? null };
-    if (successor) successors.add(successor);
     if (successor && samePlace)
       out.add(
         'api-server-base-path-changed',
@@ -102,7 +124,7 @@ function compareServerLists(before: Server[], after: Server[], pointer: string, 
       });
   }
   for (const server of added)
-    if (!successors.has(server))
+    if (!taken.has(server))
       out.add('api-server-added', 'additive', 'request', `server ${code(shown(server))}: added`, pointer, 'head', {
         after: server.url,
       });

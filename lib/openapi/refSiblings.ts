@@ -42,7 +42,7 @@ const entangled = new Set([
 ]);
 
 /** A bound as a number or an int64 kept as text; compared exactly when both are whole. */
-function lessThan(a: Json, b: Json): boolean {
+export function lessThan(a: Json, b: Json): boolean {
   const whole = (value: Json) =>
     (typeof value === 'number' && Number.isSafeInteger(value)) || (typeof value === 'string' && /^-?\d+$/.test(value));
   if (whole(a) && whole(b)) return BigInt(String(a)) < BigInt(String(b));

@@ -5,6 +5,7 @@ import t from 'tap';
 import { stringify } from 'yaml';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { diff } from '../../lib/contract/diff.js';
+import { parseContract } from '../../lib/contract/load.js';
 import type { JsonObject } from '../../lib/openapi/dereference.js';
 import { scratchDir } from '../helpers/scratchSpace.js';
 import { reviewedPatternChanges } from '../../lib/contract/reviewed.js';
@@ -298,6 +299,14 @@ t.test('a reviewed pattern change covers the lengths it names, exactly', async (
     /max-length-decreased: .*maxLength `64` → `20`.*pattern-changed/,
     'other lengths with the same patterns are not the reviewed change',
   );
+  const sentences = diff(before, after).map((change) => change.consumer);
+  t.ok(sentences.length > 0, 'the reviewed changes are listed', { sentences });
+  for (const sentence of sentences)
+    t.match(
+      sentence,
+      /^The contract no longer allows requests with the query parameter `cursor` set to .*; as reviewed, the service served none of them, so no request it served is refused now\.$/,
+      'a reviewed narrowing says what the reason says: the contract refuses, the service refused before',
+    );
   const lengthOnly = edited(withCursor(reviewed.from, { minLength: 1, maxLength: 10 }));
   t.match(
     whats(lengthOnly),
@@ -426,6 +435,45 @@ t.test('no change is left "not analysed", and every change speaks to the consume
   t.ok(
     changes.some((change) => change.level === 'breaking' && change.counterExample),
     'the if/then narrows names',
+  );
+});
+
+t.test('an int64 bound (kept as text) raised, lowered or removed is named for what happened', async (t) => {
+  const int64Max = 9223372036854775807n;
+  const int64Min = -9223372036854775808n;
+  // As a contract file holds them: written in digits, read back by the loader that keeps int64 bounds exact.
+  const withId = (bounds: { minimum?: bigint | number; maximum?: bigint | number }) =>
+    parseContract(
+      stringify(
+        edited((doc) => {
+          doc.paths['/pets/{petId}'].get.parameters[0].schema = { type: 'integer', format: 'int64', ...bounds };
+        }),
+      ),
+      'fixture.yaml',
+    );
+  const rules = (before: JsonObject, after: JsonObject) =>
+    diff(before, after).map((change) => `${change.level} ${change.rule}`);
+  const narrow = withId({ minimum: 1, maximum: 9007199254740993n });
+  const wide = withId({ minimum: int64Min, maximum: int64Max });
+  t.same(
+    rules(narrow, wide),
+    ['additive request-parameter-min-decreased', 'additive request-parameter-max-increased'],
+    'raised and lowered, not removed',
+  );
+  t.same(
+    rules(wide, narrow),
+    ['breaking request-parameter-min-increased', 'breaking request-parameter-max-decreased'],
+    'the reverse narrows: breaking',
+  );
+  t.same(
+    rules(wide, withId({ minimum: int64Min })),
+    ['additive request-parameter-max-removed'],
+    'a maximum deleted is removed',
+  );
+  t.same(
+    rules(withId({ minimum: int64Min }), wide),
+    ['breaking request-parameter-max-set'],
+    'a maximum written where none was is set',
   );
 });
 

@@ -285,3 +285,57 @@ t.test('a review over 60,000 characters stops there, its last line saying what w
   t.equal(Number(left?.[1]?.replace(/,/g, '')), wholeLines.length - kept.length, 'the count is exact');
   t.equal(reviewMarkdown(report, Infinity), whole, 'no limit, no cut');
 });
+
+t.test('the verb follows the counter-example, a move names both servers, a reviewed line says one thing', async (t) => {
+  const sentences = (comparison: Comparison) =>
+    [...comparison.operations.flatMap((operation) => operation.changes), ...comparison.other].map(
+      (change) => `${change.rule}: ${change.consumer}`,
+    );
+  // `categoryId` renamed, either name required through anyOf: a response may now come without `categoryId`.
+  const renamed = sentences(
+    compared(main, (doc) => {
+      const pet = doc.components.schemas.Pet;
+      pet.properties[fresh.property] = pet.properties.categoryId;
+      pet.required = pet.required.filter((name: string) => name !== 'categoryId');
+      pet.anyOf = [{ required: ['categoryId'] }, { required: [fresh.property] }];
+    }),
+  );
+  const optional = renamed.filter((line) => line.startsWith('response-property-became-optional: '));
+  t.ok(optional.length > 0, 'categoryId is no longer always there', { renamed });
+  for (const line of optional) {
+    t.match(line, /^response-property-became-optional: Responses may now lack `categoryId` in /, 'lack, not carry');
+    const example = /as in `(.*)`, which the old contract always carried/.exec(line)?.[1];
+    t.ok(example && !example.includes('"categoryId"'), 'the example shows the absence', { line });
+  }
+
+  const servers = (edit: (doc: Doc) => void) => sentences(compared(main, edit));
+  const replaced = servers((doc) => {
+    doc.servers[0].url = 'https://pets.example.org/api';
+  });
+  t.same(
+    replaced,
+    [
+      'api-server-host-changed: Clients configured with `https://api.petstore.example.com/v1` must now call `https://pets.example.org/api`: every request to the old host fails.',
+    ],
+    'a server replaced by one on another host and path moved, judged as a removed server',
+  );
+  t.same(
+    servers((doc) => {
+      doc.servers.push({ url: 'https://eu.pets.example.org/api' });
+    }),
+    ['api-server-added: The API is also served at `https://eu.pets.example.org/api`.'],
+    'a server added beside the others is also served at',
+  );
+
+  const unscoped = edited((doc) => {
+    doc.paths['/pets'].get.security = [{ bearerAuth: [] }];
+  });
+  const scoped = sentences(compare(unscoped, main, date, noClientChange));
+  t.same(
+    scoped,
+    [
+      'api-security-scope-added: GET /pets now asks for the scope `["pets:read"]`; as reviewed, every key accepted before holds it, so none is refused.',
+    ],
+    'a reviewed scope: no "are now refused" beside a reason that nothing is',
+  );
+});
