@@ -6,7 +6,7 @@ import type { Schema } from './spec.js';
  * Values from the subset of JSON Schema that openapi.yaml uses: type, enum,
  * minimum/maximum, minLength/maxLength, pattern, format (those of
  * `formats` below), required, properties, additionalProperties: false,
- * minProperties, items/maxItems ($refs are resolved before). A keyword
+ * minProperties, items/maxItems, anyOf ($refs are resolved before). A keyword
  * outside that subset throws, so the suite cannot silently generate values
  * the schema does not describe.
  *
@@ -34,6 +34,7 @@ const supported = new Set([
   'minItems',
   'maxItems',
   'minProperties',
+  'anyOf',
   'default',
   'description',
   'examples',
@@ -243,9 +244,45 @@ function validInteger(schema: Schema): fc.Arbitrary<number> {
   );
 }
 
+const acceptors = new WeakMap<Schema, (value: unknown) => boolean>();
+
+/** Whether the service's ajv takes value as the schema's (each schema compiled once). */
+function accepts(schema: Schema, value: unknown): boolean {
+  let check = acceptors.get(schema);
+  if (!check) {
+    const validate = createAjv().compile(schema);
+    check = (candidate: unknown) => validate(candidate);
+    acceptors.set(schema, check);
+  }
+  return check(value);
+}
+
+/**
+ * The branches of an `anyOf`, each with the keywords beside it (an object's properties, its own required
+ * fields) applied too: the value a branch describes is one of the whole schema's.
+ */
+function anyOfBranches(schema: Schema): Schema[] {
+  const { anyOf, ...beside } = schema;
+  return (anyOf as Schema[]).map((branch) => {
+    const properties = { ...((beside['properties'] ?? {}) as Schema), ...((branch['properties'] ?? {}) as Schema) };
+    const required = [
+      ...new Set([...((beside['required'] ?? []) as string[]), ...((branch['required'] ?? []) as string[])]),
+    ];
+    return {
+      ...beside,
+      ...branch,
+      ...(Object.keys(properties).length > 0 ? { properties } : {}),
+      ...(required.length > 0 ? { required } : {}),
+    } as Schema;
+  });
+}
+
 /** Values the schema accepts. */
 export function valid(schema: Schema): fc.Arbitrary<unknown> {
   assertSupported(schema);
+  // A value of one branch, checked against the whole schema (a branch may say what another part refuses).
+  if (Array.isArray(schema['anyOf']))
+    return fc.oneof(...anyOfBranches(schema).map(valid)).filter((value) => accepts(schema, value));
   if (Array.isArray(schema['enum'])) return fc.constantFrom(...schema['enum']);
   if ('const' in schema) return fc.constant(schema['const']);
   switch (schema['type']) {
@@ -319,8 +356,28 @@ function wrongTypes(type: string): fc.Arbitrary<unknown> {
   return fc.oneof(...others);
 }
 
+/**
+ * Values an `anyOf` refuses: each branch's violations that no branch accepts (a value that breaks one branch
+ * may be another's), kept where a sample shows it makes such values often enough to draw from.
+ */
+function anyOfViolations(schema: Schema): Violation[] {
+  const refused = (value: unknown) => !accepts(schema, value);
+  return anyOfBranches(schema).flatMap((branch, index) =>
+    (branch['type'] === 'object' ? objectViolations(branch) : scalarViolations(branch))
+      .filter((violation) => {
+        const sample = fc.sample(violation.values, { numRuns: 40, seed: 1 });
+        return sample.filter(refused).length >= sample.length / 4;
+      })
+      .map((violation) => ({
+        rule: `anyOf ${index} ${violation.rule}`,
+        values: violation.values.filter(refused),
+      })),
+  );
+}
+
 /** Every constraint of a scalar schema, each broken on its own. */
 export function scalarViolations(schema: Schema): Violation[] {
+  if (Array.isArray(schema['anyOf'])) return anyOfViolations(schema);
   const violations: Violation[] = [];
   const type = schema['type'];
   if (typeof type === 'string') violations.push({ rule: 'type', values: wrongTypes(type) });
@@ -418,6 +475,7 @@ export function scalarViolations(schema: Schema): Violation[] {
 
 /** An object schema's violations: per property, then the object's own (required, unknown fields). */
 export function objectViolations(schema: Schema): Array<{ rule: string; values: fc.Arbitrary<unknown> }> {
+  if (Array.isArray(schema['anyOf'])) return anyOfViolations(schema);
   const properties = (schema['properties'] ?? {}) as Record<string, Schema>;
   const required = (schema['required'] as string[] | undefined) ?? [];
   const base = valid(schema) as fc.Arbitrary<Record<string, unknown>>;

@@ -3,7 +3,7 @@
 // refuses a spec in which it finds a construct some machine refuses (lib/constructs/refusals.ts) and writes
 // the matrix of docs/constructs.md from this list. Supporting a construct in a machine is its verdict here
 // turned to `supported`, with the test that drives the example through that machine.
-import type { JsonObject } from '../openapi/dereference.js';
+import { isObject, type JsonObject } from '../openapi/dereference.js';
 import * as detect from './detectors.js';
 import {
   bodyExample,
@@ -52,6 +52,13 @@ const everyMachineIn = (file: string): Record<MachineId, Verdict> =>
   Object.fromEntries(machineIds.map((machine) => [machine, { supported: file }])) as Record<MachineId, Verdict>;
 
 const thing: JsonObject = { type: 'object', properties: { name: stringSchema } };
+/** Either a Named (by $ref) or an object requiring `title`: two objects, each requiring its own property. */
+const namedOrTitled = (): JsonObject => ({
+  anyOf: [
+    { $ref: '#/components/schemas/Named' },
+    { type: 'object', required: ['title'], properties: { title: stringSchema } },
+  ],
+});
 const closedThing: JsonObject = { ...thing, additionalProperties: false };
 const apiKeyIn = (where: string): JsonObject => ({
   components: { securitySchemes: { key: { type: 'apiKey', in: where, name: 'key' } } },
@@ -325,7 +332,58 @@ const schemasList: Construct[] = [
     example: schemaExample({ type: ['string', 'null'] }),
     verdicts: refused('a NULL column answers 500 where the schema has no null; null is not generated'),
   },
-  keyword('schema-any-of', '`anyOf`', 'anyOf', { anyOf: [stringSchema, { type: 'integer' }] }, schemaRefusal('anyOf')),
+  {
+    id: 'schema-any-of',
+    group: 'Schemas',
+    title: '`anyOf` (of schemas, of `$ref`s, of objects that require different properties)',
+    detect: detect.schemaKeyword('anyOf'),
+    example: {
+      ...operationExample(
+        {
+          requestBody: { required: true, ...jsonContent(namedOrTitled()) },
+          responses: { '200': { description: 'OK', ...jsonContent(namedOrTitled()) } },
+        },
+        'post',
+      ),
+      components: {
+        schemas: {
+          Status: { type: 'string', enum: ['available', 'sold'] },
+          Named: {
+            type: 'object',
+            required: ['name'],
+            properties: {
+              name: stringSchema,
+              status: { anyOf: [{ $ref: '#/components/schemas/Status' }, { type: 'integer', minimum: 0 }] },
+            },
+          },
+        },
+      },
+    },
+    verdicts: everywhere(),
+  },
+  {
+    id: 'schema-any-of-required-only',
+    group: 'Schemas',
+    title:
+      '`anyOf` whose branch requires a property only the object beside it declares (`anyOf: [{required: [a]}, {required: [b]}]`)',
+    detect: detect.schemaWhere(
+      (schema) =>
+        Array.isArray(schema['anyOf']) &&
+        schema['anyOf'].some((branch) => {
+          if (!isObject(branch) || !Array.isArray(branch['required'])) return false;
+          const declared = isObject(branch['properties']) ? branch['properties'] : {};
+          return branch['required'].some((name) => typeof name !== 'string' || !(name in declared));
+        }),
+    ),
+    example: schemaExample({
+      type: 'object',
+      properties: { name: stringSchema, title: stringSchema },
+      anyOf: [{ required: ['name'] }, { required: ['title'] }],
+    }),
+    verdicts: refused(
+      'the validators (ajv, strict) refuse a branch that requires a property it does not declare; write each branch as a whole object, as in schema-any-of',
+    ),
+  },
   keyword('schema-one-of', '`oneOf`', 'oneOf', { oneOf: [stringSchema, { type: 'integer' }] }, schemaRefusal('oneOf')),
   keyword('schema-all-of', '`allOf`', 'allOf', { allOf: [thing, { required: ['name'] }] }, schemaRefusal('allOf')),
   keyword(

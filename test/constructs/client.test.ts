@@ -1,4 +1,5 @@
 import t from 'tap';
+import { apiTypesSource } from '../../generators/apiTypes.js';
 import { clientOperations } from '../../generators/clientOperations.js';
 import { operationsSource } from '../../generators/clientSource.js';
 import { constructExample } from '../helpers/constructExamples.js';
@@ -46,4 +47,19 @@ t.test('media-json-suffix', async (t) => {
     'an answer of another +json type is read as JSON',
   );
   t.match(written, /\['content'\]\['application\/merge-patch\+json'\]/, 'the body typed from its media type');
+});
+
+t.test('schema-any-of', async (t) => {
+  const written = source('schema-any-of');
+  t.match(written, /body: \['application\/json'\],/);
+  t.match(
+    written,
+    /example\(body: NonNullable<operations\['example'\]\['requestBody'\]>\['content'\]\['application\/json'\]/,
+  );
+  // The client's body type is the handler's: the union openapi-typescript writes (test/constructs/handlerTypes.test.ts).
+  const types = (await apiTypesSource(constructExample('schema-any-of'))).replace(/\s+/g, ' ');
+  t.match(
+    types,
+    /requestBody: \{ content: \{ "application\/json": components\["schemas"\]\["Named"\] \| \{ title: string; \}; \}; \};/,
+  );
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
+import { createAjv } from '../../src/http/operations/ajv.js';
 import { conformanceProblems } from '../../lib/conformance/checks.js';
 import { invalidCases, validCases, type Case } from '../../lib/conformance/requests.js';
 import { basePath, loadContract, type Operation } from '../../lib/conformance/spec.js';
@@ -95,3 +96,35 @@ for (const [id, check] of Object.entries(checks))
     t.equal(operations.length, 1);
     check(t, operations[0]!, document);
   });
+
+t.test('schema-any-of', async (t) => {
+  const { operations } = loadContract(constructExample('schema-any-of'));
+  const operation = operations[0]!;
+  const schema = operation.body!.schema;
+  const accepts = createAjv().compile(schema);
+  const bodies = valid(operation).map((drawn) => JSON.parse(String(drawn.request.body)) as Record<string, unknown>);
+  t.ok(
+    bodies.every((body) => accepts(body)),
+    'every valid body passes the anyOf',
+  );
+  t.ok(
+    bodies.some((body) => 'name' in body) && bodies.some((body) => 'title' in body && !('name' in body)),
+    'drawn from each branch',
+  );
+  t.ok(
+    bodies.some((body) => typeof body['status'] === 'string') &&
+      bodies.some((body) => typeof body['status'] === 'number'),
+    'a property typed by anyOf drawn from each of its branches',
+  );
+  const broken = invalid(operation).filter((drawn) => drawn.request.intent.startsWith('body anyOf'));
+  t.ok(broken.length > 0, 'bodies that match no branch are sent');
+  t.ok(
+    broken.every((drawn) => !accepts(JSON.parse(String(drawn.request.body)))),
+    'each matches no branch',
+  );
+  t.ok(
+    broken.every((drawn) => drawn.expect.includes(400)),
+    'and is expected to be refused',
+  );
+  t.same(conformanceProblems(operation, answer(200, { 'content-type': 'application/json' }, { title: 't' })), []);
+});

@@ -115,3 +115,50 @@ t.test(
     );
   },
 );
+
+// A branch added to a request anyOf widens it, one removed narrows it; for an answer the reverse.
+t.test('schema-any-of', async (t) => {
+  const base = constructExample('schema-any-of');
+  const operation = (document: JsonObject) =>
+    ((document['paths'] as JsonObject)['/things'] as JsonObject)['post'] as JsonObject;
+  const branches = (document: JsonObject, where: 'request' | 'response') => {
+    const holder =
+      where === 'request'
+        ? operation(document)['requestBody']
+        : (operation(document)['responses'] as JsonObject)['200'];
+    return (((holder as JsonObject)['content'] as JsonObject)['application/json'] as JsonObject)[
+      'schema'
+    ] as JsonObject;
+  };
+  const levels = (changes: ReturnType<typeof diff>) => changes.map((change) => `${change.rule}:${change.level}`);
+  const counted: JsonObject = { type: 'object', required: ['count'], properties: { count: { type: 'integer' } } };
+
+  const wider = structuredClone(base);
+  (branches(wider, 'request')['anyOf'] as Json[]).push(counted);
+  t.notOk(
+    diff(base, wider).some((change) => change.level === 'breaking'),
+    `a branch added to a request is not breaking: ${levels(diff(base, wider)).join(', ')}`,
+  );
+
+  const narrower = structuredClone(base);
+  (branches(narrower, 'request')['anyOf'] as Json[]).splice(1, 1);
+  const narrowed = diff(base, narrower).filter((change) => change.level === 'breaking');
+  t.ok(narrowed.length > 0, `a branch removed from a request is breaking: ${levels(diff(base, narrower)).join(', ')}`);
+  t.match(narrowed[0]?.consumer, /title/, 'with a counter-example of the removed branch');
+
+  const answeredWider = structuredClone(base);
+  (branches(answeredWider, 'response')['anyOf'] as Json[]).push(counted);
+  const surprised = diff(base, answeredWider).filter((change) => change.level === 'breaking');
+  t.ok(
+    surprised.length > 0,
+    `a branch added to an answer is breaking: ${levels(diff(base, answeredWider)).join(', ')}`,
+  );
+  t.match(surprised[0]?.consumer, /count/, 'with an answer of the new branch');
+
+  const answeredNarrower = structuredClone(base);
+  (branches(answeredNarrower, 'response')['anyOf'] as Json[]).splice(1, 1);
+  t.notOk(
+    diff(base, answeredNarrower).some((change) => change.level === 'breaking'),
+    `a branch removed from an answer is not breaking: ${levels(diff(base, answeredNarrower)).join(', ')}`,
+  );
+});

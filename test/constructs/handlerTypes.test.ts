@@ -54,3 +54,12 @@ t.test('media-json-suffix', async (t) => {
   const lost: JsonBody<Declared> = undefined;
   t.same([body, lost], [{ name: 'a' }, undefined]);
 });
+
+t.test('schema-any-of', async (t) => {
+  const type = await operationType('schema-any-of');
+  const either = /"application\/json": components\["schemas"\]\["Named"\] \| \{ title: string; \};/;
+  t.match(type.split('requestBody')[1], either, 'the body is a union of its branches');
+  t.match(type.split('responses')[1], either, 'and so is the answer');
+  const source = (await apiTypesSource(constructExample('schema-any-of'))).replace(/\s+/g, ' ');
+  t.match(source, /status\?: components\["schemas"\]\["Status"\] \| number;/, 'a property typed by anyOf too');
+});

@@ -179,3 +179,18 @@ t.test('deprecated-operation', async (t) => {
   t.equal(answered.statusCode, 200);
   t.equal(answered.headers['deprecation'], `@${Date.parse('2026-01-01T00:00:00Z') / 1000}`);
 });
+
+t.test('schema-any-of', async (t) => {
+  const { app, inputs } = await exampleApp(t, 'schema-any-of', (input) => ({ status: 200, body: input['body'] }));
+  const post = (payload: object) => app.inject({ method: 'POST', url: '/v1/things', payload });
+  const named = await post({ name: 'a', status: 'sold' });
+  t.equal(named.statusCode, 200, 'a body of the first branch ($ref) passes');
+  t.same(named.json(), { name: 'a', status: 'sold' });
+  t.equal((await post({ title: 't' })).statusCode, 200, 'a body of the second branch passes');
+  t.equal((await post({ name: 'a', status: 3 })).statusCode, 200, 'a property of either of its branches passes');
+  const neither = await post({ other: 'x' });
+  t.equal(neither.statusCode, 400, 'a body of no branch is refused');
+  t.match(neither.json(), { code: 'invalid_request', message: String, status: 400 });
+  t.equal((await post({ name: 'a', status: 'lost' })).statusCode, 400, 'a property of no branch is refused');
+  t.equal(inputs.length, 3);
+});

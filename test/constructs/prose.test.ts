@@ -19,6 +19,7 @@ const rows: Record<string, string> = {
   'param-query-form': '| `example` | `GET /things` |  | any key |',
   'param-header-simple': '| `example` | `GET /things` |  | any key |',
   'schema-closed-object': '| `example` | `POST /things` |  | any key |',
+  'schema-any-of': '| `example` | `POST /things` |  | any key |',
   'response-created': '| `example` | `POST /things` |  | any key |',
   'response-headers': '| `example` | `POST /things` |  | any key |',
   'response-links': '| `example` | `GET /things` |  | any key |',

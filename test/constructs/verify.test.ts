@@ -146,3 +146,14 @@ t.test('deprecated-operation', async (t) => {
     'deprecation headers',
   ]);
 });
+
+t.test('schema-any-of', async (t) => {
+  t.same((await exchange('schema-any-of', { status: 200, json: { name: 'a', status: 'sold' } })).failures, []);
+  t.same((await exchange('schema-any-of', { status: 200, json: { title: 't' } })).failures, [], 'either branch');
+  t.same((await exchange('schema-any-of', { status: 200, json: { other: 'x' } })).failures, [
+    'body outside its schema',
+  ]);
+  t.same((await exchange('schema-any-of', { status: 200, json: { name: 'a', status: -1 } })).failures, [
+    'body outside its schema',
+  ]);
+});
