@@ -255,7 +255,7 @@ const order: Record<string, number> = { breaking: 0, warning: 1, additive: 2, no
 const sorted = (changes: Change[]) => [...changes].sort((a, b) => (order[a.level] ?? 0) - (order[b.level] ?? 0));
 
 /** The most places a shared change names in the text; --json lists them all. */
-const placesNamed = 24;
+export const placesNamed = 24;
 
 /** A component's kind, by its folder under #/components. */
 const kinds: Record<string, string> = {

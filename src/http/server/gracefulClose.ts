@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import type { UnreadBodyLimits } from '../limits.js';
 import type { RefusedBytesBudget } from './refusedBytes.js';
 
@@ -27,7 +27,8 @@ const lingering = new WeakSet<Socket>();
  */
 export function closeGracefully(request: IncomingMessage, limits: UnreadBodyLimits, budget: RefusedBytesBudget): void {
   const socket = request.socket;
-  if (lingering.has(socket)) return;
+  // Only a connection lingers: a request injected in-process (light-my-request) has no socket to end.
+  if (!(socket instanceof Socket) || lingering.has(socket)) return;
   if (!budget.hasBytes() || !budget.admitLingering(socket)) return;
   lingering.add(socket);
   let dropped = 0;
