@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../errors.js';
@@ -47,12 +47,25 @@ export interface CutRequest {
 /** Where each connection began (see CutRequest.seconds). */
 const openedAt = new WeakMap<Socket, number>();
 
-/** Records when each connection of the server opens: the duration of a request cut on it. */
-export function timeConnections(server: {
-  on(event: 'connection', listener: (socket: Socket) => void): unknown;
-}): void {
+/**
+ * socket.bytesRead when the last answer on a connection was finished: bytes
+ * read past it are a request begun and not answered. (Node's parser would
+ * say so too, but from Node.js 24 it is gone by the time a reset is
+ * reported.)
+ */
+const answeredBytes = new WeakMap<Socket, number>();
+
+/**
+ * Records when each connection of the server opens (the duration of a
+ * request cut on it) and how far each answer on it got (whether a client
+ * that leaves was in the middle of a request).
+ */
+export function timeConnections(server: Server): void {
   server.on('connection', (socket) => {
     openedAt.set(socket, performance.now());
+  });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    response.once('finish', () => answeredBytes.set(request.socket, request.socket.bytesRead));
   });
 }
 
@@ -68,15 +81,9 @@ function responseStarted(socket: Socket): boolean {
   return current?.headersSent === true;
 }
 
-/**
- * Whether Node's parser is in the middle of a request on this socket: some
- * of it arrived and not yet all. Its duration() is the time since the
- * current message began, 0 between messages (and from the connection's
- * start before the first: hence bytesRead).
- */
+/** Whether bytes of a request arrived on this socket since its last answer was finished. */
 function midRequest(socket: Socket): boolean {
-  const parser = (socket as Socket & { parser?: { duration?: () => number } | null }).parser;
-  return socket.bytesRead > 0 && (parser?.duration?.() ?? 0) > 0;
+  return socket.bytesRead > (answeredBytes.get(socket) ?? 0);
 }
 
 /**
