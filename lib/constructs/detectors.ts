@@ -1,4 +1,5 @@
 // The detectors of the catalogue: each finds where a construct appears in a spec, as JSON pointers.
+import { bytes } from '../../src/openapi/mediaTypes.js';
 import { isObject, type Json, type JsonObject } from '../openapi/dereference.js';
 import {
   everyObject,
@@ -33,8 +34,8 @@ export const mediaTypeWhere =
 
 export const isJson = (type: string) => type === 'application/json';
 export const isJsonSuffix = (type: string) => /^application\/[^/\s]+\+json$/.test(type);
-export const isBytes = (type: string) =>
-  type === 'application/octet-stream' || /^(image|audio|video)\//.test(type) || type === 'application/pdf';
+// The media types the service's own entries cover are decided there, once (src/openapi/mediaTypes.ts).
+export const isBytes = (type: string) => bytes.covers(type);
 export const isText = (type: string) => type.startsWith('text/');
 export const isMultipart = (type: string) => type.startsWith('multipart/');
 export const isForm = (type: string) => type === 'application/x-www-form-urlencoded';
@@ -219,3 +220,19 @@ export const recursiveSchemas: Detector = ({ document }) =>
 
 export const webhooks: Detector = ({ document }) =>
   isObject(document['webhooks']) && Object.keys(document['webhooks']).length > 0 ? ['/webhooks'] : [];
+
+/**
+ * Schemas that carry `contentMediaType` or `contentEncoding`: content encoded inside JSON. The schema of a
+ * bytes body itself (`image/png: {schema: {type: string, contentMediaType: image/png}}`, OpenAPI 3.1's way
+ * of naming raw bytes) encodes nothing and is left out.
+ */
+export const encodedContentInSchemas: Detector = (spec) => {
+  const bytesBodies = new Set(
+    mediaTypes(spec.document)
+      .filter((media) => isBytes(essence(media.name)))
+      .map((media) => `${media.at}/schema`),
+  );
+  return schemaWhere((schema) => 'contentMediaType' in schema || 'contentEncoding' in schema)(spec).filter(
+    (at) => !bytesBodies.has(at),
+  );
+};

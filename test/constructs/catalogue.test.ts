@@ -83,7 +83,7 @@ t.test('a supported construct is refused by no machine', async (t) => {
 });
 
 t.test('a tool asked to read a spec it refuses throws the construct, never something deeper', async (t) => {
-  const raw = exampleSpec(catalogue.find((construct) => construct.id === 'media-bytes')!.example);
+  const raw = exampleSpec(catalogue.find((construct) => construct.id === 'media-text')!.example);
   const error = (() => {
     try {
       assertSupportedBy('conformance', raw);
@@ -93,7 +93,7 @@ t.test('a tool asked to read a spec it refuses throws the construct, never somet
     return undefined;
   })();
   t.ok(error instanceof ConstructRefusedError, 'a ConstructRefusedError');
-  t.match((error as Error).message, '- media-bytes at #/paths/~1things/post/requestBody/content/image~1png');
+  t.match((error as Error).message, '- media-text at #/paths/~1things/post/requestBody/content/text~1plain');
   t.doesNotThrow(() => {
     assertSupportedBy('conformance', exampleSpec({}));
   });
