@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import t from 'tap';
 import { generateApiKey } from '../../src/auth/keys.js';
 import { parse } from 'yaml';
+import { ClusterTally } from '../../src/observability/clusterMetrics.js';
 import { startServer } from '../helpers/server.js';
 import { migratedDataDir } from '../helpers/databases.js';
 
@@ -83,8 +84,11 @@ t.test('metrics are served on their own listener, never on the API port', async 
     'without OTEL_* variables, no OpenTelemetry module is loaded (start-up time)',
   );
 
+  // A cluster primary's scrape adds its own gauges about its workers to the workers' metrics.
+  const primaryScrape = await new ClusterTally().aggregate(new Set(), { live: 0, unresponsive: 0 }).metrics();
+
   t.test('the Grafana dashboard and the alert rules use only metrics the service exports', async (t) => {
-    const names = scrapedNames(scrape);
+    const names = scrapedNames(scrape + primaryScrape);
     const dashboard = dashboardExpressions();
     const ruleList = rules();
     const alerts = ruleList.map((rule) => rule.expr);
@@ -101,6 +105,16 @@ t.test('metrics are served on their own listener, never on the API port', async 
       for (const name of usedRecorded) t.ok(recorded.has(name), `${name} is recorded by ${ruleFiles.join(' or ')}`);
     }
   });
+
+  t.test(
+    "every metric of the service's own is read by a dashboard panel or a rule: none is a blind spot",
+    async (t) => {
+      const read = new Set([...dashboardExpressions(), ...rules().map((rule) => rule.expr)].flatMap(metricNames));
+      const own = [...scrapedNames(scrape + primaryScrape)].filter((name) => name.startsWith('pets_'));
+      t.ok(own.includes('pets_abandoned_requests_total'), 'the scrape lists counters never increased');
+      for (const name of own) t.ok(read.has(name), `${name} is on the dashboard or in a rule`);
+    },
+  );
 });
 
 t.test('METRICS_PORT=off starts no metrics listener', async (t) => {
