@@ -131,6 +131,7 @@ case $group in
   hooks             builds; what each stage of the request path costs under load (bench/hookCosts.ts)
   cold              builds; cold starts, interleaved (bench/coldStart.ts)
   refused-flood     builds; /healthz during a flood of refused uploads (bench/refusedFlood.ts)
+  scrapers          builds; /healthz while 20 clients scrape /metrics back to back (bench/scrapers.ts)
   capacity          the cost per statement in PostgreSQL and PgBouncer, with pgbench (bench/capacity.ts)
   read-your-writes  read-after-write through a streaming replica (bench/readYourWrites.ts)
   switchover-gap    where the write gap of a planned switchover goes (bench/switchoverGap.ts)'
@@ -166,6 +167,10 @@ case $group in
       refused-flood)
         build
         exec tsx bench/refusedFlood.ts "$@"
+        ;;
+      scrapers)
+        build
+        exec tsx bench/scrapers.ts "$@"
         ;;
       capacity) exec tsx bench/capacity.ts "$@" ;;
       read-your-writes) exec tsx bench/readYourWrites.ts "$@" ;;
