@@ -23,7 +23,7 @@ export interface ClientOperation {
   query: { names: string[]; required: boolean } | undefined;
   /** Its request body: the media types it may be sent as (several: the caller picks one, contentType), one codec. */
   body: { required: boolean; mediaTypes: string[]; codec: Codec } | undefined;
-  /** The Accept it sends: its 2xx answers' media types, then its error answers' others at q=0.1; none without any. */
+  /** The Accept it sends: its 2xx answers' media types, then its errors' others (else JSON) at q=0.1 (acceptOf). */
   accept: string | undefined;
   idempotencyKey: boolean;
   /** The required header parameters other than Idempotency-Key: the caller gives them (options.headers). */
@@ -232,7 +232,7 @@ function mediaTypesOf(operationId: string, what: string, content: JsonObject): s
   if (unknown !== undefined)
     fail(
       operationId,
-      `a ${what} in ${unknown} (the client speaks JSON and +json, application/octet-stream and image/* as bytes, text/plain)`,
+      `a ${what} in ${unknown} (the client speaks JSON and +json, application/octet-stream, application/pdf, image/*, audio/* and video/* as bytes, text/plain)`,
     );
   return types;
 }
@@ -254,19 +254,31 @@ function headerOf(document: JsonObject, operationId: string, status: string, nam
   return { name, type: read, required: header['required'] === true };
 }
 
-/** What Accept lists: the 2xx media types in the contract's order, then the errors' others as less wanted. */
+/** The media type of the service's Error object, which the client reads any error answer as (errors.ts). */
+const errorObjectMediaType = 'application/json';
+
+/**
+ * What Accept lists: the 2xx media types in the contract's order, then the errors' others as less wanted.
+ * An operation whose errors declare no media type is still answered with the Error object, in JSON, on a
+ * refusal the contract leaves out (401, 413, 503...): an Accept of its photo's `image/png` alone would call
+ * that answer unacceptable, so JSON joins at the errors' q. q=0.1, not higher: a server that negotiates must
+ * pick the declared success type first; any q above 0 makes the Error object acceptable. An operation that
+ * declares no body at all sends no Accept (fetch's `*\/*` takes the Error object).
+ */
 function acceptOf(
   document: JsonObject,
   operationId: string,
   operation: JsonObject,
   success: string[],
 ): string | undefined {
-  const others = new Set<string>();
+  const declared = new Set<string>();
   for (const [key, raw] of Object.entries(object(document, operation['responses'])))
     if (!/^[23]/.test(key))
       for (const type of mediaTypesOf(operationId, `${key} answer`, object(document, object(document, raw)['content'])))
-        if (!success.includes(type)) others.add(type);
-  const accept = [...new Set(success), ...[...others].map((type) => `${type};q=0.1`)];
+        declared.add(type);
+  if (declared.size === 0 && success.length > 0) declared.add(errorObjectMediaType);
+  const others = [...declared].filter((type) => !success.includes(type));
+  const accept = [...new Set(success), ...others.map((type) => `${type};q=0.1`)];
   return accept.length === 0 ? undefined : accept.join(', ');
 }
 

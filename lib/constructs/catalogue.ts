@@ -124,7 +124,7 @@ const mediaTypes: Construct[] = [
     verdicts: {
       http: bytesRefused,
       handlerTypes: bytesRefused,
-      client: bytesRefused,
+      client: { supported: machineTestFile('client') },
       conformance: bytesRefused,
       verify: bytesRefused,
       contract: bytesRefused,

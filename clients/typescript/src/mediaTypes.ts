@@ -7,8 +7,12 @@ export type Codec = 'json' | 'bytes' | 'text';
 
 /** application/json and any structured +json type (RFC 6839): merge-patch+json, problem+json... */
 const json = /^application\/(?:[\w.!#$&^-]+\+)?json$/;
-/** Types whose bodies are opaque bytes to the client: it hands them over as a Uint8Array. */
-const bytes = /^(?:application\/octet-stream|image\/(?:\*|[\w.+-]+))$/;
+/**
+ * Types whose bodies are opaque bytes to the client: it hands them over as a Uint8Array. The same types as
+ * the service's `bytes` entry (src/openapi/mediaTypes.ts), which this package cannot import: a test holds
+ * the two together (test/constructs/client.test.ts).
+ */
+const bytes = /^(?:application\/(?:octet-stream|pdf)|(?:image|audio|video)\/(?:\*|[\w.+-]+))$/;
 
 /** The codec of a media type (no parameters, any case), or undefined when the client cannot speak it. */
 export function codecOf(mediaType: string): Codec | undefined {

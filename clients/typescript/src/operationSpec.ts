@@ -7,7 +7,7 @@ export interface OperationSpec {
   readonly path: string;
   /** The query parameters it declares, in the contract's order: only these are sent. */
   readonly query: readonly string[];
-  /** The Accept it sends: the media types its 2xx answers declare, then its error answers' at a lower q. */
+  /** The Accept it sends: its 2xx answers' media types, then its errors' (else JSON, the Error object's) at lower q. */
   readonly accept?: string;
   /** The media types its request body may be sent as (mediaTypes.ts has a codec for each), if it takes one. */
   readonly body?: readonly string[];
