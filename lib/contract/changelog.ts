@@ -3,6 +3,7 @@
 import type { JsonObject } from '../openapi/dereference.js';
 import type { Change } from './change.js';
 import { diff } from './diff.js';
+import { componentName, placeKey, placesOf, sharedChanges, type SharedChange } from './shared.js';
 import { code } from './text.js';
 
 const versionOf = (document: JsonObject) => String((document['info'] as JsonObject | undefined)?.['version']);
@@ -13,6 +14,26 @@ const operationKey = (change: Change) =>
 /** One entry: the message, then the rule and level (and the review that accepted it). */
 export const entry = (change: Change) =>
   `- ${change.message} (${change.level}: ${code(change.rule)}${change.reviewed ? ', reviewed' : ''})`;
+
+/** The most places a shared change names; the count says the rest. */
+const placesNamed = 12;
+
+/**
+ * One change of a shared component, once: the component in place of the first place it reaches, what changed, then
+ * the places ("used by listPets response 400, ... (18 places)").
+ */
+function sharedEntry({ component, pointer, change, places }: SharedChange): string {
+  // The message names the first place ("response `400` body `message`: ..."); the component takes its place. A
+  // change of the whole component (a shared response added) keeps its sentence and names the component after it.
+  const colon = change.message.indexOf(': ');
+  const message =
+    pointer === '' || colon === -1
+      ? `${change.message}, the shared ${componentName(component, pointer)}`
+      : `${componentName(component, pointer)}: ${change.message.slice(colon + 2)}`;
+  const named = places.slice(0, placesNamed).map((place) => `${place.operationId} ${place.where}`);
+  if (places.length > placesNamed) named.push('…');
+  return entry({ ...change, message }).replace(/\)$/, `; used by ${named.join(', ')}: ${places.length} places)`);
+}
 
 /** What changed from one contract to the next, as the Markdown entries of a changelog section. */
 export function changes(base: JsonObject, head: JsonObject, list: Change[] = diff(base, head)): string {
@@ -29,10 +50,19 @@ export function changes(base: JsonObject, head: JsonObject, list: Change[] = dif
     out.push(`- ${verb} ${name}${detail}. (${change.level}: ${code(change.rule)})`);
   }
   out.push('');
+  // A change of a shared component is said once, with the places it reaches, not once under each operation.
+  const shared = sharedChanges(
+    base,
+    head,
+    list.filter((change) => !lifecycle.includes(change)),
+  );
+  if (shared.length > 0) out.push('### Shared components', '', ...shared.map(sharedEntry), '');
+  const grouped = placesOf(shared);
   const byOperation = new Map<string, Change[]>();
   for (const change of list) {
     const key = operationKey(change);
     if (!key || lifecycle.includes(change)) continue;
+    if (grouped.has(placeKey(change.operation!, change.pointer, change.rule))) continue;
     byOperation.set(key, [...(byOperation.get(key) ?? []), change]);
   }
   for (const [key, changes] of byOperation) {

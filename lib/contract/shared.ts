@@ -1,6 +1,6 @@
 // Where a change of one place comes from: the shared component its pointer runs through, so the reviewer's report
 // can say one change of a component once, with the places it reaches, instead of once per place.
-import { isObject, type Json, type JsonObject } from '../openapi/dereference.js';
+import { dereference, isObject, type Json, type JsonObject } from '../openapi/dereference.js';
 import type { Change } from './change.js';
 import { code } from './text.js';
 
@@ -111,4 +111,70 @@ export function sharedKey(change: Change, origin: Origin): string {
     change.before ?? null,
     change.after ?? null,
   ]);
+}
+
+/** One place a shared component's change reaches. */
+export interface Place {
+  operationId: string;
+  method: string;
+  path: string;
+  /** For people: "response 400", "request body `name`", "header parameter `Idempotency-Key`". */
+  where: string;
+  pointer: string;
+}
+
+/** One change of a shared component reaching several places: the text says it once. */
+export interface SharedChange {
+  /** The component, as a $ref: `#/components/schemas/Error`. */
+  component: string;
+  /** Where in the component ('' for the component itself). */
+  pointer: string;
+  /** The change at the first place (each place's own stays under its operation in `operations`). */
+  change: Change;
+  places: Place[];
+}
+
+/**
+ * The changes of operations that are one change of a shared component (the same rule and values at the same place of
+ * it) reaching two places or more, in the diff's order.
+ */
+export function sharedChanges(base: JsonObject, head: JsonObject, changes: Change[]): SharedChange[] {
+  const documents = {
+    base: { written: base, whole: dereference(base) },
+    head: { written: head, whole: dereference(head) },
+  };
+  const groups = new Map<string, SharedChange>();
+  for (const change of changes) {
+    if (!change.operation) continue;
+    const { written, whole } = documents[change.side];
+    const origin = originOf(written, change.pointer);
+    if (!origin) continue;
+    const key = sharedKey(change, origin);
+    const group = groups.get(key) ?? { component: origin.component, pointer: origin.inner, change, places: [] };
+    group.places.push({ ...change.operation, where: siteName(whole, origin.site), pointer: change.pointer });
+    groups.set(key, group);
+  }
+  return [...groups.values()].filter((group) => group.places.length > 1);
+}
+
+/** A place's change, as the operation lists hold it: by operation, pointer and rule. */
+export const placeKey = (operation: { method: string; path: string }, pointer: string, rule: string) =>
+  `${operation.method} ${operation.path} ${pointer} ${rule}`;
+
+/** The per-operation changes the shared changes stand for, as placeKeys. */
+export const placesOf = (shared: SharedChange[]): Set<string> =>
+  new Set(shared.flatMap(({ change, places }) => places.map((place) => placeKey(place, place.pointer, change.rule))));
+
+const kinds: Record<string, string> = {
+  schemas: 'schema',
+  responses: 'response',
+  parameters: 'parameter',
+  headers: 'header',
+  requestBodies: 'request body',
+};
+
+/** The component for people: "schema `Error` (`/properties/message`)". */
+export function componentName(component: string, pointer: string): string {
+  const [, kind = '', name = component] = /^#\/components\/([^/]+)\/(.+)$/.exec(component) ?? [];
+  return `${kinds[kind] ?? kind} ${code(name)}${pointer ? ` (${code(pointer)})` : ''}`;
 }

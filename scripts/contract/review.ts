@@ -24,7 +24,7 @@ import { loadContract, readContractFile, type LoadedContract } from '../../lib/c
 import { operationsOf } from '../../lib/contract/operations.js';
 import { compareVersions, majorOf, releasedFile, releasedVersions } from '../../lib/contract/released.js';
 import { describeAlternative, requirementsOf } from '../../lib/contract/securityDiff.js';
-import { originOf, sharedKey, siteName } from '../../lib/contract/shared.js';
+import { componentName, placeKey, placesOf, sharedChanges, type SharedChange } from '../../lib/contract/shared.js';
 import { code, forExample, inline } from '../../lib/contract/text.js';
 import { bumpBetween, bumpNeeded, covers, versionOf, type Bump } from '../../lib/contract/verdict.js';
 import { dereference, same, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
@@ -58,26 +58,7 @@ export interface OperationReview {
   deprecation?: Fact;
 }
 
-/** One place a shared component's change reaches. */
-export interface Place {
-  operationId: string;
-  method: string;
-  path: string;
-  /** For people: "response 400", "request body `name`", "header parameter `Idempotency-Key`". */
-  where: string;
-  pointer: string;
-}
-
-/** One change of a shared component reaching several places: the text says it once. */
-export interface SharedChange {
-  /** The component, as a $ref: `#/components/schemas/Error`. */
-  component: string;
-  /** Where in the component ('' for the component itself). */
-  pointer: string;
-  /** The change at the first place (each place's own stays under its operation in `operations`). */
-  change: Change;
-  places: Place[];
-}
+export type { Place, SharedChange } from '../../lib/contract/shared.js';
 
 export interface Comparison {
   base: { source: string; version: string; released: boolean };
@@ -152,29 +133,6 @@ function byOperation(base: JsonObject, head: JsonObject, changes: Change[]): Ope
   return [...groups.values()];
 }
 
-/**
- * The changes of operations that are one change of a shared component (the same rule and values at the same place of
- * it) reaching two places or more, in the diff's order.
- */
-function sharedOf(base: JsonObject, head: JsonObject, changes: Change[]): SharedChange[] {
-  const documents = {
-    base: { written: base, whole: dereference(base) },
-    head: { written: head, whole: dereference(head) },
-  };
-  const groups = new Map<string, SharedChange>();
-  for (const change of changes) {
-    if (!change.operation) continue;
-    const { written, whole } = documents[change.side];
-    const origin = originOf(written, change.pointer);
-    if (!origin) continue;
-    const key = sharedKey(change, origin);
-    const group = groups.get(key) ?? { component: origin.component, pointer: origin.inner, change, places: [] };
-    group.places.push({ ...change.operation, where: siteName(whole, origin.site), pointer: change.pointer });
-    groups.set(key, group);
-  }
-  return [...groups.values()].filter((group) => group.places.length > 1);
-}
-
 /** Whether the document is the released contract of its own version. */
 function isRelease(document: JsonObject): boolean {
   const file = releasedFile(versionOf(document));
@@ -209,7 +167,7 @@ export function compare(base: LoadedContract, head: LoadedContract, date: string
       none: count('none'),
     },
     operations: byOperation(base.document, head.document, changes),
-    shared: sharedOf(base.document, head.document, changes),
+    shared: sharedChanges(base.document, head.document, changes),
     other: changes.filter((change) => !change.operation),
     client,
     changelog: changelogEntries(base.document, head.document, changes),
@@ -258,13 +216,6 @@ const sorted = (changes: Change[]) => [...changes].sort((a, b) => (order[a.level
 export const placesNamed = 24;
 
 /** A component's kind, by its folder under #/components. */
-const kinds: Record<string, string> = {
-  schemas: 'schema',
-  responses: 'response',
-  parameters: 'parameter',
-  headers: 'header',
-  requestBodies: 'request body',
-};
 
 /** A change of a shared component, once: its sentence at the first place, the component, the places it reaches. */
 function sharedLines(shared: SharedChange[]): string[] {
@@ -272,8 +223,7 @@ function sharedLines(shared: SharedChange[]): string[] {
     const [first, ...rest] = changeLines([change]);
     const named = places.slice(0, placesNamed).map((place) => `${place.operationId} ${place.where}`);
     if (places.length > placesNamed) named.push('…');
-    const [, kind = '', name = component] = /^#\/components\/([^/]+)\/(.+)$/.exec(component) ?? [];
-    const where = `${kinds[kind] ?? kind} ${code(name)}${pointer ? ` (${code(pointer)})` : ''}`;
+    const where = componentName(component, pointer);
     return [
       first ?? '',
       `  - one change of the shared ${where}, used by ${named.join(', ')} (${places.length} places)`,
@@ -281,10 +231,6 @@ function sharedLines(shared: SharedChange[]): string[] {
     ];
   });
 }
-
-/** The operation changes a shared change stands for, by operation, place and rule. */
-const placeKey = (operation: { method: string; path: string }, pointer: string, rule: string) =>
-  `${operation.method} ${operation.path} ${pointer} ${rule}`;
 
 function operationSection(operation: OperationReview, grouped: Set<string>): string[] {
   const changes = operation.changes.filter((change) => !grouped.has(placeKey(operation, change.pointer, change.rule)));
@@ -347,9 +293,7 @@ function comparisonMarkdown(comparison: Comparison, date: string): string {
   const { base, head } = comparison;
   const others = sorted(comparison.other);
   const shared = [...comparison.shared].sort((a, b) => (order[a.change.level] ?? 0) - (order[b.change.level] ?? 0));
-  const grouped = new Set(
-    shared.flatMap(({ change, places }) => places.map((place) => placeKey(place, place.pointer, change.rule))),
-  );
+  const grouped = placesOf(shared);
   const operations = comparison.operations.flatMap((operation) => operationSection(operation, grouped));
   const lines = [
     `## Contract review: ${code(head.source)} (${head.version}) against ${code(base.source)} (${base.version}${base.released ? ', released' : ', not released'})`,

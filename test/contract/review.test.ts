@@ -256,6 +256,15 @@ t.test('one change of a shared schema: one line naming the schema and every plac
   if (places.length > placesNamed) t.match(used[0], /, … \(\d+ places\)$/, 'and says more follow');
   t.equal(lines.filter((line) => line.includes('for example')).length, 1, 'one example');
   t.match(review, /\*\*Breaking changes it adds\*\*: \d+, \*\*refused\*\*/, 'the verdict stands');
+
+  // The changelog's entries (lib/contract/changelog.ts) say it once too, under the shared components.
+  const entries = comparison.changelog.split('\n').filter((line) => line.includes(`\`${rule}\``));
+  t.equal(entries.length, 1, 'one changelog entry');
+  t.match(
+    entries[0],
+    new RegExp(`^- schema \`Error\` \\(\`/properties/message\`\\): maxLength .*: ${errorAnswers.length} places\\)$`),
+  );
+  t.match(comparison.changelog, /### Shared components\n\n- schema `Error`/);
 });
 
 t.test('a review over 60,000 characters stops there, its last line saying what was left out', async (t) => {
