@@ -20,10 +20,11 @@ const joinBelow = 1024;
  * to be written, while hashed alone it is flattened once and written as it
  * is: one copy fewer of each long body (6.4 KB for a 100-pet page).
  */
-export function entityTagOf(payload: string, link?: unknown): string {
+export function entityTagOf(payload: string | Uint8Array, link?: unknown): string {
   if (typeof link !== 'string') return `"${hash('sha256', payload, 'base64url').slice(0, 22)}"`;
+  // Bytes are never joined to text: read as UTF-8, two bodies could read alike.
   const tagged =
-    payload.length < joinBelow
+    typeof payload === 'string' && payload.length < joinBelow
       ? hash('sha256', `${payload}\n${link}`, 'base64url')
       : hash('sha256', `${hash('sha256', payload, 'base64url')}\n${link}`, 'base64url');
   return `"${tagged.slice(0, 22)}"`;

@@ -122,8 +122,8 @@ const mediaTypes: Construct[] = [
     // Each machine's own line, turned to `supported` with its test as that machine learns bytes
     // (src/openapi/mediaTypes.ts's `bytes` entry is the one home every machine reads).
     verdicts: {
-      http: bytesRefused,
-      handlerTypes: bytesRefused,
+      http: { supported: machineTestFile('http') },
+      handlerTypes: { supported: machineTestFile('handlerTypes') },
       client: { supported: machineTestFile('client') },
       conformance: bytesRefused,
       verify: bytesRefused,

@@ -150,7 +150,7 @@ export interface components {
          *     | not_found | 404 | no such pet, or no such route |
          *     | method_not_allowed | 405 | known path, other method (`Allow` lists the methods); `CONNECT` |
          *     | payload_too_large | 413 | body over 64 KiB |
-         *     | unsupported_media_type | 415 | body not `application/json` in UTF-8, or compressed |
+         *     | unsupported_media_type | 415 | body not of a media type the operation declares (JSON in UTF-8), or compressed |
          *     | rate_limited | 429 | too many requests; more than 16 pipelined requests waiting on one connection (it is closed) |
          *     | internal_error | 500 | a bug, including a response that would have broken the contract |
          *     | service_unavailable | 503 | the database cannot be reached, is not ready yet, or its disk is full; retry after `Retry-After` (a create with the same `Idempotency-Key`) |
@@ -437,7 +437,7 @@ export interface components {
                 /**
                  * @example {
                  *       "code": "unsupported_media_type",
-                 *       "message": "Content-Type 'text/plain' is not supported; send application/json.",
+                 *       "message": "The request body must be sent as Content-Type: application/json.",
                  *       "status": 415
                  *     }
                  */

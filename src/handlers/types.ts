@@ -12,6 +12,23 @@ type JsonMediaType = 'application/json' | `application/${string}+json`;
 export type JsonBody<T> = T extends { content: infer Content }
   ? { [Type in keyof Content]: Type extends JsonMediaType ? Content[Type] : never }[keyof Content]
   : undefined;
+/** A bytes media type's name (src/openapi/mediaTypes.ts): a photo, a document, a download. */
+type BytesMediaType =
+  'application/octet-stream' | 'application/pdf' | `image/${string}` | `audio/${string}` | `video/${string}`;
+/**
+ * The body of whichever media types the request or response declares (undefined without one): a JSON
+ * type's schema, or for bytes the bytes as they are (a Buffer is a Uint8Array), whatever the generated
+ * type says of them (`string` for `type: string`, `unknown` without a schema).
+ */
+export type BodyOf<T> = T extends { content: infer Content }
+  ? {
+      [Type in keyof Content]: Type extends JsonMediaType
+        ? Content[Type]
+        : Type extends BytesMediaType
+          ? Uint8Array
+          : never;
+    }[keyof Content]
+  : undefined;
 
 /** Who sent the request: the API key the HTTP layer accepted (its id, never the key). */
 export interface Caller {
@@ -26,7 +43,7 @@ interface RequestParts<K extends OperationId> {
   query: OrEmpty<Operation<K>['parameters']['query']>;
   /** The header parameters the operation declares, under their names in openapi.yaml. */
   headers: OrEmpty<Operation<K>['parameters']['header']>;
-  body: JsonBody<NonNullable<Operation<K>['requestBody']>>;
+  body: BodyOf<NonNullable<Operation<K>['requestBody']>>;
   /** The authenticated caller; undefined only for an operation that requires no API key. */
   caller: Caller | undefined;
 }
@@ -99,7 +116,7 @@ type BodyPart<Body> = [Body] extends [undefined] ? { body?: undefined } : { body
 /** One of the responses the contract declares for the operation: status, typed body and typed headers. */
 export type HandlerResult<K extends OperationId> = {
   [Status in keyof Responses<K>]: Flatten<
-    { status: Status } & BodyPart<JsonBody<Responses<K>[Status]>> & HeadersPart<HeadersOf<Responses<K>[Status]>>
+    { status: Status } & BodyPart<BodyOf<Responses<K>[Status]>> & HeadersPart<HeadersOf<Responses<K>[Status]>>
   >;
 }[keyof Responses<K>];
 

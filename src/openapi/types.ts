@@ -17,6 +17,7 @@ export interface ParameterObject {
 export interface ResponseObject {
   $ref?: string;
   headers?: Record<string, unknown>;
+  content?: Record<string, unknown>;
 }
 
 export interface OperationObject {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { apiTypesSource } from '../../generators/apiTypes.js';
-import type { JsonBody } from '../../src/handlers/types.js';
+import type { BodyOf, JsonBody } from '../../src/handlers/types.js';
 import { constructExample } from '../helpers/constructExamples.js';
 
 // The types handlers are checked against (src/handlers/types.ts reads them from src/generated/api.ts), each
@@ -53,6 +53,24 @@ t.test('media-json-suffix', async (t) => {
   // @ts-expect-error -- typed from application/merge-patch+json, never undefined
   const lost: JsonBody<Declared> = undefined;
   t.same([body, lost], [{ name: 'a' }, undefined]);
+});
+
+t.test('media-bytes', async (t) => {
+  const type = await operationType('media-bytes');
+  t.match(type, /requestBody: \{ content: \{ "image\/png": string; \}; \};/, 'the generated type of the body');
+  t.match(type, /200: \{ headers: \{ \[name: string\]: unknown; \}; content: \{ "image\/png": string; \}; \};/);
+  // Checked by the compiler: a handler's body of a bytes media type is its bytes, with a schema or without.
+  type Declared = { content: { 'image/png': string } };
+  type Bare = { content: { 'application/octet-stream': unknown } };
+  const png: BodyOf<Declared> = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff]);
+  const bare: BodyOf<Bare> = new Uint8Array([0xff]);
+  // @ts-expect-error -- bytes, never the string the generated type names
+  const text: BodyOf<Declared> = 'png';
+  // @ts-expect-error -- bytes, never undefined
+  const lost: BodyOf<Bare> = undefined;
+  // JSON stays its schema's type.
+  const json: BodyOf<{ content: { 'application/merge-patch+json': { name?: string } } }> = { name: 'a' };
+  t.same([png, bare, text, lost, json], [png, bare, 'png', undefined, { name: 'a' }]);
 });
 
 t.test('schema-any-of', async (t) => {

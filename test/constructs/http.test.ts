@@ -2,6 +2,7 @@ import t, { type Test } from 'tap';
 import type { AcceptedKey, KeyChecker } from '../../src/auth/keyChecker.js';
 import { identifyCaller, requireAuthentication, verifyKey } from '../../src/http/admission/authentication.js';
 import { responseHeadersFor } from '../../src/http/arrival/securityHeaders.js';
+import { entityTagOf } from '../../src/entityTags.js';
 import type { OpenApiDocument } from '../../src/openapi/document.js';
 import { constructExample } from '../helpers/constructExamples.js';
 import { startSpecApp } from '../helpers/specApp.js';
@@ -63,6 +64,14 @@ t.test('media-json', async (t) => {
     payload: JSON.stringify({ name: 'x'.repeat(30) }),
   });
   t.equal(suffix.statusCode, 415, 'another JSON type is refused, never passed on unvalidated');
+  const png = await app.inject({
+    method: 'POST',
+    url: '/v1/things',
+    headers: { 'content-type': 'image/png' },
+    payload: Buffer.from([0x89, 0x50, 0x4e, 0x47]),
+  });
+  t.equal(png.statusCode, 415, 'bytes the service reads elsewhere are refused where JSON is declared');
+  t.match(png.json(), { message: 'The request body must be sent as Content-Type: application/json.' });
   t.equal(inputs.length, 1);
 });
 
@@ -90,6 +99,107 @@ t.test('media-json-suffix', async (t) => {
     status: 415,
   });
   t.equal(inputs.length, 1);
+});
+
+t.test('media-bytes', async (t) => {
+  const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff]);
+  const answered = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xfe, 0x00]);
+  const { app, inputs } = await exampleApp(t, 'media-bytes', () => ({ status: 200, body: answered }));
+  const put = (type: string, payload: string | Buffer, headers: Record<string, string> = {}) =>
+    app.inject({ method: 'PUT', url: '/v1/things', headers: { 'content-type': type, ...headers }, payload });
+  const sent = await put('image/png', png);
+  t.equal(sent.statusCode, 200);
+  t.ok(Buffer.isBuffer(inputs[0]?.['body']), 'the handler gets a Buffer');
+  t.same(inputs[0]?.['body'], png, 'the bytes as sent, never decoded');
+  t.equal(sent.headers['content-type'], 'image/png', 'answered as the status declares');
+  t.same(sent.rawPayload, answered, 'the bytes answered as they are');
+  const jpeg = await put('image/jpeg', png);
+  t.equal(jpeg.statusCode, 415, 'a bytes type the operation does not declare');
+  t.match(jpeg.json(), {
+    code: 'unsupported_media_type',
+    message: 'The request body must be sent as Content-Type: image/png.',
+    status: 415,
+  });
+  t.equal((await put('application/json', '{"name":"a"}')).statusCode, 415, 'JSON to a bytes route');
+  const large = await put('image/png', Buffer.alloc(1025, 0xff));
+  t.equal(large.statusCode, 413, 'over x-body-limit-bytes');
+  t.match(large.json(), { code: 'payload_too_large', message: /\b1024 bytes/, status: 413 });
+  t.equal((await put('image/png', Buffer.alloc(1024, 0xff))).statusCode, 200, 'up to x-body-limit-bytes');
+  const gzipped = await put('image/png', png, { 'content-encoding': 'gzip' });
+  t.equal(gzipped.statusCode, 415, 'a Content-Encoding the service does not undo');
+  t.match(gzipped.json(), { code: 'unsupported_media_type', status: 415 });
+  const empty = await app.inject({ method: 'PUT', url: '/v1/things' });
+  t.equal(empty.statusCode, 400, 'the required body is missing');
+  t.match(empty.json(), { message: 'The request body is required: send it with Content-Type: image/png.' });
+  const unlabelled = await app.inject({ method: 'PUT', url: '/v1/things', payload: png });
+  t.equal(unlabelled.statusCode, 415, 'bytes without a Content-Type');
+  t.match(unlabelled.json(), { message: 'The request body must be sent as Content-Type: image/png.' });
+  t.equal(inputs.length, 2);
+});
+
+t.test('media-bytes without a schema: raw bytes all the same', async (t) => {
+  const spec = structuredClone(constructExample('media-bytes')) as unknown as OpenApiDocument;
+  const put = spec.paths['/things']!['put'] as unknown as {
+    requestBody: { content: Record<string, object> };
+    responses: Record<string, { content?: Record<string, object> }>;
+  };
+  put.requestBody.content = { 'image/png': {} };
+  put.responses['200']!.content = { 'image/png': {} };
+  const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff]);
+  const app = await startSpecApp(t, spec, { example: (input: Input) => Promise.resolve({ status: 200, ...input }) });
+  const sent = await app.inject({
+    method: 'PUT',
+    url: '/v1/things',
+    headers: { 'content-type': 'image/png' },
+    payload: png,
+  });
+  t.equal(sent.statusCode, 200);
+  t.equal(sent.headers['content-type'], 'image/png');
+  t.same(sent.rawPayload, png);
+});
+
+t.test('media-bytes answered: anything but bytes breaks the contract', async (t) => {
+  const { app } = await exampleApp(t, 'media-bytes', (input) => ({ status: 200, body: String(input['body']) }));
+  const sent = await app.inject({
+    method: 'PUT',
+    url: '/v1/things',
+    headers: { 'content-type': 'image/png' },
+    payload: Buffer.from('png'),
+  });
+  t.equal(sent.statusCode, 500);
+  t.match(sent.json(), { code: 'internal_error', status: 500 });
+});
+
+t.test('media-bytes tagged: the ETag is over the bytes answered, and If-None-Match answers 304', async (t) => {
+  // The example's answer, read by a GET that declares ETag and 304.
+  const spec = constructExample('media-bytes') as unknown as OpenApiDocument;
+  const put = spec.paths['/things']!['put'] as { responses: Record<string, { headers?: object }> };
+  const get = {
+    operationId: 'example',
+    responses: {
+      '200': { ...put.responses['200'], headers: { ETag: { schema: { type: 'string' } } } },
+      '304': { description: 'Not Modified' },
+    },
+  };
+  let answered = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff]);
+  const app = await startSpecApp(t, { ...spec, paths: { '/things': { get } } } as unknown as OpenApiDocument, {
+    example: () => Promise.resolve({ status: 200, body: answered }),
+  });
+  const read = (headers: Record<string, string> = {}) => app.inject({ url: '/v1/things', headers });
+  const first = await read();
+  t.equal(first.statusCode, 200);
+  t.same(first.rawPayload, answered);
+  t.equal(first.headers['etag'], entityTagOf(answered), 'the tag of the bytes answered');
+  const unchanged = await read({ 'if-none-match': String(first.headers['etag']) });
+  t.equal(unchanged.statusCode, 304);
+  t.equal(unchanged.rawPayload.length, 0);
+  // 0xff and 0xfe read alike as UTF-8 (U+FFFD): a tag over text would not see the change.
+  answered = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xfe]);
+  const changed = await read({ 'if-none-match': String(first.headers['etag']) });
+  t.equal(changed.statusCode, 200);
+  t.not(changed.headers['etag'], first.headers['etag']);
+  const link = '</v1/things?page=2>; rel="next"';
+  t.not(entityTagOf(Buffer.from([0xff]), link), entityTagOf(Buffer.from([0xfe]), link), 'and beside a Link too');
 });
 
 t.test('param-path-simple', async (t) => {

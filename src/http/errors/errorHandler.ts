@@ -24,7 +24,14 @@ const codeForStatus: Record<number, ErrorCode> = {
  */
 const databaseRetryAfterSeconds = 1;
 
-function fromFastifyError(error: FastifyError, bodyLimit: number): ApiError | undefined {
+/** The media types the route's request body may be sent as, from its schema (JSON where it declares none). */
+function requestMediaTypesOf(request: FastifyRequest): string {
+  const body = request.routeOptions.schema?.body as { content?: object } | undefined;
+  const declared = Object.keys(body?.content ?? {});
+  return declared.length > 0 ? declared.join(' or ') : 'application/json';
+}
+
+function fromFastifyError(error: FastifyError, request: FastifyRequest, bodyLimit: number): ApiError | undefined {
   switch (error.code) {
     case 'FST_ERR_VALIDATION':
       return new ApiError(
@@ -36,7 +43,7 @@ function fromFastifyError(error: FastifyError, bodyLimit: number): ApiError | un
       return new ApiError(
         415,
         'unsupported_media_type',
-        'The request body must be sent as Content-Type: application/json.',
+        `The request body must be sent as Content-Type: ${requestMediaTypesOf(request)}.`,
       );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return bodyTooLarge(bodyLimit);
@@ -78,7 +85,7 @@ export function errorHandler(
   return function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
     // The route's limit (an operation's x-body-limit-bytes), else the server's.
     const limit = request.routeOptions.bodyLimit || bodyLimit;
-    let apiError = error instanceof ApiError ? error : fromFastifyError(error, limit);
+    let apiError = error instanceof ApiError ? error : fromFastifyError(error, request, limit);
     if (error instanceof DatabaseUnavailableError) {
       // One line per request at warn, without a stack (the outage itself is
       // logged once when it starts and once when it ends): reason says what

@@ -35,7 +35,8 @@ export interface ConditionalFacts {
 
 const responseRef = /^#\/components\/responses\/([^/]+)$/;
 
-function responseOf(spec: OpenApiDocument, response: ResponseObject | undefined): ResponseObject | undefined {
+/** A response of an operation, with a reference to components/responses resolved. */
+export function responseOf(spec: OpenApiDocument, response: ResponseObject | undefined): ResponseObject | undefined {
   if (response?.$ref === undefined) return response;
   const name = responseRef.exec(response.$ref)?.[1];
   return name === undefined ? undefined : spec.components.responses?.[name];
@@ -167,11 +168,11 @@ function preconditionFailed(facts: ConditionalFacts): ApiError {
 export function tagged(
   request: FastifyRequest,
   reply: FastifyReply,
-  json: string,
+  payload: string | Uint8Array,
   facts: ConditionalFacts,
   link: string | undefined,
 ): boolean {
-  const tag = entityTagOf(json, link);
+  const tag = entityTagOf(payload, link);
   const conditions = isSafe(request.method) ? conditionsOf(request, facts) : undefined;
   const outcome = conditions === undefined ? 'met' : evaluateConditions(conditions, tag, true);
   // The 412 is an Error object: it tells nothing of the representation, its tag included.

@@ -17,7 +17,7 @@ import {
   type RouteEntry,
 } from '../../openapi/document.js';
 import { essenceOf } from '../../openapi/mediaTypes.js';
-import { answerFor } from './answer.js';
+import { answerFor, answeredMediaTypesOf } from './answer.js';
 import { bodyLimitOf } from './bodyLimit.js';
 import { pathsMatchedBefore } from './notFound.js';
 import {
@@ -55,8 +55,9 @@ function toRouteHandler<K extends OperationId>(
   deprecation: Record<string, string> | undefined,
   headerNames: readonly string[],
   conditional: ConditionalFacts | undefined,
+  answeredMediaTypes: Map<number, string>,
 ): RouteHandlerMethod {
-  const answer = answerFor(conditional);
+  const answer = answerFor(conditional, answeredMediaTypes);
   return async function route(request: FastifyRequest, reply: FastifyReply) {
     // The declared header parameters under their names in the spec; Node has lower-cased them.
     const headers: Record<string, string> = {};
@@ -96,10 +97,12 @@ function toRouteHandler<K extends OperationId>(
 // Fastify picks the body schema by Content-Type, so a request with no body
 // and no Content-Type would skip body validation altogether. (Route hooks
 // here call `done` rather than return a promise: one promise less per request.)
-function requireBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  if (request.body === undefined)
-    done(invalidRequest('The request body is required: send a JSON object with Content-Type: application/json.'));
-  else done();
+function requireBody(declared: string[]) {
+  const message = `The request body is required: send it with Content-Type: ${declared.join(' or ')}.`;
+  return function requireBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    if (request.body === undefined) done(invalidRequest(message));
+    else done();
+  };
 }
 
 // Requests are closed: an operation that declares no requestBody takes no content. Refused on arrival, after
@@ -164,7 +167,8 @@ export function operationResolver(
     ];
     const parameters = parametersOf(spec, operation);
     const headerNames = parameters.filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name);
-    const preValidation = operation.requestBody?.required ? [requireBody] : [];
+    const bodyTypes = Object.keys((operation.requestBody as { content?: object } | undefined)?.content ?? {});
+    const preValidation = operation.requestBody?.required ? [requireBody(bodyTypes)] : [];
     const deprecation = deprecations.get(operationId);
     const sunset = sunsetOf(operation);
     const bodyLimit = bodyLimitOf(operation);
@@ -173,9 +177,7 @@ export function operationResolver(
     const onRequest = [
       ...(matchedBefore ? [matchedBefore] : []),
       ...(sunset ? [sunsetGate(operation, sunset, now)] : []),
-      ...(operation.requestBody
-        ? [refuseUndeclaredMediaTypes(Object.keys((operation.requestBody as { content?: object }).content ?? {}))]
-        : [refuseContent]),
+      ...(operation.requestBody ? [refuseUndeclaredMediaTypes(bodyTypes)] : [refuseContent]),
     ];
     const parts: RouteParts = {
       // The handler's success is serialized, validated, tagged and sent by the
@@ -185,6 +187,7 @@ export function operationResolver(
         deprecation,
         headerNames,
         conditionalFactsOf(spec, operation, route, routes),
+        answeredMediaTypesOf(spec, operation),
       ),
       // The deprecation headers are set on arrival, with the security headers
       // (no onSend hook per response): every answer of the route carries

@@ -13,12 +13,20 @@ function unsupported(message: string): ApiError {
   return new ApiError(415, 'unsupported_media_type', message);
 }
 
-/** The body as the client meant it, or the reason it cannot be read as sent. */
-function decodeBody(request: FastifyRequest, body: Buffer): string {
+/**
+ * A body with a Content-Encoding but identity is a 415, whatever its media type: the service does not
+ * decompress, and a plain body labelled gzip is a lie.
+ */
+export function refuseContentEncoding(request: FastifyRequest): void {
   const encoding = request.headers['content-encoding']?.trim().toLowerCase();
   if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
     throw unsupported(`Content-Encoding '${excerpt(encoding)}' is not supported; send the body uncompressed.`);
   }
+}
+
+/** The body as the client meant it, or the reason it cannot be read as sent. */
+function decodeBody(request: FastifyRequest, body: Buffer): string {
+  refuseContentEncoding(request);
   const charset = charsetParameter.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw unsupported(`charset '${excerpt(charset)}' is not supported; send JSON in UTF-8.`);

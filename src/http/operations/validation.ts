@@ -3,6 +3,7 @@ import { ApiError } from '../../errors.js';
 import { createAjv } from './ajv.js';
 import type { DeferredCompilation } from './deferredCompile.js';
 import { excerpt } from '../errors/excerpt.js';
+import { mediaTypeEntryOf } from '../../openapi/mediaTypes.js';
 
 type JsonSchema = {
   type?: string | string[];
@@ -93,9 +94,21 @@ function rejectEmptyPathParameters(schema: JsonSchema) {
   };
 }
 
+/**
+ * A body of a bytes media type (src/openapi/mediaTypes.ts) is valid when it is the bytes its parser read:
+ * its schema (`type: string`, `contentMediaType`, or none at all) names raw bytes, which ajv would take
+ * for a JSON string, and its size is the route's body limit, checked while it was read.
+ */
+function validateBytes(data: unknown) {
+  if (Buffer.isBuffer(data)) return { value: data };
+  const notBytes = { instancePath: '', keyword: 'type', params: {}, message: 'must be bytes', schemaPath: '#' };
+  return { error: Object.assign(new Error('validation failed'), { validation: [notBytes] }) };
+}
+
 /** fastify's validator compiler; ajv compiles each schema on its first use (see DeferredCompilation). */
 export function validatorCompiler(deferred: DeferredCompilation): FastifySchemaCompiler<JsonSchema> {
-  return ({ schema, httpPart }) => {
+  return ({ schema, httpPart, contentType }) => {
+    if (httpPart === 'body' && mediaTypeEntryOf(contentType ?? '')?.parse === 'bytes') return validateBytes;
     if (httpPart === 'body') {
       // Answers like the ajv function it stands for: true, or false with the errors on itself.
       const compiled = deferred.defer(() => bodyAjv.compile(schema));

@@ -6,6 +6,7 @@ import { frameworkErrorHandler } from '../errors/frameworkErrors.js';
 import type { HttpLimits } from '../limits.js';
 import type { DeferredCompilation } from '../operations/deferredCompile.js';
 import { registerStrictJsonParser } from '../operations/jsonBody.js';
+import { registerBytesParser } from '../operations/bytesBody.js';
 import { validatingSerializers } from '../operations/serialization.js';
 import { decorateRouteFacts } from '../pipeline.js';
 import { guardConnections } from './connections.js';
@@ -54,10 +55,11 @@ export function createServer(settings: ServerSettings): FastifyInstance {
     frameworkErrors: frameworkErrorHandler,
     schemaController: { compilersFactory: { buildSerializer: validatingSerializers(settings.deferred) } },
   });
-  // Only JSON bodies are part of the contract; without this, text/plain
-  // bodies would be parsed and reach routes whose schemas only cover JSON.
+  // Only the media types of src/openapi/mediaTypes.ts are read; without this, text/plain
+  // bodies would be parsed and reach routes whose schemas do not cover them.
   app.removeContentTypeParser(['text/plain']);
   registerStrictJsonParser(app);
+  registerBytesParser(app);
   answerAfterTheBody(app, limits.unreadBody);
   decorateRouteFacts(app);
   guardConnections(app.server, app.log);
