@@ -1,7 +1,9 @@
 // The prose lists that openapi.yaml decides: which operations there are, how each is called, and the scope
 // each needs. Written into the spec's own descriptions and the docs by npm run generate (generators/docFacts.ts).
 import { dereference, isObject, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
-import { essenceOf } from '../../src/openapi/mediaTypes.js';
+import { essenceOf, isBytesMediaType } from '../../src/openapi/mediaTypes.js';
+import { bodyLimitExtension } from '../../src/http/operations/bodyLimit.js';
+import { httpLimits } from '../../src/http/limits.js';
 import {
   declaredScopes,
   idempotentOperations,
@@ -30,21 +32,35 @@ function sunsetText(entry: OperationEntry): string {
 const objectAt = (value: Json | undefined): JsonObject => (isObject(value) ? value : {});
 
 /**
+ * The most bytes a request body may have, when a reader needs it: the declared x-body-limit-bytes, else, for a bytes
+ * body (a photo), the server's limit (src/http/limits.ts); a JSON body within the server's limit goes unsaid.
+ */
+function bodyLimitText(requestBody: JsonObject): string | undefined {
+  const declared = requestBody[bodyLimitExtension];
+  const bytes = Object.keys(objectAt(requestBody['content'])).some(isBytesMediaType);
+  const limit = typeof declared === 'number' ? declared : bytes ? httpLimits.bodyLimitBytes : undefined;
+  return limit === undefined ? undefined : `up to ${limit.toLocaleString('en-US')} bytes`;
+}
+
+/**
  * The media types of an operation's bodies other than application/json, the one the docs take for granted (a
- * +json type: application/merge-patch+json, application/problem+json): the request body's, and each answer's with
- * the statuses that answer in it. Empty when every body is application/json.
+ * +json type: application/merge-patch+json, application/problem+json; bytes: image/png), with the request body's
+ * size limit when it has one to say: the request body's, and each answer's with the statuses that answer in it.
+ * Empty when every body is application/json within the server's limit.
  */
 function mediaTypeText(document: JsonObject, entry: OperationEntry): string {
   const operation = objectAt(objectAt(objectAt(document['paths'])[entry.path])[entry.method.toLowerCase()]);
   const named = (content: Json | undefined) =>
     Object.keys(objectAt(content)).filter((type) => essenceOf(type) !== 'application/json');
-  const sent = named(objectAt(operation['requestBody'])['content']);
+  const requestBody = objectAt(operation['requestBody']);
+  const sent = named(requestBody['content']);
+  const body = [sent.map(code).join(' or '), bodyLimitText(requestBody)].filter((part) => part).join(', ');
   const answered = new Map<string, string[]>();
   for (const [status, response] of Object.entries(objectAt(operation['responses'])))
     for (const type of named(objectAt(response)['content']))
       answered.set(type, [...(answered.get(type) ?? []), status]);
   const parts = [
-    ...(sent.length > 0 ? [`body ${sent.map(code).join(' or ')}`] : []),
+    ...(body ? [`body ${body}`] : []),
     ...[...answered].map(([type, statuses]) => `answers ${statuses.join(', ')} in ${code(type)}`),
   ];
   return parts.length > 0 ? ` (${parts.join('; ')})` : '';

@@ -127,8 +127,8 @@ const mediaTypes: Construct[] = [
       client: { supported: machineTestFile('client') },
       conformance: bytesRefused,
       verify: bytesRefused,
-      contract: bytesRefused,
-      prose: bytesRefused,
+      contract: { supported: machineTestFile('contract') },
+      prose: { supported: machineTestFile('prose') },
     },
   },
   {

@@ -2,7 +2,7 @@
 // The developer's line (`message`) says where and what changed; this says what it does to the one calling.
 import type { Json } from '../openapi/dereference.js';
 import type { Change } from './change.js';
-import { code, inline } from './text.js';
+import { code, count, inline } from './text.js';
 
 /** The note on a rule's change that no value shows: the place admits the same values, or differs by others. */
 export const sameValues = '(the same values either way)';
@@ -189,9 +189,13 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
     'request-body-removed': `Requests to ${operation} that send a body are now refused.`,
     'request-body-became-required': `Requests to ${operation} without a body are now refused with 400.`,
     'request-body-became-optional': `Requests to ${operation} may now leave out the body.`,
+    'request-body-limit-decreased': `Requests to ${operation} with bodies of ${size(change.after, 1)} to ${size(change.before)} bytes, accepted before, are now refused with 413.`,
+    'request-body-limit-increased': `Requests to ${operation} may now send bodies of up to ${size(change.after)} bytes; every body accepted before still is.`,
+    'request-body-bytes-schema-changed': `Nothing changes for clients: ${subject} is bytes, sent as they are; no schema checks them.`,
+    'response-body-bytes-schema-changed': `Nothing changes for clients: ${subject} is bytes, answered as they are; no schema checks them.`,
     'request-body-media-type-added': `Requests to ${operation} may now send ${subject}.`,
     'request-body-media-type-removed': `Requests to ${operation} with ${subject} are now refused with 415.`,
-    'response-media-type-removed': `Clients of ${operation} that read ${subject} no longer get it.`,
+    'response-media-type-removed': `Clients of ${operation} that read ${subject} no longer get them.`,
     'response-media-type-added':
       change.level === 'breaking'
         ? `Clients of ${operation} may now get ${subject} they did not ask for, which a client written for the old answers cannot read.`
@@ -240,6 +244,9 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
   };
   return levelText[change.level] ?? levelText['none']!;
 }
+
+/** A number of bytes from a change's `before` or `after` (plus `more`), as people read it: 1,025. */
+const size = (value: Json | undefined, more = 0) => (typeof value === 'number' ? count(value + more) : quoted(value));
 
 /** A server's URL as written (a URL is never cut: the reader configures it). */
 const address = (value: Json | undefined) => (typeof value === 'string' ? code(value) : quoted(value));

@@ -9,7 +9,9 @@ import { compareOperationServers, compareServers } from './serverDiff.js';
 import { compareSecurity, compareSecuritySchemes } from './securityDiff.js';
 import { ContractInputError } from './load.js';
 import { code, literal, pointerStep } from './text.js';
-import { essenceOf } from '../../src/openapi/mediaTypes.js';
+import { essenceOf, isBytesMediaType } from '../../src/openapi/mediaTypes.js';
+import { bodyLimitExtension } from '../../src/http/operations/bodyLimit.js';
+import { httpLimits } from '../../src/http/limits.js';
 
 export type { Change, CounterExample, DiffOptions, Level, Direction, OperationRef } from './change.js';
 
@@ -145,6 +147,17 @@ function compareContent(
       );
       continue;
     }
+    if (isBytesMediaType(mediaType)) {
+      compareBytesSchemas(
+        media,
+        headContent[headType],
+        direction,
+        `${where} ${code(headType)}`,
+        at(pointers.head, headType),
+        out,
+      );
+      continue;
+    }
     judgeSchemas(
       objectAt(media)['schema'],
       objectAt(headContent[headType])['schema'],
@@ -159,6 +172,64 @@ function compareContent(
       out.emit,
     );
   }
+}
+
+/**
+ * A bytes body (src/openapi/mediaTypes.ts's `bytes`) is read and answered as it is sent, never checked against its
+ * schema (`type: string`, `contentMediaType`), so no value of a schema shows a change: a rewritten schema changes
+ * nothing for clients (none), and no JSON value is drawn as if the bytes were JSON.
+ */
+function compareBytesSchemas(
+  base: Json | undefined,
+  head: Json | undefined,
+  direction: 'request' | 'response',
+  where: string,
+  pointer: string,
+  out: Reporter,
+) {
+  const [before, after] = [objectAt(base)['schema'], objectAt(head)['schema']];
+  // contentMediaType names the bytes' type, which the media type already says: as for JSON, it is documentation.
+  const said = (schema: Json | undefined) => {
+    const { contentMediaType: _named, ...rest } = objectAt(substance(schema));
+    return rest;
+  };
+  if (same(said(before), said(after))) return;
+  out.add(
+    `${direction === 'request' ? 'request-body' : 'response-body'}-bytes-schema-changed`,
+    'none',
+    direction,
+    `${where}: schema ${literal(before)} → ${literal(after)} (bytes, as sent: no schema checks them)`,
+    `${pointer}${pointerStep('schema')}`,
+  );
+}
+
+/** The most bytes a request body may have: its x-body-limit-bytes, else the server's limit (src/http/limits.ts). */
+const bodyLimitOf = (body: JsonObject): number => {
+  const declared = body[bodyLimitExtension];
+  return typeof declared === 'number' ? declared : httpLimits.bodyLimitBytes;
+};
+
+/**
+ * A body over its limit is refused with 413 before it is read: a lower limit refuses bodies the base accepted (the
+ * smallest, one byte over the new limit, is the counter-example), a higher one accepts bodies it refused.
+ */
+function compareBodyLimit(before: JsonObject, after: JsonObject, pointer: string, out: Reporter) {
+  const [was, is] = [bodyLimitOf(before), bodyLimitOf(after)];
+  if (was === is) return;
+  const lowered = is < was;
+  const written = (body: JsonObject) =>
+    body[bodyLimitExtension] === undefined
+      ? `none (the server's ${literal(bodyLimitOf(body))})`
+      : literal(body[bodyLimitExtension]);
+  out.add(
+    `request-body-limit-${lowered ? 'decreased' : 'increased'}`,
+    lowered ? 'breaking' : 'additive',
+    'request',
+    `request body: ${code(bodyLimitExtension)} ${written(before)} → ${written(after)}${lowered ? ` (a body of ${is + 1} bytes: accepted by the base, refused by the head)` : ''}`,
+    after[bodyLimitExtension] === undefined ? pointer : `${pointer}${pointerStep(bodyLimitExtension)}`,
+    'head',
+    { before: was, after: is },
+  );
 }
 
 function compareRequestBody(base: Operation, head: Operation, out: Reporter) {
@@ -191,6 +262,7 @@ function compareRequestBody(base: Operation, head: Operation, out: Reporter) {
       `request body became ${required(after) ? 'required' : 'optional'}`,
       pointer,
     );
+  compareBodyLimit(before, after, pointer, out);
   compareContent(before, after, 'request', 'request body', { head: pointer, base: basePointer }, out);
 }
 

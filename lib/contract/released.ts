@@ -1,7 +1,8 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { same, type JsonObject } from '../openapi/dereference.js';
 import { repoRoot } from '../repoRoot.js';
-import { ContractInputError } from './load.js';
+import { ContractInputError, readContractFile } from './load.js';
 
 export const releasedDir = join(repoRoot, 'contract/released');
 
@@ -30,6 +31,12 @@ export function lastReleased(dir = releasedDir): string {
   const latest = releasedVersions(dir).at(-1);
   if (!latest) throw new Error(`no contract/released/openapi-<version>.yaml baseline in ${dir}`);
   return releasedFile(latest, dir);
+}
+
+/** Whether the document is the released contract of its own version (info.version). */
+export function isReleasedContract(document: JsonObject, dir = releasedDir): boolean {
+  const file = releasedFile(String((document['info'] as JsonObject | undefined)?.['version']), dir);
+  return existsSync(file) && same(readContractFile(file), document);
 }
 
 /** The major number of a semantic version (info.version). */

@@ -26,7 +26,8 @@ export const pointerStep = (key: string | number) => `/${String(key).replace(/~/
 /** Longest text an example shows whole; a longer one shows its start and its length. */
 export const maxExampleText = 60;
 
-const count = (n: number) => n.toLocaleString('en-US');
+/** A count as people read it: 1,024. */
+export const count = (n: number) => n.toLocaleString('en-US');
 
 /** JSON, each text longer than `maxExampleText` written as its start, an ellipsis, and its length. */
 function bounded(value: Json): string {

@@ -1,6 +1,6 @@
 // The gate's view of the diff: a breaking change passes only when the major number of info.version moved.
 import type { JsonObject } from '../openapi/dereference.js';
-import type { Change } from './change.js';
+import type { Change, Level } from './change.js';
 import { compareVersions, majorOf } from './released.js';
 
 export type Bump = 'major' | 'minor' | 'patch' | 'none';
@@ -36,4 +36,12 @@ export function verdictOf(changes: Change[], base: JsonObject, head: JsonObject)
   const breaking = changes.filter((change) => change.level === 'breaking');
   const majorMoved = majorOf(versionOf(head)) > majorOf(versionOf(base));
   return { breaking, majorMoved, passed: breaking.length === 0 || majorMoved };
+}
+
+/** How many changes there are of each level: `counts` in both --json reports (contract/*.schema.json). */
+export type Counts = Record<Level, number>;
+
+export function countsOf(changes: Change[]): Counts {
+  const count = (level: Level) => changes.filter((change) => change.level === level).length;
+  return { breaking: count('breaking'), warning: count('warning'), additive: count('additive'), none: count('none') };
 }

@@ -6,19 +6,38 @@
  * every breaking change with its rule id, operation and JSON pointer; warnings
  * after. Exit 0: no breaking change, or the major number of info.version moved;
  * 1: a breaking change; 2: an input that cannot be compared or an option it does not know (one line on
- * stderr, and the usage line). --date: the day a sunset is judged against (default today, UTC).
+ * stderr, and the usage line). --date: the day a sunset is judged against (default today, UTC). --json: the
+ * same verdict as one JSON document whose shape is contract/breaking.schema.json (BreakingReport), its keys those
+ * of a comparison in review --json for the same things.
  */
 import { join } from 'node:path';
 import type { Change } from '../../lib/contract/change.js';
 import { diff } from '../../lib/contract/diff.js';
 import { loadContract } from '../../lib/contract/load.js';
 import { forExample } from '../../lib/contract/text.js';
-import { lastReleased } from '../../lib/contract/released.js';
-import { verdictOf, versionOf } from '../../lib/contract/verdict.js';
+import { isReleasedContract, lastReleased } from '../../lib/contract/released.js';
+import { countsOf, verdictOf, versionOf, type Counts } from '../../lib/contract/verdict.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { dayOf, parseOptions, processOutput, runCommand, type Output } from './commandLine.js';
 
 export type { Output };
+
+/** The shape's version (contract/breaking.schema.json): raised when a field changes meaning or goes away. */
+export const breakingFormat = 1;
+
+/** breaking --json: named as a comparison of review --json names the same things (contract/review.schema.json). */
+export interface BreakingReport {
+  version: typeof breakingFormat;
+  /** The day sunsets are judged against. */
+  date: string;
+  base: { source: string; version: string; released: boolean };
+  head: { source: string; version: string };
+  /** The exit code's reason: passed unless a breaking change and the major number of info.version did not move. */
+  gate: { passed: boolean; breaking: number; majorMoved: boolean };
+  counts: Counts;
+  /** Every change, in the diff's order (lib/contract/diff.ts). */
+  changes: Change[];
+}
 export const breakingUsage =
   'npm run contract -- breaking [--base FILE|REV] [--head FILE|REV] [--date YYYY-MM-DD] [--json]';
 
@@ -64,11 +83,20 @@ function compare(args: string[], io: Output): number {
   const today = dayOf(values.date);
   const changes = diff(base.document, head.document, { today });
   const verdict = verdictOf(changes, base.document, head.document);
+  const [from, to] = [versionOf(base.document), versionOf(head.document)];
   if (values.json) {
-    io.out(JSON.stringify({ base: base.source, head: head.source, date: today, ...verdict, changes }, null, 2));
+    const report: BreakingReport = {
+      version: breakingFormat,
+      date: today,
+      base: { source: base.source, version: from, released: isReleasedContract(base.document) },
+      head: { source: head.source, version: to },
+      gate: { passed: verdict.passed, breaking: verdict.breaking.length, majorMoved: verdict.majorMoved },
+      counts: countsOf(changes),
+      changes,
+    };
+    io.out(JSON.stringify(report, null, 2));
     return verdict.passed ? 0 : 1;
   }
-  const [from, to] = [versionOf(base.document), versionOf(head.document)];
   io.out(`Comparing ${head.source} (${to}) with ${base.source} (${from}) on ${today}: ${changes.length} changes`);
   // A base named on the command line may be any revision: it is called a release only when it is one.
   const against = values.base === undefined ? `the released contract ${from}` : `${base.source} (${from})`;

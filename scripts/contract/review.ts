@@ -14,19 +14,33 @@
  * gate judges); 2 on input it cannot read, an option it does not know, or a FILE it cannot write.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Change } from '../../lib/contract/change.js';
 import { changes as changelogEntries } from '../../lib/contract/changelog.js';
 import { diff } from '../../lib/contract/diff.js';
-import { loadContract, readContractFile, type LoadedContract } from '../../lib/contract/load.js';
+import { loadContract, type LoadedContract } from '../../lib/contract/load.js';
 import { operationsOf } from '../../lib/contract/operations.js';
-import { compareVersions, majorOf, releasedFile, releasedVersions } from '../../lib/contract/released.js';
+import {
+  compareVersions,
+  isReleasedContract,
+  majorOf,
+  releasedFile,
+  releasedVersions,
+} from '../../lib/contract/released.js';
 import { describeAlternative, requirementsOf } from '../../lib/contract/securityDiff.js';
 import { componentName, placeKey, placesOf, sharedChanges, type SharedChange } from '../../lib/contract/shared.js';
 import { code, forExample, inline } from '../../lib/contract/text.js';
-import { bumpBetween, bumpNeeded, covers, versionOf, type Bump } from '../../lib/contract/verdict.js';
+import {
+  bumpBetween,
+  bumpNeeded,
+  countsOf,
+  covers,
+  versionOf,
+  type Bump,
+  type Counts,
+} from '../../lib/contract/verdict.js';
 import { dereference, same, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
 import { previousRelease } from '../../lib/releases/record.js';
 import { repoRoot } from '../../lib/repoRoot.js';
@@ -73,7 +87,7 @@ export interface Comparison {
     enough: boolean;
   };
   gate: { passed: boolean; breaking: number };
-  counts: Record<'breaking' | 'warning' | 'additive' | 'none', number>;
+  counts: Counts;
   operations: OperationReview[];
   /** Changes of one shared component at two places or more, once each; their places' changes are also in `operations`. */
   shared: SharedChange[];
@@ -133,17 +147,11 @@ function byOperation(base: JsonObject, head: JsonObject, changes: Change[]): Ope
   return [...groups.values()];
 }
 
-/** Whether the document is the released contract of its own version. */
-function isRelease(document: JsonObject): boolean {
-  const file = releasedFile(versionOf(document));
-  return existsSync(file) && same(readContractFile(file), document);
-}
-
 /** One comparison; `client` is what the generated clients' declarations say. */
 export function compare(base: LoadedContract, head: LoadedContract, date: string, client: ClientChanges): Comparison {
   const changes = diff(base.document, head.document, { today: date });
   const [from, to] = [versionOf(base.document), versionOf(head.document)];
-  const released = isRelease(base.document);
+  const released = isReleasedContract(base.document);
   // A base that is no release (unreleased main): the head's version is measured from the last release below it.
   const release = released
     ? from
@@ -154,18 +162,12 @@ export function compare(base: LoadedContract, head: LoadedContract, date: string
   const made = release === null ? 'major' : bumpBetween(release, to);
   const breaking = changes.filter((change) => change.level === 'breaking').length;
   const majorMoved = release === null || majorOf(to) > majorOf(release);
-  const count = (level: Change['level']) => changes.filter((change) => change.level === level).length;
   return {
     base: { source: base.source, version: from, released },
     head: { source: head.source, version: to },
     version: { release, needed, made, enough: covers(made, needed) },
     gate: { passed: breaking === 0 || majorMoved, breaking },
-    counts: {
-      breaking: count('breaking'),
-      warning: count('warning'),
-      additive: count('additive'),
-      none: count('none'),
-    },
+    counts: countsOf(changes),
     operations: byOperation(base.document, head.document, changes),
     shared: sharedChanges(base.document, head.document, changes),
     other: changes.filter((change) => !change.operation),

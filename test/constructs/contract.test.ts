@@ -30,6 +30,7 @@ function without(document: JsonObject, pointer: string): JsonObject {
 const removal: Record<string, string> = {
   'media-json': 'request-body-media-type-removed:breaking',
   'media-json-suffix': 'request-body-media-type-removed:breaking',
+  'media-bytes': 'request-body-media-type-removed:breaking',
   'param-path-simple': 'request-parameter-removed:breaking',
   'param-query-form': 'request-parameter-removed:breaking',
   'param-header-simple': 'request-parameter-removed:breaking',
@@ -115,6 +116,117 @@ t.test(
     );
   },
 );
+
+t.test('media-bytes: bytes bodies are compared by media type and size, never by JSON values', async (t) => {
+  const base = constructExample('media-bytes');
+  const put = (document: JsonObject) =>
+    ((document['paths'] as JsonObject)['/things'] as JsonObject)['put'] as JsonObject;
+  const requestBody = (document: JsonObject) => put(document)['requestBody'] as JsonObject;
+  const answer = (document: JsonObject) =>
+    ((put(document)['responses'] as JsonObject)['200'] as JsonObject)['content'] as JsonObject;
+  const bytesOf = (mediaType: string): JsonObject => ({ schema: { type: 'string', contentMediaType: mediaType } });
+  const rules = (changes: ReturnType<typeof diff>) => changes.map((change) => `${change.rule}:${change.level}`).sort();
+  const edited = (edit: (document: JsonObject) => void) => {
+    const copy = structuredClone(base);
+    edit(copy);
+    return diff(base, copy);
+  };
+
+  t.test('a bytes media type added beside the old one is additive', async (t) => {
+    const changes = edited((head) => {
+      (requestBody(head)['content'] as JsonObject)['image/jpeg'] = bytesOf('image/jpeg');
+    });
+    t.same(rules(changes), ['request-body-media-type-added:additive']);
+    t.equal(changes[0]?.consumer, 'Requests to PUT /things may now send `image/jpeg` bodies.');
+  });
+
+  t.test('a bytes media type replaced in a request is breaking: old clients meet 415', async (t) => {
+    const changes = edited((head) => {
+      requestBody(head)['content'] = { 'image/jpeg': bytesOf('image/jpeg') };
+    });
+    t.same(rules(changes), ['request-body-media-type-added:additive', 'request-body-media-type-removed:breaking']);
+    t.equal(
+      changes.find((change) => change.level === 'breaking')?.consumer,
+      'Requests to PUT /things with `image/png` bodies are now refused with 415.',
+    );
+  });
+
+  t.test('a bytes media type replaced in an answer is breaking: clients expect png', async (t) => {
+    const changes = edited((head) => {
+      ((put(head)['responses'] as JsonObject)['200'] as JsonObject)['content'] = {
+        'image/jpeg': bytesOf('image/jpeg'),
+      };
+    });
+    t.same(rules(changes), ['response-media-type-added:breaking', 'response-media-type-removed:breaking']);
+    t.equal(
+      changes.find((change) => change.rule === 'response-media-type-removed')?.consumer,
+      'Clients of PUT /things that read `image/png` answers no longer get them.',
+    );
+  });
+
+  t.test('x-body-limit-bytes lowered is breaking (413, with the smallest body refused), raised additive', async (t) => {
+    const [lowered, ...others] = edited((head) => {
+      requestBody(head)['x-body-limit-bytes'] = 512;
+    });
+    t.same(others, []);
+    t.match(lowered, {
+      rule: 'request-body-limit-decreased',
+      level: 'breaking',
+      before: 1024,
+      after: 512,
+      pointer: '/paths/~1things/put/requestBody/x-body-limit-bytes',
+    });
+    t.match(lowered?.message, 'a body of 513 bytes: accepted by the base, refused by the head');
+    t.equal(
+      lowered?.consumer,
+      'Requests to PUT /things with bodies of 513 to 1,024 bytes, accepted before, are now refused with 413.',
+    );
+    const raised = edited((head) => {
+      requestBody(head)['x-body-limit-bytes'] = 4096;
+    });
+    t.same(rules(raised), ['request-body-limit-increased:additive']);
+    t.equal(
+      raised[0]?.consumer,
+      'Requests to PUT /things may now send bodies of up to 4,096 bytes; every body accepted before still is.',
+    );
+    // Absent, the limit is the server's (src/http/limits.ts): 64 KiB, more than 1,024.
+    const dropped = edited((head) => {
+      delete requestBody(head)['x-body-limit-bytes'];
+    });
+    t.match(dropped, [{ rule: 'request-body-limit-increased', level: 'additive', after: 65536 }]);
+    const serverLimit = structuredClone(base);
+    requestBody(serverLimit)['x-body-limit-bytes'] = 65536;
+    t.same(
+      diff(serverLimit, without(serverLimit, '/paths/~1things/put/requestBody/x-body-limit-bytes')),
+      [],
+      "the server's limit written out is no change",
+    );
+  });
+
+  t.test('a bytes schema with or without contentMediaType is no change, and no schema draws JSON', async (t) => {
+    const plain = edited((head) => {
+      (requestBody(head)['content'] as JsonObject)['image/png'] = { schema: { type: 'string' } };
+      answer(head)['image/png'] = { schema: { type: 'string', contentMediaType: 'image/jpeg' } };
+    });
+    t.same(plain, [], 'contentMediaType added, removed or renamed says nothing the bytes obey');
+    const rewritten = edited((head) => {
+      (requestBody(head)['content'] as JsonObject)['image/png'] = { schema: { type: 'string', maxLength: 10 } };
+      answer(head)['image/png'] = { schema: {} };
+    });
+    t.same(rules(rewritten), ['request-body-bytes-schema-changed:none', 'response-body-bytes-schema-changed:none']);
+    t.notOk(
+      rewritten.some((change) => change.counterExample !== undefined || /as in|like [`{]/.test(change.consumer)),
+      'no JSON counter-example for raw bytes',
+    );
+    t.same(
+      rewritten.map((change) => change.consumer),
+      [
+        'Nothing changes for clients: the request body is bytes, sent as they are; no schema checks them.',
+        'Nothing changes for clients: the `200` response is bytes, answered as they are; no schema checks them.',
+      ],
+    );
+  });
+});
 
 // A branch added to a request anyOf widens it, one removed narrows it; for an answer the reverse.
 t.test('schema-any-of', async (t) => {

@@ -257,7 +257,7 @@ t.test(
   { skip: !inGitCheckout && 'not a git checkout' },
   async (t) => {
     const result = breaking(['--base', 'HEAD', '--json']);
-    t.match(JSON.parse(result.stdout), { base: 'openapi.yaml at HEAD' });
+    t.match(JSON.parse(result.stdout), { base: { source: 'openapi.yaml at HEAD' } });
   },
 );
 
