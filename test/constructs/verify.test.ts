@@ -5,7 +5,8 @@ import type { TestRequest } from '../../lib/conformance/checks.js';
 import { validCases } from '../../lib/conformance/requests.js';
 import { Exchanger } from '../../scripts/verify/exchange.js';
 import { Findings } from '../../scripts/verify/findings.js';
-import type { OutgoingRequest, PoliteClient } from '../../scripts/verify/http.js';
+import { PoliteClient, type OutgoingRequest } from '../../scripts/verify/http.js';
+import { bytesService } from '../helpers/bytesService.js';
 import { constructExample } from '../helpers/constructExamples.js';
 
 // `npm run verify`, each construct on the catalogue's example spec: one request through its Exchanger (the URL
@@ -17,7 +18,11 @@ interface Reply {
   status: number;
   headers?: Record<string, string>;
   json?: unknown;
+  /** A body as bytes, sent with the headers given. */
+  bytes?: Uint8Array;
 }
+
+const sent = (exchanged: { sent: OutgoingRequest[] }) => exchanged.sent[0]?.headers ?? {};
 
 async function exchange(id: string, reply: Reply, request: Partial<TestRequest> = {}, expect?: number[]) {
   const [operation] = loadContract(constructExample(id)).operations;
@@ -25,9 +30,10 @@ async function exchange(id: string, reply: Reply, request: Partial<TestRequest> 
   const client = {
     send: (outgoing: OutgoingRequest) => {
       sent.push(outgoing);
-      const text = reply.json === undefined ? '' : JSON.stringify(reply.json);
+      const bytes = reply.bytes ?? new TextEncoder().encode(reply.json === undefined ? '' : JSON.stringify(reply.json));
+      const text = new TextDecoder().decode(bytes);
       const headers = { ...(reply.json === undefined ? {} : { 'content-type': 'application/json' }), ...reply.headers };
-      return Promise.resolve({ status: reply.status, headers: new Headers(headers), text });
+      return Promise.resolve({ status: reply.status, headers: new Headers(headers), text, bytes });
     },
   } as unknown as PoliteClient;
   const findings = new Findings();
@@ -156,4 +162,53 @@ t.test('schema-any-of', async (t) => {
   t.same((await exchange('schema-any-of', { status: 200, json: { name: 'a', status: -1 } })).failures, [
     'body outside its schema',
   ]);
+});
+
+t.test('media-bytes', async (t) => {
+  const [operation] = loadContract(constructExample('media-bytes')).operations;
+  const drawn = fc.sample(validCases(operation!, { key, bodyLimit: 65536 }), { numRuns: 40, seed: 1 });
+  const request = drawn.find((each) => (each.request.body as Uint8Array).includes(0xff))!.request;
+  const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0x00, 0xc3]);
+  const right = await exchange(
+    'media-bytes',
+    { status: 200, headers: { 'content-type': 'image/png' }, bytes: png },
+    request,
+  );
+  t.equal(sent(right)['content-type'], 'image/png', 'the body sent as image/png');
+  t.equal(right.sent[0]?.body, request.body, 'the drawn bytes themselves, not JSON text');
+  t.match(right.answer?.curl, /--data-binary \$'[^']*\\xff/, 'the curl line carries the bytes');
+  t.same(right.failures, [], 'bytes in the declared type pass');
+  t.same(right.answer?.bytes, png, 'read as bytes');
+  t.equal(right.answer?.json, undefined, 'never parsed');
+  const json = await exchange('media-bytes', { status: 200, json: { name: 'a' } }, request);
+  t.same(json.failures, ['wrong content type'], 'JSON where image/png is declared fails');
+  t.match(
+    json.findings.failures[0]?.message,
+    'Content-Type "application/json"; openapi.yaml declares image/png for 200',
+  );
+  const text = await exchange(
+    'media-bytes',
+    { status: 200, headers: { 'content-type': 'text/plain' }, bytes: new TextEncoder().encode('hello') },
+    request,
+  );
+  t.same(text.failures, ['wrong content type'], 'and so does text');
+  t.same(
+    (await exchange('media-bytes', { status: 200, headers: { 'content-type': 'image/png; x=1' } })).failures,
+    [],
+    'the type compared by its essence',
+  );
+});
+
+t.test('media-bytes over HTTP: the bytes go and come back untouched', async (t) => {
+  const service = await bytesService((received) => ({ contentType: 'image/png', body: received.body }), t);
+  const body = Uint8Array.from([0xff, 0xfe, 0x00, 0x80, 0xc3]);
+  const client = new PoliteClient(new Findings(), 1);
+  const received = await client.send({
+    method: 'PUT',
+    url: `${service.origin}/v1/things`,
+    headers: { 'content-type': 'image/png' },
+    body,
+  });
+  t.same(service.received, [{ contentType: 'image/png', body: Buffer.from(body) }]);
+  t.same(received?.bytes, body);
 });
