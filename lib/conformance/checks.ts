@@ -45,6 +45,18 @@ function bytesProblems(declared: DeclaredResponse, response: TestResponse): stri
   ];
 }
 
+/**
+ * Whether two answers carry the same body: byte for byte when both were kept as bytes (two bodies that are no
+ * UTF-8 can decode to the same text), else as text.
+ */
+export function sameBody(
+  first: { text: string; bytes?: Uint8Array },
+  second: { text: string; bytes?: Uint8Array },
+): boolean {
+  if (first.bytes !== undefined && second.bytes !== undefined) return Buffer.compare(first.bytes, second.bytes) === 0;
+  return first.text === second.text;
+}
+
 /** What in a response breaks the contract of its operation; empty when nothing does. */
 export function conformanceProblems(operation: Operation, response: TestResponse): string[] {
   const problems: string[] = [];

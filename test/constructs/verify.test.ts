@@ -1,10 +1,11 @@
 import fc from 'fast-check';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { loadContract } from '../../lib/conformance/spec.js';
 import type { TestRequest } from '../../lib/conformance/checks.js';
 import { validCases } from '../../lib/conformance/requests.js';
 import { Exchanger } from '../../scripts/verify/exchange.js';
 import { Findings } from '../../scripts/verify/findings.js';
+import { runVerification } from '../../scripts/verify/verify.js';
 import { PoliteClient, type OutgoingRequest } from '../../scripts/verify/http.js';
 import { bytesService } from '../helpers/bytesService.js';
 import { constructExample } from '../helpers/constructExamples.js';
@@ -209,6 +210,56 @@ t.test('media-bytes over HTTP: the bytes go and come back untouched', async (t) 
     headers: { 'content-type': 'image/png' },
     body,
   });
-  t.same(service.received, [{ contentType: 'image/png', body: Buffer.from(body) }]);
-  t.same(received?.bytes, body);
+  t.equal(service.received[0]?.contentType, 'image/png');
+  t.same(service.received[0]?.body, Buffer.from(body), 'sent untouched');
+  t.same(received?.bytes, body, 'read back untouched');
+});
+
+/**
+ * A deployment of media-bytes' example: it publishes the spec, refuses another type and too many bytes with
+ * the Error object, and answers the photo it was put in `photoType`.
+ */
+async function photoDeployment(t: Test, photoType: string) {
+  const spec = constructExample('media-bytes');
+  const refuse = (status: number, code: string) => ({
+    status,
+    contentType: 'application/json',
+    body: JSON.stringify({ code, message: code, status }),
+  });
+  return bytesService((received) => {
+    if (received.url === '/v1/openapi.json') return { contentType: 'application/json', body: JSON.stringify(spec) };
+    if (received.contentType !== 'image/png') return refuse(received.body.length === 0 ? 400 : 415, 'media');
+    if (received.body.length > 1024) return refuse(413, 'too_large');
+    return { contentType: photoType, body: received.body };
+  }, t);
+}
+
+t.test('media-bytes, a whole run: bytes put, answered and checked', async (t) => {
+  const spec = constructExample('media-bytes');
+  const run = (origin: string) =>
+    runVerification({ baseUrl: `${origin}/v1`, apiKey: key, readOnly: false, maxRequests: 40, seed: 7, spec });
+  const keeping = await photoDeployment(t, 'image/png');
+  // The example declares its 200 alone: verify rightly calls each refusal (415, 413) an undeclared status.
+  const answered = (findings: Findings) => findings.failures.filter((failure) => failure.status === 200);
+  const kept = await run(keeping.origin);
+  t.ok(
+    kept.failures.some((failure) => failure.status === 415),
+    'the refusals were sent and checked',
+  );
+  t.same(answered(kept), [], 'a deployment that answers its photo in image/png passes');
+  const puts = keeping.received.filter((each) => each.method === 'PUT' && each.contentType === 'image/png');
+  t.ok(puts.length > 0, 'photos were put');
+  t.ok(
+    puts.some((each) => each.body.length > 1024),
+    'one past the limit among them',
+  );
+  t.ok(
+    puts.some((each) => !Buffer.from(each.body.toString('utf8')).equals(each.body)),
+    'bytes that are no UTF-8 among them, sent as drawn',
+  );
+  const json = await run((await photoDeployment(t, 'application/json')).origin);
+  t.ok(
+    answered(json).length > 0 && answered(json).every((failure) => failure.check === 'wrong content type'),
+    'one that answers JSON for image/png fails on its type',
+  );
 });

@@ -1,19 +1,28 @@
 import { once } from 'node:events';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** What the service was sent: the Content-Type and the body, byte for byte. */
+/** What the service was sent: the request line, the headers, the body byte for byte. */
 export interface Received {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
   contentType: string | undefined;
   body: Buffer;
 }
 
+export interface Reply {
+  status?: number;
+  contentType: string;
+  body: Uint8Array | string;
+}
+
 /**
- * A service of one operation whose answer the test chooses (from what it was sent): to see what a tool sends
- * on the wire and what it makes of an answer in a bytes media type. Closed by the test's teardown.
+ * A service whose answers the test chooses (from what it was sent): to see what a tool sends on the wire and
+ * what it makes of an answer in a bytes media type. Closed by the test's teardown.
  */
 export async function bytesService(
-  answer: (received: Received) => { contentType: string; body: Uint8Array | string },
+  answer: (received: Received) => Reply,
   t: { teardown: (close: () => void) => void },
 ): Promise<{ origin: string; received: Received[] }> {
   const received: Received[] = [];
@@ -21,10 +30,16 @@ export async function bytesService(
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const sent = { contentType: request.headers['content-type'], body: Buffer.concat(chunks) };
+      const sent = {
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        contentType: request.headers['content-type'],
+        body: Buffer.concat(chunks),
+      };
       received.push(sent);
-      const { contentType, body } = answer(sent);
-      response.writeHead(200, { 'content-type': contentType }).end(body);
+      const { status = 200, contentType, body } = answer(sent);
+      response.writeHead(status, { 'content-type': contentType }).end(body);
     });
   });
   server.listen(0, '127.0.0.1');
