@@ -526,3 +526,20 @@ export function objectViolations(schema: Schema): Array<{ rule: string; values: 
   }
   return violations;
 }
+
+/**
+ * Bodies of a bytes media type (src/openapi/mediaTypes.ts's `bytes` entry samples `bytes`): any bytes at all,
+ * none of them need be a valid image, from empty to the operation's limit. Mostly small (fast-check's sizes
+ * are biased so), the limit itself as an edge, and bytes that are no UTF-8 (a lone 0xff, a cut sequence), so
+ * a tool that decodes what it sends or reads as text shows itself.
+ */
+export function bytesWithin(limitBytes: number): fc.Arbitrary<Uint8Array> {
+  const notUtf8 = fc
+    .tuple(fc.uint8Array({ maxLength: Math.max(0, limitBytes - 2) }), fc.constantFrom([0xff], [0xc3], [0xe2, 0x82]))
+    .map(([head, tail]) => Uint8Array.from([...head, ...tail].slice(0, limitBytes)));
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.uint8Array({ maxLength: limitBytes }) },
+    { weight: 2, arbitrary: notUtf8 },
+    { weight: 1, arbitrary: fc.uint8Array({ minLength: limitBytes, maxLength: limitBytes }) },
+  );
+}

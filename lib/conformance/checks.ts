@@ -1,4 +1,5 @@
-import type { Operation } from './spec.js';
+import { essenceOf } from '../../src/openapi/mediaTypes.js';
+import type { DeclaredResponse, Operation } from './spec.js';
 
 /** A request as the generators build it: printable, so a counterexample reads as a request. */
 export interface TestRequest {
@@ -9,16 +10,51 @@ export interface TestRequest {
   /** Repeated names are sent repeatedly. */
   query: Array<[string, string]>;
   headers: Record<string, string>;
-  /** Raw body text; bytes when no Content-Type may be set by fetch. */
-  body?: string | { bytes: string };
+  /**
+   * Raw body text; a body of a bytes media type as its bytes (a Uint8Array, never decoded); `{ bytes }`, text
+   * sent as bytes so that fetch sets no Content-Type of its own.
+   */
+  body?: string | Uint8Array | { bytes: string };
+}
+
+/** The body as it goes on the wire: text as text, bytes untouched. */
+export function wireBody(body: NonNullable<TestRequest['body']>): string | Uint8Array {
+  return typeof body === 'string' || body instanceof Uint8Array ? body : Buffer.from(body.bytes);
 }
 
 export interface TestResponse {
   status: number;
   headers: Headers;
   text: string;
+  /** The body as received, byte for byte (text is it decoded as UTF-8, which a bytes body need not be). */
+  bytes?: Uint8Array;
   /** The parsed JSON body, when there is one. */
   json?: unknown;
+}
+
+/**
+ * A body declared in a bytes media type: any bytes, in that type (by essence: image/png, not application/json
+ * or text), never parsed.
+ */
+function bytesProblems(declared: DeclaredResponse, response: TestResponse): string[] {
+  const contentType = response.headers.get('content-type');
+  if (essenceOf(contentType ?? '') === essenceOf(declared.mediaType!)) return [];
+  const length = response.bytes?.length ?? Buffer.byteLength(response.text);
+  return [
+    `Content-Type ${JSON.stringify(contentType)}: status ${response.status} declares ${declared.mediaType} bytes (got ${length} bytes)`,
+  ];
+}
+
+/**
+ * Whether two answers carry the same body: byte for byte when both were kept as bytes (two bodies that are no
+ * UTF-8 can decode to the same text), else as text.
+ */
+export function sameBody(
+  first: { text: string; bytes?: Uint8Array },
+  second: { text: string; bytes?: Uint8Array },
+): boolean {
+  if (first.bytes !== undefined && second.bytes !== undefined) return Buffer.compare(first.bytes, second.bytes) === 0;
+  return first.text === second.text;
 }
 
 /** What in a response breaks the contract of its operation; empty when nothing does. */
@@ -33,6 +69,7 @@ export function conformanceProblems(operation: Operation, response: TestResponse
     );
     return problems;
   }
+  if (declared.kind === 'bytes') problems.push(...bytesProblems(declared, response));
   if (declared.validateBody) {
     if (response.json === undefined) {
       problems.push(

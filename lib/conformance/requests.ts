@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { meetsFormat, objectViolations, scalarViolations, valid } from './arbitraries.js';
+import { bytesWithin, meetsFormat, objectViolations, scalarViolations, valid } from './arbitraries.js';
 import type { TestRequest } from './checks.js';
 import { clientIdOf, isSafe } from './resources.js';
-import type { Operation, Parameter, Schema } from './spec.js';
+import type { Operation, Parameter, RequestBody, Schema } from './spec.js';
 
 /** A generated request and the statuses the contract allows for it. */
 export interface Case {
@@ -118,13 +118,24 @@ interface Parts {
   headers?: Record<string, string>;
 }
 
-/** Spellings of the body's media type a server must take alike: parameters and case. */
-function contentTypes(mediaType: string): fc.Arbitrary<string> {
+/** Spellings of the body's media type a server must take alike: parameters and case. Bytes have no charset. */
+function contentTypes(body: RequestBody | undefined): fc.Arbitrary<string> {
+  const mediaType = body?.mediaType ?? 'application/json';
   const spellings =
-    mediaType === 'application/json'
-      ? ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON']
-      : [mediaType, `${mediaType}; charset=utf-8`];
+    body?.kind === 'bytes'
+      ? [mediaType]
+      : mediaType === 'application/json'
+        ? ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON']
+        : [mediaType, `${mediaType}; charset=utf-8`];
   return fc.constantFrom(...spellings);
+}
+
+/** The largest body the operation takes: its x-body-limit-bytes, else the server's. */
+const limitOf = (body: RequestBody, context: GeneratorContext): number => body.limitBytes ?? context.bodyLimit;
+
+/** Valid bodies, drawn as the body's media type entry says: values of its schema, or bytes within its limit. */
+function bodyValues(body: RequestBody, context: GeneratorContext): fc.Arbitrary<unknown> {
+  return body.kind === 'bytes' ? bytesWithin(limitOf(body, context)) : valid(body.schema);
 }
 
 /** Everything of a valid request, as separate parts that the invalid generator breaks one at a time. */
@@ -157,9 +168,9 @@ function validParts(operation: Operation, context: GeneratorContext): fc.Arbitra
   return fc.record({
     pathParams,
     query,
-    ...(operation.body ? { body: valid(operation.body.schema) } : {}),
+    ...(operation.body ? { body: bodyValues(operation.body, context) } : {}),
     authorization: validAuthorization(context.key),
-    contentType: contentTypes(operation.body?.mediaType ?? 'application/json'),
+    contentType: contentTypes(operation.body),
   });
 }
 
@@ -174,7 +185,8 @@ function toRequest(operation: Operation, intent: string, parts: Parts): TestRequ
   };
   if (operation.body && parts.body !== undefined) {
     headers['content-type'] = parts.contentType;
-    request.body = JSON.stringify(parts.body);
+    // Bytes go as they are: no JSON text, no decoding.
+    request.body = operation.body.kind === 'bytes' ? (parts.body as Uint8Array) : JSON.stringify(parts.body);
   }
   return request;
 }
@@ -316,7 +328,9 @@ export function invalidCases(operation: Operation, context: GeneratorContext): f
   }
 
   if (operation.body) {
-    for (const violation of objectViolations(operation.body.schema)) {
+    // Any bytes are a bytes body's value: only a JSON body has a schema to break, text that is no JSON, or none.
+    const json = operation.body.kind === 'json';
+    for (const violation of json ? objectViolations(operation.body.schema) : []) {
       make(
         `body ${violation.rule}`,
         [400],
@@ -336,33 +350,44 @@ export function invalidCases(operation: Operation, context: GeneratorContext): f
       [415],
       fc.tuple(base, mediaTypes).map(([parts, contentType]) => ({ ...parts, contentType })),
     );
-    make('no content type', [415], base, (request) => ({
+    // Some content, so that what is missing is the type alone (bytes may be drawn empty).
+    const someContent = base.filter((parts) => !(parts.body instanceof Uint8Array && parts.body.length === 0));
+    make('no content type', [415], someContent, (request) => ({
       ...request,
       headers: { authorization: request.headers['authorization']! },
-      body: { bytes: String(request.body) },
+      // fetch adds no Content-Type of its own to bytes; to text it would (text/plain), so text goes as bytes.
+      body: request.body instanceof Uint8Array ? request.body : { bytes: String(request.body) },
     }));
-    cases.push(
-      fc
-        .tuple(base, fc.nat(), fc.constantFrom('', '{', '}', ',', '"', 'x', '\u0000'))
-        .map(([parts, at, junk]) => {
-          const request = toRequest(operation, 'malformed JSON', parts);
-          const text = String(request.body);
-          const cutAt = text.length > 1 ? 1 + (at % (text.length - 1)) : 0;
-          return { request: { ...request, body: text.slice(0, cutAt) + junk }, expect: [400] };
-        })
-        .filter(({ request }) => !parses(String(request.body))),
-    );
-    make('empty body', [400], base, (request) => ({ ...request, body: '' }));
+    if (json) {
+      cases.push(
+        fc
+          .tuple(base, fc.nat(), fc.constantFrom('', '{', '}', ',', '"', 'x', '\u0000'))
+          .map(([parts, at, junk]) => {
+            const request = toRequest(operation, 'malformed JSON', parts);
+            const text = String(request.body);
+            const cutAt = text.length > 1 ? 1 + (at % (text.length - 1)) : 0;
+            return { request: { ...request, body: text.slice(0, cutAt) + junk }, expect: [400] };
+          })
+          .filter(({ request }) => !parses(String(request.body))),
+      );
+      make('empty body', [400], base, (request) => ({ ...request, body: '' }));
+    }
     if (operation.body.required) {
       make('no body', [400], base, (request) => {
         const { body: _body, ...rest } = request;
         return { ...rest, headers: { authorization: request.headers['authorization']! } };
       });
     }
+    const limit = limitOf(operation.body, context);
     cases.push(
       fc.tuple(base, fc.integer({ min: 1, max: 4096 })).map(([parts, extra]) => {
         const request = toRequest(operation, 'oversize body', parts);
-        const padding = ' '.repeat(context.bodyLimit + extra - String(request.body).length);
+        if (request.body instanceof Uint8Array) {
+          const over = new Uint8Array(limit + extra).fill(0xff);
+          over.set(request.body);
+          return { request: { ...request, body: over }, expect: [413] };
+        }
+        const padding = ' '.repeat(limit + extra - String(request.body).length);
         return { request: { ...request, body: `${String(request.body)}${padding}` }, expect: [413] };
       }),
     );

@@ -6,7 +6,7 @@ import { assertSupportedBy } from '../constructs/refusals.js';
 import { dereference, type JsonObject } from '../openapi/dereference.js';
 import { httpMethods } from '../../src/openapi/document.js';
 import { specPath } from '../../src/openapi/files.js';
-import { isJsonMediaType } from '../../src/openapi/mediaTypes.js';
+import { mediaTypeEntryOf } from '../../src/openapi/mediaTypes.js';
 
 /**
  * openapi.yaml read for the conformance suite and `npm run verify` on their
@@ -39,16 +39,44 @@ export interface ResponseLink {
   parameters: Record<string, string>;
 }
 
+/**
+ * How a body of a media type is drawn, sent and read, as its entry in src/openapi/mediaTypes.ts says:
+ * `json`, a value of its schema as JSON text; `bytes`, arbitrary bytes sent and read as they are.
+ */
+export type BodyKind = 'json' | 'bytes';
+
+const kindOf = (mediaType: string): BodyKind | undefined => {
+  const sample = mediaTypeEntryOf(mediaType)?.sample;
+  return sample === undefined ? undefined : sample === 'bytes' ? 'bytes' : 'json';
+};
+
+/** The first media type of a content map that some entry of src/openapi/mediaTypes.ts covers. */
+function readableMediaType(content: Record<string, JsonObject> | undefined): string | undefined {
+  return Object.keys(content ?? {}).find((mediaType) => kindOf(mediaType) !== undefined);
+}
+
 export interface DeclaredResponse {
   status: string;
-  /** The JSON media type its body is declared in (application/json, application/problem+json...). */
+  /** The media type its body is declared in (application/json, application/problem+json, image/png...). */
   mediaType?: string;
-  /** Validates the JSON body; undefined when the response declares no content. */
+  /** How that body is read: parsed as JSON and validated, or taken as bytes. */
+  kind?: BodyKind;
+  /** Validates the JSON body; undefined when the response declares no content, or bytes. */
   validateBody?: ValidateFunction;
   /** The JSON body's schema, dereferenced. */
   schema?: Schema;
   headers: ResponseHeader[];
   links: ResponseLink[];
+}
+
+export interface RequestBody {
+  required: boolean;
+  mediaType: string;
+  /** Whether values are drawn from its schema and sent as JSON text, or drawn as bytes and sent as they are. */
+  kind: BodyKind;
+  schema: Schema;
+  /** The operation's x-body-limit-bytes: the largest body it takes, when it says (else the server's limit). */
+  limitBytes?: number;
 }
 
 export interface Operation {
@@ -57,7 +85,7 @@ export interface Operation {
   /** The spec's path template, e.g. /pets/{petId}. */
   path: string;
   parameters: Parameter[];
-  body?: { required: boolean; mediaType: string; schema: Schema };
+  body?: RequestBody;
   responses: Map<string, DeclaredResponse>;
   secured: boolean;
   /**
@@ -124,19 +152,24 @@ export function loadContract(raw: JsonObject = readLocalSpec()): { document: Jso
       let body: Operation['body'];
       if (requestBody) {
         const content = requestBody['content'] as Record<string, JsonObject>;
-        const mediaType = Object.keys(content).find(isJsonMediaType);
+        const mediaType = readableMediaType(content);
+        const limitBytes = requestBody['x-body-limit-bytes'];
         if (mediaType !== undefined)
           body = {
             required: requestBody['required'] === true,
             mediaType,
+            kind: kindOf(mediaType)!,
             schema: content[mediaType]!['schema'] as Schema,
+            ...(typeof limitBytes === 'number' ? { limitBytes } : {}),
           };
       }
       const responses = new Map<string, DeclaredResponse>();
       for (const [status, response] of Object.entries(operation['responses'] as Record<string, JsonObject>)) {
         const content = response['content'] as Record<string, JsonObject> | undefined;
-        const jsonType = Object.keys(content ?? {}).find(isJsonMediaType);
-        const schema = (jsonType ? content?.[jsonType]?.['schema'] : undefined) as Schema | undefined;
+        const mediaType = readableMediaType(content);
+        const kind = mediaType === undefined ? undefined : kindOf(mediaType);
+        // A bytes body's schema (type string, contentMediaType) says nothing its bytes can be checked against.
+        const schema = (kind === 'json' ? content?.[mediaType!]?.['schema'] : undefined) as Schema | undefined;
         const headers = Object.entries((response['headers'] as Record<string, JsonObject> | undefined) ?? {}).map(
           ([name, header]) => ({
             name: name.toLowerCase(),
@@ -156,7 +189,7 @@ export function loadContract(raw: JsonObject = readLocalSpec()): { document: Jso
           status,
           headers,
           links,
-          ...(jsonType ? { mediaType: jsonType } : {}),
+          ...(mediaType === undefined ? {} : { mediaType, kind: kind! }),
           ...(schema ? { schema, validateBody: compile(schema) } : {}),
         });
       }

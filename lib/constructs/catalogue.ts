@@ -66,8 +66,6 @@ const apiKeyIn = (where: string): JsonObject => ({
   ...operationExample({}),
 });
 
-const bytesRefused: Verdict = { refused: 'bodies of bytes are neither parsed, typed, tagged nor sent; only JSON is' };
-
 const mediaTypes: Construct[] = [
   {
     id: 'media-json',
@@ -119,17 +117,7 @@ const mediaTypes: Construct[] = [
       },
       'put',
     ),
-    // Each machine's own line, turned to `supported` with its test as that machine learns bytes
-    // (src/openapi/mediaTypes.ts's `bytes` entry is the one home every machine reads).
-    verdicts: {
-      http: { supported: machineTestFile('http') },
-      handlerTypes: { supported: machineTestFile('handlerTypes') },
-      client: { supported: machineTestFile('client') },
-      conformance: bytesRefused,
-      verify: bytesRefused,
-      contract: { supported: machineTestFile('contract') },
-      prose: { supported: machineTestFile('prose') },
-    },
+    verdicts: everywhere(),
   },
   {
     id: 'media-text',

@@ -27,6 +27,7 @@ function kindOf(problem: string): string {
   if (problem.startsWith('required header')) return 'required header missing';
   if (problem.startsWith('header ')) return 'header outside its schema';
   if (problem.startsWith('Error.status')) return 'not the Error object';
+  if (problem.startsWith('Content-Type ')) return 'wrong content type';
   return 'body is not the declared JSON';
 }
 
@@ -44,10 +45,12 @@ function contentTypeProblems(operation: Operation, response: ReceivedResponse): 
   const declared = operation.responses.get(String(response.status));
   if (declared === undefined) return [];
   const contentType = response.headers.get('content-type');
-  // The service answers in the JSON media type the status declares (application/json, a +json type), no other.
+  // The service answers in the media type the status declares (application/json, a +json type, image/png), no
+  // other.
   const expected = declared.mediaType;
+  const bytes = declared.kind === 'bytes';
   if (
-    declared.validateBody !== undefined &&
+    (declared.validateBody !== undefined || bytes) &&
     expected !== undefined &&
     essenceOf(contentType ?? '') !== essenceOf(expected)
   )
@@ -57,7 +60,7 @@ function contentTypeProblems(operation: Operation, response: ReceivedResponse): 
         message: `Content-Type ${JSON.stringify(contentType)}; openapi.yaml declares ${expected} for ${response.status}`,
       },
     ];
-  if (declared.validateBody === undefined && response.text !== '')
+  if (declared.validateBody === undefined && !bytes && response.text !== '')
     return [
       {
         check: 'body where none is declared',
@@ -116,10 +119,14 @@ export function responseProblems(operation: Operation, response: ReceivedRespons
   const contentType = contentTypeProblems(operation, response);
   return [
     ...contentType,
-    // With the wrong content type, "not the declared JSON" says the same again.
+    // With the wrong content type, "not the declared JSON" (or the bytes' own type check) says the same again.
     ...conformance
       .map((message) => ({ check: kindOf(message), message }))
-      .filter((problem) => contentType.length === 0 || problem.check !== 'body is not the declared JSON'),
+      .filter(
+        (problem) =>
+          contentType.length === 0 ||
+          (problem.check !== 'body is not the declared JSON' && problem.check !== 'wrong content type'),
+      ),
     ...errorObjectProblems(response, json),
     ...deprecationProblems(operation, response),
   ];

@@ -1,4 +1,4 @@
-import type { TestRequest } from '../../lib/conformance/checks.js';
+import { wireBody, type TestRequest } from '../../lib/conformance/checks.js';
 import { namesForeignResource } from '../../lib/conformance/requests.js';
 import type { Operation } from '../../lib/conformance/spec.js';
 import { parseJson, responseProblems, undeclaredHeaders, type Problem } from './checks.js';
@@ -87,9 +87,7 @@ export class Exchanger {
       method: operation.method,
       url: options.url ?? this.urlOf(operation, request),
       headers: request.headers,
-      ...(request.body === undefined
-        ? {}
-        : { body: typeof request.body === 'string' ? request.body : Buffer.from(request.body.bytes) }),
+      ...(request.body === undefined ? {} : { body: wireBody(request.body) }),
     };
     const received = await this.client.send(outgoing);
     if (received === undefined) return undefined;

@@ -13,7 +13,10 @@ export interface OutgoingRequest {
 export interface ReceivedResponse {
   status: number;
   headers: Headers;
+  /** The body decoded as UTF-8, for messages and JSON. */
   text: string;
+  /** The body byte for byte, for a body in a bytes media type (which need be no UTF-8). */
+  bytes?: Uint8Array;
 }
 
 // How long one answer may take before the run calls the deployment unresponsive.
@@ -65,8 +68,9 @@ export class PoliteClient {
         signal: AbortSignal.timeout(responseTimeoutMs),
         ...(request.body === undefined ? {} : { body: request.body }),
       });
-      const text = await response.text();
-      const received = { status: response.status, headers: response.headers, text };
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      const text = new TextDecoder().decode(bytes);
+      const received = { status: response.status, headers: response.headers, text, bytes };
       if (received.status !== 429 && received.status !== 503) return received;
       if (attempt >= maxRetries || this.persistentRefusal) {
         if (!this.persistentRefusal)

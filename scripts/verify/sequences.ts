@@ -66,6 +66,7 @@ function transport(
       // The exchanger has recorded the answer's contract problems already.
       const observed: Observed = { status: answer.status, headers: answer.headers, text: answer.text, problems: [] };
       if (answer.json !== undefined) observed.json = answer.json;
+      if (answer.bytes !== undefined) observed.bytes = answer.bytes;
       return observed;
     },
   };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { valid } from '../../lib/conformance/arbitraries.js';
-import type { TestRequest } from '../../lib/conformance/checks.js';
+import { bytesWithin, valid } from '../../lib/conformance/arbitraries.js';
+import { sameBody, type TestRequest } from '../../lib/conformance/checks.js';
 import {
   atPointer,
   bodyReferences,
@@ -11,6 +11,7 @@ import {
   type Maker,
 } from '../../lib/conformance/resources.js';
 import type { Operation } from '../../lib/conformance/spec.js';
+import { httpLimits } from '../../src/http/limits.js';
 import type { Answer } from './answer.js';
 import type { Exchanger } from './exchange.js';
 import type { Findings } from './findings.js';
@@ -151,13 +152,25 @@ export async function etagRoundTrip(
     );
 }
 
-/** Two different valid bodies of an operation, labelled with the run's prefix. */
-function twoBodies(operation: Operation, seed: number, prefix: string): [string, string] | undefined {
-  if (operation.body === undefined) return undefined;
-  const label = (body: unknown) =>
-    String(labelled(operation, request(operation, '', { body: JSON.stringify(body) }, ''), prefix).body);
-  const bodies = fc.sample(valid(operation.body.schema), { numRuns: 20, seed }).map(label);
-  const other = bodies.find((body) => body !== bodies[0]);
+type Body = string | Uint8Array;
+
+const differ = (first: Body, second: Body) =>
+  typeof first === 'string' || typeof second === 'string' ? first !== second : Buffer.compare(first, second) !== 0;
+
+/**
+ * Two different valid bodies of an operation: JSON text labelled with the run's prefix, or bytes (which have
+ * no label) within the operation's limit.
+ */
+function twoBodies(operation: Operation, seed: number, prefix: string): [Body, Body] | undefined {
+  const body = operation.body;
+  if (body === undefined) return undefined;
+  const label = (value: unknown) =>
+    String(labelled(operation, request(operation, '', { body: JSON.stringify(value) }, ''), prefix).body);
+  const bodies: Body[] =
+    body.kind === 'bytes'
+      ? fc.sample(bytesWithin(body.limitBytes ?? httpLimits.bodyLimitBytes), { numRuns: 20, seed })
+      : fc.sample(valid(body.schema), { numRuns: 20, seed }).map(label);
+  const other = bodies.find((drawn) => differ(drawn, bodies[0]!));
   return other === undefined ? undefined : [bodies[0]!, other];
 }
 
@@ -182,7 +195,7 @@ export async function makeOnce(
   if (maker?.clientId !== undefined || maker?.singleton) return putOnce(context, own, maker, bodies?.[0], options.seed);
   if (bodies === undefined) return undefined;
   // An id of another kind in the body (POST /visits {petId}) names one the run made.
-  const [body, otherBody] = bodies.map((text) => own.aimBody(operation, text));
+  const [body, otherBody] = bodies.map((drawn) => (typeof drawn === 'string' ? own.aimBody(operation, drawn) : drawn));
   if (body === undefined || otherBody === undefined) {
     context.findings.notes.push(`${operation.operationId} not sent: the run made nothing its body names`);
     return undefined;
@@ -219,7 +232,7 @@ export async function makeOnce(
     const replayed = replay.headers.get('idempotent-replayed');
     if (declaresHeader(operation, String(status), 'idempotent-replayed') && replayed !== 'true')
       context.exchanger.fail(operation, replay, 'Idempotency-Key replay', 'the replay lacks Idempotent-Replayed: true');
-    if (replay.text !== first.text || replay.headers.get('location') !== first.headers.get('location'))
+    if (!sameBody(replay, first) || replay.headers.get('location') !== first.headers.get('location'))
       context.exchanger.fail(
         operation,
         replay,
@@ -253,7 +266,7 @@ async function putOnce(
   context: StepContext,
   own: OwnResources,
   maker: Maker,
-  body: string | undefined,
+  body: Body | undefined,
   seed: number,
 ): Promise<Answer | undefined> {
   const operation = maker.operation;

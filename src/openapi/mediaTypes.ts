@@ -54,7 +54,7 @@ export const bytes: MediaTypeEntry = {
   covers: (essence) =>
     essence === 'application/octet-stream' ||
     essence === 'application/pdf' ||
-    /^(?:image|audio|video)\/[^\s;/]+$/.test(essence),
+    /^(?:image|audio|video)\/[^\s;/*]+$/.test(essence),
   parse: 'bytes',
   serialize: 'bytes',
   tag: 'serialized-bytes',

@@ -1,13 +1,14 @@
 import { Agent, request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import type { Operation } from '../../lib/conformance/spec.js';
-import { conformanceProblems, type TestRequest, type TestResponse } from '../../lib/conformance/checks.js';
+import { conformanceProblems, wireBody, type TestRequest, type TestResponse } from '../../lib/conformance/checks.js';
 
 export type { TestRequest, TestResponse } from '../../lib/conformance/checks.js';
 
 interface Exchange {
   method: string;
   headers: Record<string, string>;
-  body: string | Buffer | undefined;
+  /** Text, or bytes sent as they are. */
+  body: string | Uint8Array | undefined;
 }
 
 /**
@@ -35,7 +36,7 @@ function exchange(
   agent: Agent,
   url: URL,
   request: Exchange,
-): Promise<{ status: number; headers: Headers; text: string }> {
+): Promise<{ status: number; headers: Headers; text: string; bytes: Uint8Array }> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
       url,
@@ -48,7 +49,8 @@ function exchange(
           const headers = new Headers();
           const raw = response.rawHeaders;
           for (let index = 0; index < raw.length; index += 2) headers.append(raw[index]!, raw[index + 1]!);
-          resolve({ status: response.statusCode ?? 0, headers, text: Buffer.concat(chunks).toString('utf8') });
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: response.statusCode ?? 0, headers, text: bytes.toString('utf8'), bytes });
         });
       },
     );
@@ -137,20 +139,15 @@ export class ContractClient {
   /** Sends to a URL the server gave (a Link target) as the given operation. */
   async sendTo(url: string, request: TestRequest): Promise<TestResponse & { problems: string[] }> {
     const operation = this.operation(request.operationId);
-    const body =
-      request.body === undefined
-        ? undefined
-        : typeof request.body === 'string'
-          ? request.body
-          : Buffer.from(request.body.bytes);
+    const body = request.body === undefined ? undefined : wireBody(request.body);
     this.sent += 1;
     const response = await exchange(this.agent, new URL(this.origin + url), {
       method: operation.method,
       headers: request.headers,
       body,
     });
-    const text = response.text;
-    const received: TestResponse = { status: response.status, headers: response.headers, text };
+    const { text, bytes } = response;
+    const received: TestResponse = { status: response.status, headers: response.headers, text, bytes };
     const problems: string[] = [];
     if ((response.headers.get('content-type') ?? '').startsWith('application/json') && text !== '') {
       try {

@@ -393,6 +393,7 @@ t.test('the label goes into a string whose schema holds it, never one its patter
     body: {
       required: true,
       mediaType: 'application/json',
+      kind: 'json',
       schema: { type: 'object', additionalProperties: false, required: Object.keys(properties), properties },
     },
     responses: new Map(),

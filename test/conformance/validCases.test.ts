@@ -17,6 +17,7 @@ t.test('a valid request with a body may get the 422 its operation declares, and 
           body: {
             required: true,
             mediaType: 'application/json',
+            kind: 'json',
             schema: {
               type: 'object',
               additionalProperties: false,

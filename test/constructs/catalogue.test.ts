@@ -82,6 +82,25 @@ t.test('a supported construct is refused by no machine', async (t) => {
     t.same(refusals(exampleSpec(construct.example)), [], construct.id);
 });
 
+t.test('a media range (image/*) is no bytes type the service serves: refused as media-other', async (t) => {
+  const content = (type: string) => ({
+    paths: {
+      '/things': {
+        put: {
+          operationId: 'example',
+          requestBody: { content: { [type]: {} } },
+          responses: { '200': { description: 'OK' } },
+        },
+      },
+    },
+  });
+  t.same(
+    refusals(exampleSpec(content('image/*'))).map((found) => found.id),
+    ['media-other'],
+  );
+  t.same(refusals(exampleSpec(content('image/webp'))), [], 'a concrete image type is bytes');
+});
+
 t.test('a tool asked to read a spec it refuses throws the construct, never something deeper', async (t) => {
   const raw = exampleSpec(catalogue.find((construct) => construct.id === 'media-text')!.example);
   const error = (() => {

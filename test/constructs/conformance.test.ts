@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
 import { createAjv } from '../../src/http/operations/ajv.js';
-import { conformanceProblems } from '../../lib/conformance/checks.js';
+import { conformanceProblems, sameBody } from '../../lib/conformance/checks.js';
 import { invalidCases, validCases, type Case } from '../../lib/conformance/requests.js';
 import { basePath, loadContract, type Operation } from '../../lib/conformance/spec.js';
+import { bytesService } from '../helpers/bytesService.js';
 import { constructExample } from '../helpers/constructExamples.js';
+import { ContractClient } from '../conformance/client.js';
 
 // The conformance model and its generators, each construct on the catalogue's example spec: what the model
 // reads from it and what the generators make of it.
@@ -127,4 +129,78 @@ t.test('schema-any-of', async (t) => {
     'and is expected to be refused',
   );
   t.same(conformanceProblems(operation, answer(200, { 'content-type': 'application/json' }, { title: 't' })), []);
+});
+
+t.test('media-bytes', async (t) => {
+  const { operations } = loadContract(constructExample('media-bytes'));
+  const operation = operations[0]!;
+  t.match(operation.body, { mediaType: 'image/png', kind: 'bytes', limitBytes: 1024 });
+  t.match(operation.responses.get('200'), { mediaType: 'image/png', kind: 'bytes' });
+  const drawn = valid(operation);
+  const bodies = drawn.map((each) => each.request.body);
+  t.ok(
+    bodies.every((body) => body instanceof Uint8Array && body.length <= 1024),
+    'bodies are bytes within the x-body-limit-bytes',
+  );
+  const sizes = bodies.map((body) => (body as Uint8Array).length);
+  t.ok(sizes.filter((size) => size < 64).length > sizes.length / 2, 'mostly small');
+  t.ok(sizes.includes(1024), 'and the limit itself');
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  const isUtf8 = (body: Uint8Array) => {
+    try {
+      utf8.decode(body);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  t.ok(
+    bodies.some((body) => !isUtf8(body as Uint8Array)),
+    'some of them no UTF-8',
+  );
+  t.ok(
+    drawn.every((each) => each.request.headers['content-type'] === 'image/png'),
+    'sent as image/png',
+  );
+  const broken = invalid(operation);
+  t.notOk(
+    broken.some((each) => /^(body |malformed JSON|empty body)/.test(each.request.intent)),
+    'no JSON to break',
+  );
+  const oversize = broken.filter((each) => each.request.intent === 'oversize body');
+  t.ok(
+    oversize.length > 0 &&
+      oversize.every(
+        (each) => each.request.body instanceof Uint8Array && each.request.body.length > 1024 && each.expect[0] === 413,
+      ),
+    'bytes past the operation limit expected to be a 413',
+  );
+
+  // Over HTTP: the bytes arrive as drawn, and an answer is read as bytes in its declared type only.
+  let answerType = 'image/png';
+  const service = await bytesService((received) => ({ contentType: answerType, body: received.body }), t);
+  const client = new ContractClient(service.origin, '/v1', operations);
+  t.teardown(() => {
+    client.close();
+  });
+  const request = drawn.find((each) => !isUtf8(each.request.body as Uint8Array))!.request;
+  const echoed = await client.send(request);
+  t.equal(service.received[0]?.contentType, 'image/png', 'sent as image/png');
+  t.same(service.received[0]?.body, Buffer.from(request.body as Uint8Array), 'sent raw');
+  t.same(echoed.problems, [], 'the right bytes in image/png pass');
+  t.same(echoed.bytes, request.body, 'read back byte for byte');
+  for (const wrong of ['application/json', 'text/plain; charset=utf-8']) {
+    answerType = wrong;
+    const { problems } = await client.send({ ...request, body: new TextEncoder().encode('{"a":1}') });
+    t.match(problems, [`Content-Type "${wrong}": status 200 declares image/png bytes (got 7 bytes)`], wrong);
+  }
+  // Two answers compared (an ETag revalidation, an idempotent replay) by their bytes: 0xff and 0xfe both decode
+  // to U+FFFD.
+  answerType = 'image/png';
+  const [ff, fe] = await Promise.all(
+    [0xff, 0xfe].map((byte) => client.send({ ...request, body: Uint8Array.from([0x89, byte]) })),
+  );
+  t.equal(ff!.text, fe!.text, 'the same text');
+  t.notOk(sameBody(ff!, fe!), 'not the same body');
+  t.ok(sameBody(ff!, { ...ff!, bytes: Uint8Array.from([0x89, 0xff]) }), 'the same bytes are');
 });
