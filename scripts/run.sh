@@ -233,7 +233,7 @@ case $group in
     usage='usage: npm run test:system -- faults|topology|migrations|new-operation|consumer-tools|rules|image [tap options]   (not part of npm test; slow)
   faults      builds; test/faults/, one file at a time: private PostgreSQL clusters and processes killed (a
               --cluster worker among them)
-  topology    builds; test/topology/, one file at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
+  topology    builds; test/topology/, two files at a time: the local topology (PgBouncer, HAProxy, pg_auto_failover)
               and the upgrade drill from the previous release (contract/releases.json)
   migrations  test/migrations/: npm run check:migrations on copies of the repository with a migration committed
   new-operation  test/newOperation/: three worked examples (notes under the pet, DELETE and PATCH on it, owners made
@@ -255,7 +255,9 @@ case $group in
       consumer-tools) exec tap --jobs=1 --timeout=900 test/consumerTools/*.test.ts "$@" ;;
       topology)
         build
-        exec tap --jobs=1 --timeout=300 test/topology/*.test.ts "$@"
+        # Two files at a time (tap runs them in name order): each starts its own processes on free ports in
+        # folders of its own, and much of a drill is waiting (alert windows, group_wait, drains, failovers).
+        exec tap --jobs=2 --timeout=600 test/topology/*.test.ts "$@"
         ;;
       migrations) exec tap --jobs=1 --timeout=900 test/migrations/*.test.ts "$@" ;;
       rules) exec tap --jobs=1 --timeout=1800 test/rules/*.test.ts "$@" ;;

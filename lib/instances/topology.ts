@@ -165,16 +165,20 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
 
     log(`starting ${instanceCount} service instances (node dist/server.js)`);
     const services: ServiceInstance[] = [];
+    // Stopped together, as topology down stops them: each drains for DRAIN_DELAY_MS first.
+    started.push({
+      stop: async () => {
+        await Promise.all(services.map((service) => service.stop()));
+      },
+    });
     // The first one stores the bootstrap key alone; the others find it there.
-    services.push(await startService({ ...common, name: 'app1', env: serviceEnv, entry: server }));
-    started.push(services[0]!);
+    // Ready within a minute: a second or two on a quiet machine, far more with two topologies starting at once.
+    const instance = { ...common, env: serviceEnv, entry: server, readyTimeoutMs: 60_000 };
+    services.push(await startService({ ...instance, name: 'app1' }));
     const others = await Promise.all(
-      Array.from({ length: instanceCount - 1 }, (_, index) =>
-        startService({ ...common, name: `app${index + 2}`, env: serviceEnv, entry: server }),
-      ),
+      Array.from({ length: instanceCount - 1 }, (_, index) => startService({ ...instance, name: `app${index + 2}` })),
     );
     services.push(...others);
-    started.push(...others);
 
     log('starting HAProxy (deploy/haproxy.cfg)');
     const haproxy = await startHaproxy({ ...common, servers: services.map((service) => `127.0.0.1:${service.port}`) });
@@ -316,7 +320,13 @@ async function singleTier(common: Common, log: (line: string) => void, poolMode:
 async function failoverTier(common: Common, log: (line: string) => void, poolMode: PoolMode): Promise<DatabaseTier> {
   const redis = startRedis(common);
   log('starting the pg_auto_failover monitor and three data nodes');
-  const cluster = await startFailoverCluster({ ...common, database: topologyDatabase, log });
+  const cluster = await startFailoverCluster({ ...common, database: topologyDatabase, log }).catch(
+    async (error: unknown) => {
+      // Redis started beside it: a formation that failed leaves nothing running.
+      await redis.then((server) => server.stop()).catch(() => undefined);
+      throw error;
+    },
+  );
   const started: Array<{ stop(): Promise<void> }> = [cluster];
   try {
     log(`starting PgBouncer beside each data node (${poolMode ?? 'transaction'} pooling)`);

@@ -25,8 +25,11 @@ async function main(): Promise<void> {
       say(`  ${record.name.padEnd(17)} pid ${record.pid}: not running`);
       return;
     }
+    const startedAt = Date.now();
     const clean = await stopPid(record.pid, record.stopSignal, 30_000);
-    say(`  ${record.name.padEnd(17)} pid ${record.pid}: stopped${clean ? '' : ' (killed after 30 s)'}`);
+    say(
+      `  ${record.name.padEnd(17)} pid ${record.pid}: stopped in ${Date.now() - startedAt} ms${clean ? '' : ' (killed after 30 s)'}`,
+    );
   };
   for (const record of inStopOrder) {
     if (instances.includes(record)) {

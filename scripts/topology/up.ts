@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     ...(process.env['TOPOLOGY_POOL_MODE'] === 'session' ? { poolMode: 'session' as const } : {}),
     // The highly available database tier by default; TOPOLOGY_DATABASE=single for one primary and one replica.
     database: process.env['TOPOLOGY_DATABASE'] === 'single' ? 'single' : 'failover',
-    log: (line) => say(`- ${line}`),
+    log: (line) => say(`- +${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${line}`),
   });
   writeState({
     startedAt: new Date(startedAt).toISOString(),

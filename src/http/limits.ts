@@ -82,7 +82,7 @@ const unreadBody: UnreadBodyLimits = {
   // discardBytes at once) is a stall of some 16 ms at most. Honest clients
   // rarely send a body over the limit, so they do not meet the budget: paced
   // to the refill, eight clients sending bodies up to lingerBytes all get
-  // their 413 (test/topology/oversizeBodies.test.ts); the same eight unpaced
+  // their 413 (test/topology/drills/oversizeBodies.ts); the same eight unpaced
   // (some 60 MiB/s of refused bytes) are a flood, and some are closed at once.
   refusedBytesBurst: 16 * 1024 * 1024,
   refusedBytesPerSecond: 16 * 1024 * 1024,

@@ -1,19 +1,21 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import t from 'tap';
 import { isAlive, startTimeOf, waitUntil } from '../../lib/instances/index.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { checkGeneratedRequests } from '../conformance/overHttp.js';
 import { walkPets, type Pet } from '../helpers/pages.js';
-import { topologyTestOptions } from './harness.js';
+import { deepFolder, deepPathLength, topologyTestOptions } from './harness.js';
 
 /**
- * The topology as an operator starts it (`npm run topology -- up`, here with
- * TOPOLOGY_DIR in a temporary folder), the conformance suite's generated
- * requests sent through HAProxy, PgBouncer in transaction mode and the
- * replica, then `topology -- status` and `topology -- down`.
+ * The topology as an operator starts it (`npm run topology -- up`), from a
+ * checkout at a deep path, as a CI workspace (/home/runner/work/<repo>/<repo>)
+ * makes one: TOPOLOGY_DIR is a folder whose path is longer than any Unix
+ * socket allows. The conformance suite's generated requests are sent through
+ * HAProxy, PgBouncer in transaction mode and the replica, then
+ * `topology -- status` and `topology -- down` run as a user runs them. One
+ * `up` (the failover tier, a minute of pg_auto_failover) serves every claim.
  *   TOPOLOGY_CONFORMANCE_RUNS   runs per property (default 150)
  */
 
@@ -24,7 +26,7 @@ function runScript(script: string, folder: string): { status: number | null; std
     cwd: repoRoot,
     env: { ...process.env, TOPOLOGY_DIR: folder },
     encoding: 'utf8',
-    timeout: 180_000,
+    timeout: 240_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -33,14 +35,17 @@ t.test(
   'npm run topology -- up, then the conformance suite through the balancer, status and down',
   topologyTestOptions(['DATABASE_STATEMENTS']),
   async (t) => {
-    const folder = mkdtempSync(join(tmpdir(), 'pets-topology-up-'));
+    const deep = deepFolder();
+    const folder = join(deep.path, '.run', 'topology');
     t.teardown(() => {
       // Whatever happened, nothing it started may outlive the test.
       runScript('down.ts', folder);
-      rmSync(folder, { recursive: true, force: true });
+      rmSync(deep.root, { recursive: true, force: true });
     });
+    t.ok(folder.length > deepPathLength, `the topology folder's path is ${folder.length} characters`);
 
     const up = runScript('up.ts', folder);
+    t.comment(up.stdout.trimEnd());
     t.equal(up.status, 0, 'topology up exits 0');
     if (up.status !== 0) {
       t.fail(`topology up failed:\n${up.stdout}\n${up.stderr}`);
@@ -53,6 +58,9 @@ t.test(
     t.ok(apiKey, 'the last line is API_KEY=<key>');
     if (!baseUrl || !apiKey) return;
     const origin = new URL(baseUrl).origin;
+    const listed = await fetch(`${baseUrl}/pets`, { headers: { authorization: `Bearer ${apiKey}` } });
+    await listed.text();
+    t.equal(listed.status, 200, 'the balancer answers a listPets with the key it printed');
 
     await t.test('generated requests conform to openapi.yaml through HAProxy', (t) =>
       checkGeneratedRequests(t, {
@@ -106,7 +114,12 @@ t.test(
     const stateFile = join(folder, 'state.json');
     const state = JSON.parse(readFileSync(stateFile, 'utf8')) as {
       processes: Array<{ name: string; pid: number; startTime?: number }>;
+      haproxySocket: string;
+      postgresRouterSocket?: string;
     };
+    // The admin sockets' folders, short ones of their own outside the topology's folder (lib/instances/haproxy.ts):
+    // this run's, by name, since other runs on the machine keep theirs.
+    const socketFolders = [state.haproxySocket, state.postgresRouterSocket ?? ''].filter(Boolean).map(dirname);
 
     await t.test('topology status shows every process running', async (t) => {
       const status = runScript('status.ts', folder);
@@ -117,11 +130,12 @@ t.test(
           new RegExp(`^${record.name}\\s+${record.pid}\\s+\\d+\\s+running, accepting`, 'm'),
           `${record.name} listed with its pid`,
         );
-      t.match(status.stdout, /app1 .*balancer: UP/, 'with the balancer view');
+      t.match(status.stdout, /app1 .*balancer: UP/, 'with the balancer view, read through its admin socket');
     });
 
     await t.test('topology down stops exactly what up started', async (t) => {
       const down = runScript('down.ts', folder);
+      t.comment(down.stdout.trimEnd());
       t.equal(down.status, 0, 'exits 0');
       const stillThere = state.processes.filter(
         (record) => isAlive(record.pid) && startTimeOf(record.pid) === record.startTime,
@@ -129,6 +143,8 @@ t.test(
       t.same(stillThere, [], 'none of its processes runs any more');
       const again = runScript('status.ts', folder);
       t.equal(again.status, 3, 'status then says nothing runs (exit 3)');
+      t.notOk(existsSync(folder), 'down removes the topology folder');
+      t.same(socketFolders.filter(existsSync), [], `and the admin sockets' folders (${socketFolders.join(', ')})`);
     });
   },
 );

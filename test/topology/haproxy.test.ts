@@ -1,13 +1,16 @@
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
 import t from 'tap';
 import { startHaproxy, waitUntil } from '../../lib/instances/index.js';
-import { topologyTestOptions } from './harness.js';
+import { deepFolder, topologyTestOptions } from './harness.js';
 
 /**
  * deploy/haproxy.cfg on its own, in front of three small HTTP servers that
  * misbehave on purpose: which requests are retried on another instance, and
- * how fast a failing /readyz takes an instance out of rotation.
+ * how fast a failing /readyz takes an instance out of rotation. And a broken
+ * configuration, at a deep path, reported in HAProxy's own words.
  */
 
 interface Backend {
@@ -126,4 +129,18 @@ t.test('deploy/haproxy.cfg', topologyTestOptions(), async (t) => {
     for (let index = 0; index < 6; index += 1) await send('GET');
     t.equal(leaving.seen.length, before, 'no request reaches it once it is down');
   });
+});
+
+t.test('an HAProxy configuration error is reported in its own words', topologyTestOptions(), async (t) => {
+  const deep = deepFolder();
+  t.teardown(() => {
+    rmSync(deep.root, { recursive: true, force: true });
+  });
+  const configFile = join(deep.path, 'broken.cfg');
+  writeFileSync(configFile, 'frontend pets\n    bind 127.0.0.1:1\n    no-such-keyword on\n');
+  await t.rejects(
+    startHaproxy({ servers: ['127.0.0.1:1'], configFile, parent: dirname(configFile) }),
+    /no-such-keyword/,
+    "the error names HAProxy's complaint, not only its exit status",
+  );
 });

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
@@ -80,13 +81,34 @@ export function topologyTestOptions(needs: Array<keyof typeof serviceSettings> =
   return { skip: reason ? `topology test skipped: ${reason}` : false };
 }
 
-/** The whole topology in a temporary folder, removed when the test ends. */
+/** Past the kernel's 107-byte socket path limit on its own, before our nested folders. */
+export const deepPathLength = 120;
+/**
+ * A folder at a deep path, as a CI workspace (/home/runner/work/<repo>/<repo>) makes one, under a new
+ * temporary folder of its own (root), which the caller removes.
+ */
+export function deepFolder(): { root: string; path: string } {
+  const root = mkdtempSync(join(tmpdir(), 'pets-deep-checkout-'));
+  // Searchable by the postgres account, which runs PostgreSQL and pg_autoctl in folders below (mkdtemp gives 700).
+  chmodSync(root, 0o755);
+  let path = root;
+  while (path.length < deepPathLength) path = join(path, 'workspace-folder');
+  mkdirSync(path, { recursive: true });
+  return { root, path };
+}
+
+/** The whole topology in a temporary folder, removed when the test ends; each step's start time in a comment. */
 export async function startTestTopology(t: Test, options: TopologyOptions = {}): Promise<Topology> {
+  const startedAt = Date.now();
   const topology = await startTopology({
     ...(sessionPooling ? { poolMode: 'session' as const } : {}),
+    log: (line) => {
+      t.comment(`topology +${Date.now() - startedAt} ms: ${line}`);
+    },
     ...options,
     serviceEnv: { LOG_LEVEL: 'warn', ...options.serviceEnv },
   });
+  t.comment(`topology up in ${Date.now() - startedAt} ms`);
   t.teardown(() => topology.remove());
   return topology;
 }

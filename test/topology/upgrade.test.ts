@@ -120,7 +120,7 @@ t.test('an upgrade from the previous release under load gives clients no error',
   const directUrl = topology.serviceEnv['DATABASE_DIRECT_URL']!;
   const replacements: ServiceInstance[] = [];
   t.teardown(async () => {
-    for (const service of replacements) await service.stop();
+    await Promise.all(replacements.map((service) => service.stop()));
   });
 
   let refusedTooEarly: string | undefined;
@@ -153,7 +153,15 @@ t.test('an upgrade from the previous release under load gives clients no error',
       const startedAt = Date.now();
       await old.stop();
       replacements.push(
-        await startService({ parent: topology.folder, name: `${old.name}-new`, port: old.port, env: old.env, entry }),
+        await startService({
+          parent: topology.folder,
+          name: `${old.name}-new`,
+          port: old.port,
+          env: old.env,
+          entry,
+          // As the topology's own instances (lib/instances/topology.ts).
+          readyTimeoutMs: 60_000,
+        }),
       );
       await topology.haproxy.waitForAllUp();
       steps.push(`${old.name} replaced in ${Date.now() - startedAt} ms`);

@@ -1,6 +1,7 @@
-import t, { type Test } from 'tap';
-import { httpLimits } from '../../src/http/limits.js';
-import { describeStatuses, startTestTopology, topologyTestOptions } from './harness.js';
+import type { Test } from 'tap';
+import type { Topology } from '../../../lib/instances/index.js';
+import { httpLimits } from '../../../src/http/limits.js';
+import { describeStatuses } from '../harness.js';
 
 /**
  * Bodies over the limit sent through HAProxy (deploy/haproxy.cfg) to the
@@ -73,9 +74,9 @@ class Pacer {
 /** Connection errors a refused client still sending may see when the flood closes its connection at once. */
 const closedConnection = new Set(['network: UND_ERR_SOCKET', 'network: EPIPE', 'network: ECONNRESET']);
 
-t.test('bodies over the limit through HAProxy', topologyTestOptions(), async (t) => {
+/** The last drill on a topology: the flood leaves the instances' refused-bytes budgets spent. */
+export async function oversizeBodiesDrill(t: Test, topology: Topology): Promise<void> {
   t.ok(largeBytes <= refusedBytesBurst / 2, 'the largest body fits half the budget, so paced traffic stays within it');
-  const topology = await startTestTopology(t);
   const prefix = Buffer.from(JSON.stringify({ name: 'oversize', categoryId: 1 }));
   const bodies = Buffer.concat([prefix, Buffer.alloc(largeBytes - prefix.length, 0x20)]);
 
@@ -144,4 +145,4 @@ t.test('bodies over the limit through HAProxy', topologyTestOptions(), async (t)
       `${total - answered - closed} of ${total} ended otherwise (another status, a timeout)`,
     );
   });
-});
+}

@@ -1,7 +1,7 @@
-import t from 'tap';
-import { waitForReplay, waitUntil } from '../../lib/instances/index.js';
-import { walkPets } from '../helpers/pages.js';
-import { describeStatuses, newLoadResult, runLoad, startTestTopology, topologyTestOptions } from './harness.js';
+import type { Test } from 'tap';
+import { waitForReplay, waitUntil, type Topology } from '../../../lib/instances/index.js';
+import { walkPets } from '../../helpers/pages.js';
+import { describeStatuses, newLoadResult, runLoad } from '../harness.js';
 
 /**
  * One instance killed with SIGKILL while clients write through the balancer:
@@ -11,8 +11,10 @@ import { describeStatuses, newLoadResult, runLoad, startTestTopology, topologyTe
 
 const workers = 8;
 
-t.test('kill -9 of one instance under write load', topologyTestOptions(['DATABASE_STATEMENTS']), async (t) => {
-  const topology = await startTestTopology(t);
+export const killDrillNeeds = ['DATABASE_STATEMENTS'] as const;
+
+/** Ends with every instance UP again. */
+export async function killDrill(t: Test, topology: Topology): Promise<void> {
   const victim = topology.services[1]!;
   const progress = newLoadResult();
   const acknowledged = (count: number) =>
@@ -84,4 +86,4 @@ t.test('kill -9 of one instance under write load', topologyTestOptions(['DATABAS
     );
     t.pass('all three instances UP again');
   });
-});
+}
