@@ -18,9 +18,35 @@ t.test('runtime: a file that starts processes, opens sockets, hashes or fetches 
 });
 
 t.test('runtime: a file that judges a spec uses processes as a tool, and is left out', async (t) => {
-  const file = 'test/contract/breaking.test.ts';
-  t.match(source(file), /from 'node:child_\w+'/, 'it imports child_process');
-  t.notOk(usesRuntime(file, source(file)), file);
+  for (const file of ['test/contract/breaking.test.ts', 'test/constructs/catalogue.test.ts']) {
+    t.match(source(file), /from 'node:child_\w+'/, `${file} imports child_process`);
+    t.notOk(usesRuntime(file, source(file)), file);
+  }
+});
+
+// Each case below is a file that the loose rule (any import of a built-in) chose, for a use no line changes.
+t.test('runtime: crypto only for random inputs, or child_process only for other programs, is left out', async (t) => {
+  const randomOnly = 'test/apiKeys.test.ts';
+  t.match(source(randomOnly), /import \{ randomBytes \} from 'node:crypto'/, 'it makes keys with randomBytes');
+  t.notOk(usesRuntime(randomOnly, source(randomOnly)), randomOnly);
+  const bashOnly = 'test/docs.test.ts';
+  t.match(source(bashOnly), /execFileSync\('bash'/, 'it runs a recipe of the README in bash');
+  t.notOk(usesRuntime(bashOnly, source(bashOnly)), bashOnly);
+  const crypto = ["from 'node", ":crypto';"].join('');
+  t.notOk(usesRuntime('test/x.test.ts', `import { randomInt, randomUUID } ${crypto}`), 'random inputs');
+  t.notOk(usesRuntime('test/x.test.ts', `import type { KeyObject } ${crypto}`), 'a type of crypto');
+  t.ok(usesRuntime('test/x.test.ts', `import { randomBytes, createHmac } ${crypto}`), 'an HMAC beside');
+  t.ok(usesRuntime('test/x.test.ts', `import * as crypto ${crypto}`), 'all of crypto');
+  const spawning = ["import { spawn } from 'node", ":child_process';\n"].join('');
+  t.notOk(usesRuntime('test/x.test.ts', `${spawning}spawn('promtool', ['check']);`), 'another program');
+  t.ok(usesRuntime('test/x.test.ts', `${spawning}spawn(process.execPath, ['src/server.ts']);`), 'Node.js');
+  t.ok(usesRuntime('test/x.test.ts', `${spawning}spawn('npm', ['start']);`), 'npm');
+});
+
+t.test('runtime: a type of the wire counts, for the file holds a real socket or address', async (t) => {
+  const file = 'test/hostile/oversizeBodies.test.ts';
+  t.match(source(file), /import type \{ Socket \} from 'node:net'/);
+  t.ok(usesRuntime(file, source(file)), file);
 });
 
 t.test("spec-driven: a file that reads a spec's operations is chosen, one that does not is left out", async (t) => {

@@ -3,9 +3,14 @@
  */
 /**
  * Node.js built-ins whose behaviour a new line changes: processes, signals and exit codes (child_process,
- * cluster); the wire (Node's own HTTP parser, llhttp, and its sockets: net, http, https, tls); keys, hashes
- * and randomness (crypto); streams and compression; workers. A test file that imports one of these itself,
- * or calls the global fetch (undici, shipped with each line), tests the runtime as well as our code.
+ * cluster); the wire (Node's own HTTP parser, llhttp, and its sockets: net, http, https, tls); keys and hashes
+ * (crypto); streams and compression; workers. A test file that uses one of these itself,
+ * or calls the global fetch (undici, shipped with each line), tests the runtime as well as our code; but
+ * crypto only for more than random inputs (randomInputMakers), child_process only to start Node.js (startsNode).
+ * The file itself, not what it imports: nearly every test builds the app, whose modules use most of these,
+ * so a rule that followed imports would choose nearly all of npm test (following only the test helpers, which
+ * hash a template's name or start processes, chose 83 of its 140 files, December 2026). What the app does with them is
+ * tested on a line by the files that reach it over a socket, a process or fetch, which this rule chooses.
  */
 export const runtimeBuiltins = [
   'child_process',
@@ -22,20 +27,67 @@ export const runtimeBuiltins = [
 ];
 
 /**
- * Folders whose files judge a spec and the tools on it (the contract gate, the conformance model): they use
- * processes and fetch as tools, not as what they test, so a Node.js line cannot change their verdict.
+ * What a test takes from node:crypto to make its inputs (a key nobody knows, a fresh name): the test judges
+ * our code on those bytes, whatever made them. Hashes, HMACs and key comparisons, which a line can change,
+ * are the service's own (src/auth/keys.ts, src/control/serverProof.ts, src/entityTags.ts); the chosen files
+ * that call it over a socket or fetch, and npm start's first authenticated GET, run them on each line.
  */
-export const specJudgingFolders = ['test/contract/', 'test/conformance/'];
+export const randomInputMakers = ['randomBytes', 'randomUUID', 'randomInt'];
+
+/**
+ * How a test starts a Node.js process of this line (the service, a CLI, npm): its signals, exit codes and
+ * stdio are the runtime's. A file that runs another program (bash, promtool) tests that program.
+ */
+const startsNode = /process\.execPath|'(node|npm|npx|tsx)'|\bfork\(/;
+
+/**
+ * Folders whose files judge a spec and the tools on it (the contract gate, the conformance model, the
+ * catalogue of constructs and the machines' verdicts on them): they use processes and fetch as tools, not as
+ * what they test, so a Node.js line cannot change their verdict.
+ */
+export const specJudgingFolders = ['test/contract/', 'test/conformance/', 'test/constructs/'];
 
 /** Modules that read a spec's operations: a test importing one checks every operation the spec declares. */
 const specReaders =
   /from '[./]*(helpers\/methods|helpers\/specApp|helpers\/conditionalSpec|(\.\.\/)*lib\/(conformance|contract)\/[^']+|(\.\.\/)*src\/openapi\/[^']+|(\.\.\/)*src\/generated\/(routes|openapi)[^']*)(\.js|\.json)?'/;
 
+/**
+ * The values a file imports from node:`name` ('*' for a default or namespace import); an `import type`, or a
+ * `type X` in braces, is erased before the file runs.
+ */
+export function valuesImportedFrom(name: string, text: string): string[] {
+  const statements = text.matchAll(new RegExp(`\\bimport\\s+(type\\s+)?([^;]*?)\\s+from\\s+'node:${name}'`, 'g'));
+  return [...statements].flatMap(([, typeOnly, clause = '']) => {
+    if (typeOnly !== undefined) return [];
+    const braced = /\{([^}]*)\}/.exec(clause);
+    const outside = clause
+      .replace(/\{[^}]*\}/, '')
+      .replace(/,/g, '')
+      .trim();
+    const named = (braced?.[1] ?? '')
+      .split(',')
+      .map((specifier) => specifier.trim())
+      .filter((specifier) => specifier !== '' && !specifier.startsWith('type '))
+      .map((specifier) => specifier.split(/\s+as\s+/)[0] ?? specifier);
+    return outside === '' ? named : ['*', ...named];
+  });
+}
+
+/**
+ * Whether a test file holding `text` uses the built-in `name` for what a Node.js line can change. Of the
+ * wire's built-ins a type counts too: a file that names a Socket or an AddressInfo holds a real connection or
+ * listening address, made by a helper of its own (test/hostile/rawConnection.ts) or by the app's listen.
+ */
+function usesBuiltin(name: string, text: string): boolean {
+  if (name === 'crypto') return valuesImportedFrom(name, text).some((value) => !randomInputMakers.includes(value));
+  if (!text.includes(`from 'node:${name}'`)) return false;
+  return name !== 'child_process' || startsNode.test(text);
+}
+
 /** Whether a test file, at path `file` holding `text`, tests what a Node.js line can change. */
 export function usesRuntime(file: string, text: string): boolean {
   if (specJudgingFolders.some((folder) => file.startsWith(folder))) return false;
-  const imported = runtimeBuiltins.some((name) => text.includes(`from 'node:${name}'`));
-  return imported || /\bfetch\(/.test(text);
+  return runtimeBuiltins.some((name) => usesBuiltin(name, text)) || /\bfetch\(/.test(text);
 }
 
 /** Whether a test file holding `text` reads a spec's operations (so a new operation can change it). */

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { repoRoot } from '../../lib/repoRoot.js';
-import { readsSpec, runtimeBuiltins, specJudgingFolders, usesRuntime } from './rules.js';
+import { randomInputMakers, readsSpec, runtimeBuiltins, specJudgingFolders, usesRuntime } from './rules.js';
 
 const source = (file: string) => readFileSync(join(repoRoot, file), 'utf8');
 
@@ -76,7 +76,7 @@ function main(args: string[]): void {
   switch (rule) {
     case 'runtime':
       chosen = suite.filter((file) => usesRuntime(file, source(file)));
-      why = `import a runtime built-in (${runtimeBuiltins.join(', ')}) or call fetch, outside ${specJudgingFolders.join(' and ')}`;
+      why = `use a runtime built-in (${runtimeBuiltins.join(', ')}; crypto for more than ${randomInputMakers.join(', ')}, child_process to start Node.js) or call fetch, outside ${specJudgingFolders.join(', ')}`;
       break;
     case 'spec-driven':
       chosen = suite.filter((file) => readsSpec(source(file)));
