@@ -50,15 +50,44 @@ case $group in
     esac
     ;;
   lint)
-    usage='usage: npm run lint [-- --fix]
-  (none)  typescript-eslint (with the layer rules of ARCHITECTURE.md), the import-circle check
-          (dependency-cruiser, type-only imports included) and the Prettier check; changes nothing
-  --fix   applies the fixes of eslint and Prettier (formatting), then fails on what is left'
+    usage='usage: npm run lint [-- --fix | affected FILE...]
+  (none)       typescript-eslint (with the layer rules of ARCHITECTURE.md), the import-circle check
+               (dependency-cruiser, type-only imports included) and the Prettier check; changes nothing
+  --fix        applies the fixes of eslint and Prettier (formatting), then fails on what is left
+  affected F…  after the files F changed in a tree the whole lint passed on: eslint on those of them it lints
+               and every module that imports one, directly or not (scripts/lint/affected.ts), the
+               import-circle check, and Prettier on F; changes nothing'
     case $choice in
       '')
         eslint .
         depcruise src lib scripts generators test bench clients --config .dependency-cruiser.json --output-type err
         exec prettier --check "${prettier_paths[@]}"
+        ;;
+      affected)
+        [ $# -gt 0 ] || {
+          printf 'npm run lint -- affected needs the files that changed\n%s\n' "$usage" >&2
+          exit 2
+        }
+        # An assignment, not a pipe: a failure to read the import graph fails the lint.
+        linted=$(tsx scripts/lint/affected.ts "$@")
+        if [ -n "$linted" ]; then
+          mapfile -t linted_files <<<"$linted"
+          eslint --no-warn-ignored "${linted_files[@]}"
+        fi
+        depcruise src lib scripts generators test bench clients --config .dependency-cruiser.json --output-type err
+        formatted=()
+        for file in "$@"; do
+          for path in "${prettier_paths[@]}"; do
+            case $file in
+              "$path"/*) formatted+=("$file") ;;
+              */*) continue ;;
+              $path) formatted+=("$file") ;;
+              *) continue ;;
+            esac
+            break
+          done
+        done
+        if [ "${#formatted[@]}" -gt 0 ]; then exec prettier --check "${formatted[@]}"; fi
         ;;
       --fix)
         status=0

@@ -10,8 +10,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { repoRoot } from '../../lib/repoRoot.js';
+import { modulesReaching } from './importGraph.js';
 import { randomInputMakers, readsSpec, runtimeBuiltins, specJudgingFolders, usesRuntime } from './rules.js';
 
 const source = (file: string) => readFileSync(join(repoRoot, file), 'utf8');
@@ -39,30 +40,7 @@ export function suiteFiles(): string[] {
 
 /** Files of the suite whose import graph reaches any of the targets (dependency-cruiser's --reaches). */
 function affectedBy(suite: string[], targets: string[]): string[] {
-  const escaped = targets.map(
-    (target) => `^${relative(repoRoot, join(process.cwd(), target)).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`,
-  );
-  const output = execFileSync(
-    join(repoRoot, 'node_modules/.bin/depcruise'),
-    [
-      'test',
-      'src',
-      'lib',
-      'scripts',
-      'generators',
-      'clients',
-      '--config',
-      '.dependency-cruiser.json',
-      '--reaches',
-      escaped.join('|'),
-      '--output-type',
-      'json',
-    ],
-    { cwd: repoRoot, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
-  );
-  const reached = new Set(
-    (JSON.parse(output) as { modules: Array<{ source: string }> }).modules.map((module) => module.source),
-  );
+  const reached = modulesReaching(targets);
   return suite.filter((file) => reached.has(file));
 }
 

@@ -24,8 +24,9 @@ import { addOperations, addOwners, addSubResource, endOfPathItem, handEdited, ow
  * client's id, with conditional writes, a 412 code of their own and adoptions of pets refused by state (409)
  * (./owners.ts, with its own test file). Then npm run generate, and every
  * tool runs green on the result with nothing else edited by hand: the contract gate, the migrations' gate,
- * typecheck, lint, the tests that read the spec (the conformance suite among them) and the examples' own, the client
- * (its new methods, typed), and
+ * typecheck (the client's new methods, typed, among it), lint (what changed and what imports it: CI lints the
+ * whole tree before the examples), the tests that read the spec (the conformance suite among them) and the
+ * examples' own, the build, and
  * npm run verify in write mode against a server holding pets and notes made before the run, which must all
  * be there, unchanged, afterwards.
  */
@@ -140,9 +141,35 @@ function failureExcerpt(output: string): string {
     .slice(0, 12_000);
 }
 
+/**
+ * Each step's wall time, as a comment when it ends (so a run cut short still tells where its time went), and
+ * the list of them with its sum (`report`): CI's budget is spent step by step.
+ */
+function stepClock(t: Test) {
+  const times: Array<[string, number]> = [];
+  const line = (label: string, ms: number) => `${(ms / 1000).toFixed(1).padStart(7)} s  ${label}`;
+  const timed = <T>(label: string, step: () => T): T => {
+    const started = performance.now();
+    try {
+      return step();
+    } finally {
+      const ms = performance.now() - started;
+      times.push([label, ms]);
+      t.comment(`step: ${line(label, ms)}`);
+    }
+  };
+  const report = () => {
+    const total = times.reduce((sum, [, ms]) => sum + ms, 0);
+    t.comment(['steps, wall time:', ...times.map(([label, ms]) => line(label, ms)), line('in all', total)].join('\n'));
+  };
+  return { timed, report };
+}
+
 t.test('a resource and two operations added with only the spec, handlers and SQL: every tool green', async (t) => {
-  const copy = copyOfRepo();
+  const { timed, report } = stepClock(t);
+  const copy = timed('copy of the repository', copyOfRepo);
   t.teardown(copy.remove);
+  const treeUnderTest = copy.git('rev-parse', 'HEAD');
   addSubResource(copy);
   addOperations(copy);
   if (withOwners) addOwners(copy);
@@ -163,7 +190,7 @@ t.test('a resource and two operations added with only the spec, handlers and SQL
   copy.git('commit', '--quiet', '-m', 'notes, deletePet, updatePet and owners, by hand');
 
   const run = (label: string, command: string, args: string[]) => {
-    const result = copy.run(command, args);
+    const result = timed(label, () => copy.run(command, args));
     if (result.status !== 0) t.comment(failureExcerpt(result.output));
     t.equal(result.status, 0, label);
     return result;
@@ -191,18 +218,6 @@ t.test('a resource and two operations added with only the spec, handlers and SQL
     '--cache',
     join(repoRoot, '.run/releases'),
   ]);
-  run('typecheck (server, tools and client)', 'npm', ['run', '--silent', 'typecheck']);
-  run('lint', 'npm', ['run', '--silent', 'lint']);
-  // What the examples can change: the files that read the spec's operations, and the examples' own tests
-  // (npm test -- spec-driven; the whole npm test runs once in CI, on the tree without the examples).
-  const ownTests = edited.filter((path) => path.endsWith('.test.ts'));
-  run("npm test -- spec-driven on the applied tree, with the examples' own tests", 'npm', [
-    'test',
-    '--',
-    'spec-driven',
-    ...(ownTests.length > 0 ? ['--also', ...ownTests] : []),
-  ]);
-
   // The client has a typed method per new operation: this compiles only if they exist with these types.
   const probe = join(copy.root, 'clients/typescript/src/newOperationsProbe.ts');
   writeFileSync(
@@ -224,15 +239,45 @@ t.test('a resource and two operations added with only the spec, handlers and SQL
       '',
     ].join('\n'),
   );
-  run('the client has the new operations, typed, with If-Match and If-None-Match as options', 'npx', [
-    '--no-install',
-    'tsc',
-    '-p',
-    'clients/typescript',
-  ]);
+  // One typecheck for the tree and the probe: the client's compile is the probe's proof.
+  run(
+    'typecheck (server, tools and client, the probe of the new methods: typed, with If-Match and If-None-Match as options)',
+    'npm',
+    ['run', '--silent', 'typecheck'],
+  );
   rmSync(probe);
+  // The whole lint passed on the tree under test (CI's lint stage): what the examples and generate changed,
+  // and what imports it, is read again.
+  const changed = copy.git('diff', '--name-only', treeUnderTest, 'HEAD').split('\n').filter(Boolean);
+  run('lint: the changed files and what imports them', 'npm', [
+    'run',
+    '--silent',
+    'lint',
+    '--',
+    'affected',
+    ...changed,
+  ]);
+  // What the examples can change: the files that read the spec's operations, and the examples' own tests
+  // (npm test -- spec-driven; the whole npm test runs once in CI, on the tree without the examples).
+  const ownTests = edited.filter((path) => path.endsWith('.test.ts'));
+  run("npm test -- spec-driven on the applied tree, with the examples' own tests", 'npm', [
+    'test',
+    '--',
+    'spec-driven',
+    ...(ownTests.length > 0 ? ['--also', ...ownTests] : []),
+  ]);
 
-  run('npm run build', 'npm', ['run', '--silent', 'build']);
+  // npm run build with its type check left to the typecheck above, which reads src/ with the same options
+  // (tsconfig.build.json extends tsconfig.json): tsc --noCheck emits, then the script copies what it copies.
+  const { build } = (
+    JSON.parse(readFileSync(join(copy.root, 'package.json'), 'utf8')) as { scripts: { build: string } }
+  ).scripts;
+  const emitOnly = build.replace(/^tsc -p tsconfig\.build\.json(?= )/, '$& --noCheck');
+  t.not(emitOnly, build, "package.json's build starts with tsc -p tsconfig.build.json");
+  run('npm run build, without a second type check of src/', 'bash', [
+    '-c',
+    `PATH="$PWD/node_modules/.bin:$PATH" && ${emitOnly}`,
+  ]);
   const server = await startServer(copy, t);
   const before: Pet[] = [];
   // Ids 1 to 100, the examples' 1 among them: what a tool aiming at foreign ids would hit first.
@@ -314,4 +359,5 @@ t.test('a resource and two operations added with only the spec, handlers and SQL
 
   const tracked = copy.git('diff', '--name-only', 'HEAD').split('\n').filter(Boolean);
   t.same(tracked, [], 'no tool changed a tracked file');
+  report();
 });
