@@ -11,7 +11,13 @@ import { dirname, join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import { parse, stringify } from 'yaml';
 import { withObjectivePanels } from '../lib/objectives/dashboard.js';
-import { withLoadSheddingFacts, withObjectivesTable, withShortHistoryFact } from '../lib/objectives/docs.js';
+import {
+  withLoadSheddingFacts,
+  withObjectivesTable,
+  withScenarioTable,
+  withShortHistoryFact,
+  type ScenarioTest,
+} from '../lib/objectives/docs.js';
 import { objectivesOf } from '../lib/objectives/objectives.js';
 import { operationalRuleGroup } from '../lib/objectives/operationalAlerts.js';
 import {
@@ -60,20 +66,23 @@ write(
   generated('The operational alerts (lib/objectives/operationalAlerts.ts): what each means: docs/alerts.md.') +
     yaml({ groups: [operationalRuleGroup(settings)] }),
 );
+const ticketTests = objectiveTicketTests(objectives, settings);
+const pageTests = objectivePageTests(objectives, settings);
+const operationalTests = operationalRuleTests(settings);
 write(
   'deploy/prometheus/objectives.test.yml',
   generated("Unit tests of objectives.yml's tickets (lib/objectives/ruleTests.ts).") +
-    yaml(testFile(['objectives.yml'], objectiveTicketTests(objectives, settings), objectiveEvaluationInterval)),
+    yaml(testFile(['objectives.yml'], ticketTests, objectiveEvaluationInterval)),
 );
 write(
   'deploy/prometheus/objectives-pages.test.yml',
   generated("Unit tests of objectives.yml's pages (lib/objectives/ruleTests.ts).") +
-    yaml(testFile(['objectives.yml'], objectivePageTests(objectives, settings))),
+    yaml(testFile(['objectives.yml'], pageTests)),
 );
 write(
   'deploy/prometheus/alerts.test.yml',
   generated('Unit tests of alerts.yml (lib/objectives/ruleTests.ts).') +
-    yaml(testFile(['alerts.yml'], operationalRuleTests(settings))),
+    yaml(testFile(['alerts.yml'], operationalTests)),
 );
 
 const apiPort = configSchema.properties.PORT.default;
@@ -93,9 +102,12 @@ write(dashboardFile, await format(JSON.stringify(dashboard), { ...prettier, pars
 
 write(
   docsFile,
-  withLoadSheddingFacts(
-    withShortHistoryFact(withObjectivesTable(readFileSync(join(repoRoot, docsFile), 'utf8'), objectives)),
-    docsFile,
+  withScenarioTable(
+    withLoadSheddingFacts(
+      withShortHistoryFact(withObjectivesTable(readFileSync(join(repoRoot, docsFile), 'utf8'), objectives)),
+      docsFile,
+    ),
+    [...pageTests, ...ticketTests, ...operationalTests] as ScenarioTest[],
   ),
 );
 // The operator's first Prometheus configuration, under the job names the rules watch.
