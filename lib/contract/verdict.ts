@@ -7,12 +7,14 @@ export type Bump = 'major' | 'minor' | 'patch' | 'none';
 
 export const versionOf = (document: JsonObject) => String((document['info'] as JsonObject | undefined)?.['version']);
 
-/** The smallest version step the changes need: breaking a major, anything a client can use or should know a minor. */
-export function bumpNeeded(changes: Change[]): Bump {
-  if (changes.some((change) => change.level === 'breaking')) return 'major';
-  if (changes.some((change) => change.level === 'additive' || change.level === 'warning')) return 'minor';
-  return changes.length > 0 ? 'patch' : 'none';
+/** The smallest version step changes of these levels need: breaking a major, anything a client can use or should know a minor. */
+export function bumpOfLevels(levels: Level[]): Bump {
+  if (levels.includes('breaking')) return 'major';
+  if (levels.includes('additive') || levels.includes('warning')) return 'minor';
+  return levels.length > 0 ? 'patch' : 'none';
 }
+
+export const bumpNeeded = (changes: Change[]): Bump => bumpOfLevels(changes.map((change) => change.level));
 
 /** The step from one version to the next. */
 export function bumpBetween(from: string, to: string): Bump {
@@ -25,6 +27,7 @@ export function bumpBetween(from: string, to: string): Bump {
 
 const rank: Record<Bump, number> = { none: 0, patch: 1, minor: 2, major: 3 };
 export const covers = (made: Bump, needed: Bump) => rank[made] >= rank[needed];
+export const larger = (a: Bump, b: Bump): Bump => (rank[a] >= rank[b] ? a : b);
 
 export interface Verdict {
   breaking: Change[];

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { apiTypesSource } from '../../generators/apiTypes.js';
+import type { Level } from '../../lib/contract/change.js';
 import type { JsonObject } from '../../lib/openapi/dereference.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 
@@ -21,6 +22,13 @@ export type ClientOf = { declarations: Declarations } | { refused: string };
 
 export interface DeclarationChange {
   name: string;
+  /**
+   * What it does to code written against the base, judged by names alone: removed breaks it, added is new to it; a
+   * changed declaration is none here, as its types come from the schemas the wire diff judges.
+   */
+  level: Level;
+  /** The type of the schema of that name in components/schemas (set by the review). */
+  schema?: true;
   before?: string;
   after?: string;
 }
@@ -207,10 +215,10 @@ export function compareClients(base: ClientOf, head: ClientOf): ClientChanges {
   if ('refused' in base || 'refused' in head) return changes;
   for (const [name, after] of head.declarations) {
     const before = base.declarations.get(name);
-    if (before === undefined) changes.added.push({ name, after });
-    else if (before !== after) changes.changed.push({ name, before, after });
+    if (before === undefined) changes.added.push({ name, level: 'additive', after });
+    else if (before !== after) changes.changed.push({ name, level: 'none', before, after });
   }
   for (const [name, before] of base.declarations)
-    if (!head.declarations.has(name)) changes.removed.push({ name, before });
+    if (!head.declarations.has(name)) changes.removed.push({ name, level: 'breaking', before });
   return changes;
 }

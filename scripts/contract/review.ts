@@ -23,7 +23,6 @@ import { diff } from '../../lib/contract/diff.js';
 import { loadContract, type LoadedContract } from '../../lib/contract/load.js';
 import { operationsOf } from '../../lib/contract/operations.js';
 import {
-  compareVersions,
   isReleasedContract,
   majorOf,
   releasedFile,
@@ -32,19 +31,13 @@ import {
 import { describeAlternative, requirementsOf } from '../../lib/contract/securityDiff.js';
 import { componentName, placeKey, placesOf, sharedChanges, type SharedChange } from '../../lib/contract/shared.js';
 import { code, forExample, inline } from '../../lib/contract/text.js';
-import {
-  bumpBetween,
-  bumpNeeded,
-  countsOf,
-  covers,
-  versionOf,
-  type Bump,
-  type Counts,
-} from '../../lib/contract/verdict.js';
+import { countsOf, versionOf, type Bump, type Counts } from '../../lib/contract/verdict.js';
 import { dereference, same, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
 import { previousRelease } from '../../lib/releases/record.js';
 import { repoRoot } from '../../lib/repoRoot.js';
-import { clientsOf, compareClients, type ClientChanges } from './clientDeclarations.js';
+import { clientsOf, compareClients, type ClientChanges, type DeclarationChange } from './clientDeclarations.js';
+import { clientLines } from './clientLines.js';
+import { releaseBelow, versionStep, type VersionStep } from './versionStep.js';
 import { dayOf, parseOptions, processOutput, runCommand, type Output } from './commandLine.js';
 
 /** The shape's version (contract/review.schema.json): raised when a field changes meaning or goes away. */
@@ -77,15 +70,8 @@ export type { Place, SharedChange } from '../../lib/contract/shared.js';
 export interface Comparison {
   base: { source: string; version: string; released: boolean };
   head: { source: string; version: string };
-  version: {
-    /** The release the step is measured from: the base when it is one, else the last release below the head. */
-    release: string | null;
-    /** The step the changes from base to head need (for a base that is no release: what the head adds to it). */
-    needed: Bump;
-    /** The step info.version takes from that release. */
-    made: Bump;
-    enough: boolean;
-  };
+  /** The step needed (the larger of the wire's and the client source's) and the step info.version makes. */
+  version: VersionStep;
   gate: { passed: boolean; breaking: number };
   counts: Counts;
   operations: OperationReview[];
@@ -147,31 +133,39 @@ function byOperation(base: JsonObject, head: JsonObject, changes: Change[]): Ope
   return [...groups.values()];
 }
 
+const schemaNames = (document: JsonObject) =>
+  new Set(Object.keys(((document['components'] as JsonObject | undefined)?.['schemas'] as JsonObject | undefined) ?? {}));
+
+/** The client's changes, each type a schema exports under its own name marked so (a rename can keep the old name). */
+function withSchemas(client: ClientChanges, base: JsonObject, head: JsonObject): ClientChanges {
+  const mark = (names: Set<string>) => (change: DeclarationChange) =>
+    names.has(change.name) ? { ...change, schema: true as const } : change;
+  return {
+    ...client,
+    removed: client.removed.map(mark(schemaNames(base))),
+    added: client.added.map(mark(schemaNames(head))),
+  };
+}
+
 /** One comparison; `client` is what the generated clients' declarations say. */
 export function compare(base: LoadedContract, head: LoadedContract, date: string, client: ClientChanges): Comparison {
   const changes = diff(base.document, head.document, { today: date });
   const [from, to] = [versionOf(base.document), versionOf(head.document)];
   const released = isReleasedContract(base.document);
   // A base that is no release (unreleased main): the head's version is measured from the last release below it.
-  const release = released
-    ? from
-    : (releasedVersions()
-        .filter((version) => compareVersions(version, to) <= 0)
-        .at(-1) ?? null);
-  const needed = bumpNeeded(changes);
-  const made = release === null ? 'major' : bumpBetween(release, to);
+  const release = released ? from : releaseBelow(to);
   const breaking = changes.filter((change) => change.level === 'breaking').length;
   const majorMoved = release === null || majorOf(to) > majorOf(release);
   return {
     base: { source: base.source, version: from, released },
     head: { source: head.source, version: to },
-    version: { release, needed, made, enough: covers(made, needed) },
+    version: versionStep(release, to, changes, client),
     gate: { passed: breaking === 0 || majorMoved, breaking },
     counts: countsOf(changes),
     operations: byOperation(base.document, head.document, changes),
     shared: sharedChanges(base.document, head.document, changes),
     other: changes.filter((change) => !change.operation),
-    client,
+    client: withSchemas(client, base.document, head.document),
     changelog: changelogEntries(base.document, head.document, changes),
   };
 }
@@ -251,35 +245,25 @@ function operationSection(operation: OperationReview, grouped: Set<string>): str
   ];
 }
 
-function clientSection(client: ClientChanges): string[] {
-  const refusals = (['base', 'head'] as const).flatMap((side) => {
-    const reason = client.refused[side];
-    return reason === undefined ? [] : [`- **the generator refuses the ${side}**: ${reason}`];
-  });
-  if (refusals.length > 0) return refusals;
-  const lines = [
-    ...client.removed.map(({ name, before }) => `- **removed** ${code(name)}: ${inline(before ?? '')}`),
-    ...client.changed.flatMap(({ name, before, after }) => [
-      `- changed ${code(name)}:`,
-      `  - before: ${inline(before ?? '')}`,
-      `  - after: ${inline(after ?? '')}`,
-    ]),
-    ...client.added.map(({ name, after }) => `- added ${code(name)}: ${inline(after ?? '')}`),
-  ];
-  return lines.length > 0 ? lines : ['No declaration of the client changes.'];
+const release = (bump: Bump) => (bump === 'none' ? 'no release' : `a ${bump} release`);
+
+/** Why the step is needed: the wire's step with its tally, the client source's with what it removes and adds. */
+function stepReasons({ version, counts, client }: Comparison): string {
+  const tally = `${counts.breaking} breaking, ${counts.warning} warning, ${counts.additive} additive, ${counts.none} none`;
+  const names = `${client.removed.length} exported name(s) removed, ${client.added.length} added`;
+  return `the wire ${release(version.wire)} (${tally}), the client's source ${release(version.source)} (${names})`;
 }
 
 function versionLine(comparison: Comparison): string {
-  const { version, base, head, counts } = comparison;
-  const tally = `${counts.breaking} breaking, ${counts.warning} warning, ${counts.additive} additive, ${counts.none} none`;
+  const { version, base, head } = comparison;
   const step = version.made === 'none' ? 'no step' : `a ${version.made} step`;
   const verdict = version.enough ? 'enough' : '**not enough**';
+  const why = stepReasons(comparison);
   if (base.released)
-    return `- **Version**: the changes ${version.needed === 'none' ? 'need no release' : `need a ${version.needed} release`} (${tally}); info.version ${base.version} → ${head.version} is ${step}: ${verdict}.`;
+    return `- **Version**: the changes need ${release(version.needed)}: ${why}; info.version ${base.version} → ${head.version} is ${step}: ${verdict}.`;
   const from = version.release === null ? 'no earlier release' : `the last release ${version.release}`;
-  const needs = version.needed === 'none' ? 'needs no release' : `needs a ${version.needed} release`;
   return (
-    `- **Version**: the base is not a release, so only what the head adds to it is judged: it ${needs} (${tally}); ` +
+    `- **Version**: the base is not a release, so only what the head adds to it is judged: it needs ${release(version.needed)}: ${why}; ` +
     `info.version ${head.version} is ${step} from ${from}: ${verdict}.`
   );
 }
@@ -322,7 +306,7 @@ function comparisonMarkdown(comparison: Comparison, date: string): string {
       : ['#### Not tied to one operation (servers, components)', '', ...changeLines(others), '']),
     '### The first-party client (clients/typescript): declarations before and after',
     '',
-    ...clientSection(comparison.client),
+    ...clientLines(comparison.client),
     '',
     '### Changelog entries this change produces',
     '',
