@@ -87,6 +87,12 @@ function membersOf(checker: ts.TypeChecker, type: ts.Type, at: ts.Node): string 
   return `{ ${members.join('; ')} }`;
 }
 
+/**
+ * A member's name as code spells it: the checker names one keyed by a well-known symbol `__@toStringTag@216`, its
+ * number differing from one compiler run to the next.
+ */
+const nameOf = (member: ts.Symbol) => member.getName().replace(/^__@(\w+)@\d+$/, '[Symbol.$1]');
+
 /** Every export of `entry`, and each public method of its exported classes, with types expanded. */
 function declarationsOf(checker: ts.TypeChecker, entry: ts.SourceFile): Declarations {
   const declarations: Declarations = new Map();
@@ -102,21 +108,21 @@ function declarationsOf(checker: ts.TypeChecker, entry: ts.SourceFile): Declarat
       for (const member of checker.getPropertiesOfType(instance)) {
         const memberDeclaration = member.valueDeclaration;
         if (!memberDeclaration || member.getName().startsWith('#')) continue;
+        const memberName = nameOf(member);
         const modifiers = ts.getCombinedModifierFlags(memberDeclaration);
         if (modifiers & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) continue;
         const type = checker.getTypeOfSymbolAtLocation(member, declaration);
         const signatures = type.getCallSignatures();
         const deprecated = ts.getJSDocDeprecatedTag(memberDeclaration) ? '@deprecated ' : '';
         declarations.set(
-          `${name}.${member.getName()}`,
+          `${name}.${memberName}`,
           signatures.length > 0
             ? signatures
                 .map(
-                  (signature) =>
-                    `${deprecated}${member.getName()}${checker.signatureToString(signature, undefined, format)}`,
+                  (signature) => `${deprecated}${memberName}${checker.signatureToString(signature, undefined, format)}`,
                 )
                 .join('\n')
-            : `${deprecated}${member.getName()}: ${checker.typeToString(type, undefined, format)}`,
+            : `${deprecated}${memberName}: ${checker.typeToString(type, undefined, format)}`,
         );
       }
     } else if (symbol.flags & ts.SymbolFlags.Interface) {

@@ -22,12 +22,7 @@ import { changes as changelogEntries } from '../../lib/contract/changelog.js';
 import { diff } from '../../lib/contract/diff.js';
 import { loadContract, type LoadedContract } from '../../lib/contract/load.js';
 import { operationsOf } from '../../lib/contract/operations.js';
-import {
-  isReleasedContract,
-  majorOf,
-  releasedFile,
-  releasedVersions,
-} from '../../lib/contract/released.js';
+import { isReleasedContract, majorOf, releasedFile, releasedVersions } from '../../lib/contract/released.js';
 import { describeAlternative, requirementsOf } from '../../lib/contract/securityDiff.js';
 import { componentName, placeKey, placesOf, sharedChanges, type SharedChange } from '../../lib/contract/shared.js';
 import { code, forExample, inline } from '../../lib/contract/text.js';
@@ -134,7 +129,9 @@ function byOperation(base: JsonObject, head: JsonObject, changes: Change[]): Ope
 }
 
 const schemaNames = (document: JsonObject) =>
-  new Set(Object.keys(((document['components'] as JsonObject | undefined)?.['schemas'] as JsonObject | undefined) ?? {}));
+  new Set(
+    Object.keys(((document['components'] as JsonObject | undefined)?.['schemas'] as JsonObject | undefined) ?? {}),
+  );
 
 /** The client's changes, each type a schema exports under its own name marked so (a rename can keep the old name). */
 function withSchemas(client: ClientChanges, base: JsonObject, head: JsonObject): ClientChanges {

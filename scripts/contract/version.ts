@@ -4,9 +4,11 @@
  * A changed contract gets a version of its own and a CHANGELOG.md section:
  * refuses an openapi.yaml that differs from the highest release under
  * contract/released/ while its info.version is still that release's, a
- * version below it, and an unreleased version without its "## <version>"
- * section in CHANGELOG.md, without a summary written by hand, or whose
- * generated entries lack a change the diff has.
+ * version below it, a step from that release smaller than the changes need
+ * (the review's version line: the larger of the wire's step and the
+ * TypeScript client source's, versionStep.ts), and an unreleased version
+ * without its "## <version>" section in CHANGELOG.md, without a summary
+ * written by hand, or whose generated entries lack a change the diff has.
  */
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -17,10 +19,14 @@ import { changesBlock, sectionOf, summaryPlaceholder } from '../../lib/contract/
 import { blockContent } from '../../lib/generatedBlocks.js';
 import { changes } from '../../lib/contract/changelog.js';
 import { readContractFile } from '../../lib/contract/load.js';
+import { diff } from '../../lib/contract/diff.js';
 import { compareVersions, lastReleased } from '../../lib/contract/released.js';
-import { parseOptions, processOutput, runCommand } from './commandLine.js';
+import { versionOf } from '../../lib/contract/verdict.js';
+import { clientsOf, compareClients } from './clientDeclarations.js';
+import { dayOf, parseOptions, processOutput, runCommand } from './commandLine.js';
+import { versionStep } from './versionStep.js';
 
-const versionOf = (document: JsonObject) => String((document['info'] as JsonObject | undefined)?.['version']);
+type Contract = { document: JsonObject; text: string };
 
 /** What is wrong with the spec's version against the last release and the changelog; empty when nothing. */
 export function versionProblems(spec: JsonObject, released: JsonObject, changelog: string): string[] {
@@ -50,20 +56,49 @@ export function versionProblems(spec: JsonObject, released: JsonObject, changelo
   return problems;
 }
 
-function main(): number {
+/**
+ * What is wrong with the step info.version takes from the release, against the step the changes need on the wire
+ * and in the client's source on `today` (the day sunsets are judged against); empty when it is enough or not raised.
+ */
+export async function stepProblems(spec: Contract, released: Contract, today: string): Promise<string[]> {
+  const [to, from] = [versionOf(spec.document), versionOf(released.document)];
+  if (compareVersions(to, from) <= 0) return [];
+  const changes = diff(released.document, spec.document, { today });
+  const [before, after] = await clientsOf([released, spec]);
+  const client = compareClients(before!, after!);
+  const step = versionStep(from, to, changes, client);
+  if (step.enough) return [];
+  const gone = client.removed.map(({ name }) => name);
+  return [
+    `info.version ${from} -> ${to} is a ${step.made} step, but the changes need a ${step.needed} one: the wire a ` +
+      `${step.wire}, the client's source a ${step.source}${gone.length > 0 ? ` (gone from the client: ${gone.join(', ')})` : ''}. ` +
+      'Raise info.version, or keep what the client loses (docs/contract.md, "Breaking changes"); npm run contract -- review says why',
+  ];
+}
+
+const contractAt = (file: string): Contract => {
+  const text = readFileSync(file, 'utf8');
+  return { document: readContractFile(file), text };
+};
+
+async function main(): Promise<number> {
   const base = lastReleased();
-  const problems = versionProblems(
-    readContractFile(join(repoRoot, 'openapi.yaml')),
-    readContractFile(base),
-    readFileSync(join(repoRoot, 'CHANGELOG.md'), 'utf8'),
-  );
+  const [spec, released] = [contractAt(join(repoRoot, 'openapi.yaml')), contractAt(base)];
+  const problems = [
+    ...versionProblems(spec.document, released.document, readFileSync(join(repoRoot, 'CHANGELOG.md'), 'utf8')),
+    ...(await stepProblems(spec, released, dayOf(undefined))),
+  ];
   for (const problem of problems) console.error(`  x ${problem}`);
-  if (problems.length === 0) console.log(`info.version and CHANGELOG.md agree with ${relative(repoRoot, base)}`);
+  if (problems.length === 0)
+    console.log(`info.version, its step and CHANGELOG.md agree with ${relative(repoRoot, base)}`);
   return problems.length === 0 ? 0 : 1;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
-  process.exitCode = runCommand('version', 'tsx scripts/contract/version.ts (no options)', processOutput(''), () => {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const status = runCommand('version', 'tsx scripts/contract/version.ts (no options)', processOutput(''), () => {
     parseOptions(process.argv.slice(2), {});
-    return main();
+    return 0;
   });
+  if (status === 0) void main().then((code) => (process.exitCode = code));
+  else process.exitCode = status;
+}
