@@ -2,16 +2,17 @@
  * npm run contract -- review [--base FILE|REV]... [--head FILE|REV] [--date YYYY-MM-DD] [--json] [--out FILE]
  *
  * What a change of openapi.yaml does to consumers, as Markdown for a pull-request comment (or JSON, whose shape is
- * contract/review.schema.json): per comparison, the version step it needs, each changed operation with one
- * sentence per change and its rule id (the one diff, lib/contract/diff.ts), the first-party client's declarations
- * before and after (scripts/contract/clientDeclarations.ts), and the changelog entries it produces. The base is the
- * last release (contract/releases.json); under CI, the merge base with the target branch too, when its contract
- * differs. A base that is a release is judged whole; one that is not (unreleased main) is judged for what the head
- * adds on top, against the step info.version takes from the last release. --date (default today, UTC) is the day
- * sunsets are judged against, so a review can be run again. A change of a shared component reaching several places is
- * said once, naming them; the Markdown stops at reviewLimit characters (one GitHub comment) with a line saying what
- * was left out, and --out FILE writes the whole review to FILE instead of stdout. Exit 0 whatever the verdict (the
- * gate judges); 2 on input it cannot read, an option it does not know, or a FILE it cannot write.
+ * contract/review.schema.json): per comparison, the version step it needs (for the wire and for the client's
+ * source, versionStep.ts), each changed operation with one sentence per change and its rule id (the one diff,
+ * lib/contract/diff.ts), the first-party client's declarations before and after (clientDeclarations.ts), and the
+ * changelog entries it produces. The bases (defaultBases) put what the change adds first: the merge base with the
+ * target branch under CI, HEAD elsewhere; then the last release (contract/releases.json). A base that is a release
+ * is judged whole; one that is not (unreleased main) is judged for what the head adds on top, against the step
+ * info.version takes from the last release. --date (default today, UTC) is the day sunsets are judged against, so a
+ * review can be run again. A change of a shared component reaching several places is said once, naming them; the
+ * Markdown stops at reviewLimit characters (one GitHub comment) with a line saying what was left out, and --out FILE
+ * writes the whole review to FILE instead of stdout. Exit 0 whatever the verdict (the gate judges); 2 on input it
+ * cannot read, an option it does not know, or a FILE it cannot write.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -272,14 +273,22 @@ function gateLine({ gate, base, version }: Comparison): string {
   return `- **Breaking changes it adds**: ${gate.breaking === 0 ? 'none' : `${gate.breaking}, ${gate.passed ? `allowed: a major step from ${version.release ?? 'no release'}` : '**refused** without a major step'}`}.`;
 }
 
+/** Nothing to say: no change on the wire and none in the client. */
+const unchanged = ({ operations, shared, other, client }: Comparison) =>
+  [operations, shared, other, client.added, client.removed, client.changed].every((list) => list.length === 0) &&
+  client.refused.base === undefined &&
+  client.refused.head === undefined;
+
 function comparisonMarkdown(comparison: Comparison, date: string): string {
   const { base, head } = comparison;
   const others = sorted(comparison.other);
   const shared = [...comparison.shared].sort((a, b) => (order[a.change.level] ?? 0) - (order[b.change.level] ?? 0));
   const grouped = placesOf(shared);
   const operations = comparison.operations.flatMap((operation) => operationSection(operation, grouped));
+  const title = `## Contract review: ${code(head.source)} (${head.version}) against ${code(base.source)} (${base.version}${base.released ? ', released' : ', not released'})`;
+  if (unchanged(comparison)) return `${title}\n\n- **No change**: the contract is the same as this base's.\n`;
   const lines = [
-    `## Contract review: ${code(head.source)} (${head.version}) against ${code(base.source)} (${base.version}${base.released ? ', released' : ', not released'})`,
+    title,
     '',
     `- **Date**: ${date} (sunsets are judged against this day; \`--date ${date}\` reviews again as of it).`,
     versionLine(comparison),
@@ -333,24 +342,33 @@ export function capped(text: string, limit: number): string {
 export const reviewMarkdown = (report: Review, limit = reviewLimit): string =>
   capped(report.comparisons.map((comparison) => comparisonMarkdown(comparison, report.date)).join('\n'), limit);
 
-/** The bases when none is given: the last release's spec; under CI the merge base with the target branch too. */
-function defaultBases(): string[] {
-  const release = previousRelease();
-  const latest = releasedVersions().at(-1);
-  const bases = [releasedFile(release?.version ?? latest ?? '')];
-  if (!process.env['CI']) return bases;
-  const target = process.env['GITHUB_BASE_REF'] ? `origin/${process.env['GITHUB_BASE_REF']}` : 'origin/main';
+/** The commit where HEAD left `target` (a branch or revision), read by git in `cwd`; undefined when git cannot tell. */
+export function mergeBaseWith(target: string, cwd = repoRoot): string | undefined {
   try {
-    const mergeBase = execFileSync('git', ['merge-base', 'HEAD', target], {
-      cwd: repoRoot,
+    const commit = execFileSync('git', ['merge-base', 'HEAD', target], {
+      cwd,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
     }).trim();
-    if (mergeBase) bases.push(mergeBase);
+    return commit === '' ? undefined : commit;
   } catch {
-    // No target branch in this clone: the last release is the only base.
+    return undefined;
   }
-  return bases;
+}
+
+/**
+ * The bases when none is given, what the pull request adds first: under CI (`CI` set) the merge base with the target
+ * branch (`GITHUB_BASE_REF`, else main, from origin), elsewhere HEAD (the committed tree, the working tree being the
+ * head); then the last release. Without the target branch in the clone, CI gets the release alone.
+ */
+export function defaultBases(
+  env: NodeJS.ProcessEnv = process.env,
+  mergeBase: (target: string) => string | undefined = mergeBaseWith,
+): string[] {
+  const release = releasedFile(previousRelease()?.version ?? releasedVersions().at(-1) ?? '');
+  if (!env['CI']) return ['HEAD', release];
+  const added = mergeBase(`origin/${env['GITHUB_BASE_REF'] || 'main'}`);
+  return added === undefined ? [release] : [added, release];
 }
 
 /** The command: its exit code (0 whatever the verdict, 2 on input it cannot read or a bad option), text to `io`. */

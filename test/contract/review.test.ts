@@ -1,6 +1,7 @@
 // npm run contract -- review, its parts: the sentences by changed operation, the version step, the Markdown.
 // The whole command on realistic pull requests (with the generated clients) is reviewPullRequests.test.ts.
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse, stringify } from 'yaml';
@@ -9,7 +10,15 @@ import { loadContract, parseContract, type LoadedContract } from '../../lib/cont
 import { releasedFile, releasedVersions } from '../../lib/contract/released.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 import type { ClientChanges } from '../../scripts/contract/clientDeclarations.js';
-import { compare, placesNamed, reviewMarkdown, type Comparison } from '../../scripts/contract/review.js';
+import {
+  compare,
+  defaultBases,
+  mergeBaseWith,
+  placesNamed,
+  reviewMarkdown,
+  type Comparison,
+} from '../../scripts/contract/review.js';
+import { scratchDir } from '../helpers/scratchSpace.js';
 import { answersCarrying, fresh } from './pullRequests.js';
 
 const specText = readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8');
@@ -86,7 +95,7 @@ t.test(
     t.match(
       markdown(fromMain),
       new RegExp(
-        `the base is not a release, so only what the head adds to it is judged: it needs a minor release \\(0 breaking, 0 warning, ${answers} additive, 0 none\\); info\\.version 1\\.3\\.0 is a minor step from the last release 1\\.2\\.0: enough\\.`,
+        `the base is not a release, so only what the head adds to it is judged: it needs a minor release: the wire a minor release \\(0 breaking, 0 warning, ${answers} additive, 0 none\\), the client's source no release \\(0 exported name\\(s\\) removed, 0 added\\); info\\.version 1\\.3\\.0 is a minor step from the last release 1\\.2\\.0: enough\\.`,
       ),
     );
     t.match(markdown(fromMain), /- \*\*Breaking changes it adds\*\*: none\./);
@@ -98,11 +107,10 @@ t.test(
     t.match(breakingOnMain.version, { needed: 'major', made: 'minor', enough: false });
     t.match(markdown(breakingOnMain), /\*\*Breaking changes it adds\*\*: 1, \*\*refused\*\* without a major step/);
 
-    // Nothing added on top of main: no release needed, and the line says so.
+    // Nothing added on top of main: no release needed, and the section is one line saying so.
     const nothing = compared(main, () => {});
     t.match(nothing.version, { needed: 'none', enough: true });
-    t.match(markdown(nothing), /it needs no release/);
-    t.match(markdown(nothing), /No operation changes\./);
+    t.match(markdown(nothing), /\n\n- \*\*No change\*\*: the contract is the same as this base's\.\n$/);
   },
 );
 
@@ -349,5 +357,65 @@ t.test('the verb follows the counter-example, a move names both servers, a revie
       'api-security-scope-added: GET /pets now asks for the scope `["pets:read"]`; as reviewed, every key accepted before holds it, so none is refused.',
     ],
     'a reviewed scope: no "are now refused" beside a reason that nothing is',
+  );
+});
+
+t.test(
+  'the default bases: what the change adds first (the merge base under CI, else HEAD), then the release',
+  async (t) => {
+    const release = releasedFile(releasedVersions().at(-1)!);
+    const asked: string[] = [];
+    const mergeBase = (target: string) => {
+      asked.push(target);
+      return 'abc123';
+    };
+    t.same(defaultBases({}, mergeBase), ['HEAD', release], 'outside CI: the committed tree, then the release');
+    t.same(asked, [], 'outside CI no merge base is looked for');
+    t.same(defaultBases({ CI: 'true', GITHUB_BASE_REF: 'develop' }, mergeBase), ['abc123', release]);
+    t.same(defaultBases({ CI: 'true' }, mergeBase), ['abc123', release]);
+    t.same(asked, ['origin/develop', 'origin/main'], "the pull request's target branch, else main");
+    t.same(
+      defaultBases({ CI: 'true' }, () => undefined),
+      [release],
+      'no target branch in the clone: the release alone',
+    );
+  },
+);
+
+t.test('the merge base is the commit where HEAD left the target branch', async (t) => {
+  const dir = scratchDir('pets-review-git-');
+  t.teardown(() => dir.remove());
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+      cwd: dir.path,
+      encoding: 'utf8',
+    }).trim();
+  git('init', '--quiet', '--initial-branch=trunk');
+  const commit = (file: string) => {
+    writeFileSync(join(dir.path, file), file);
+    git('add', file);
+    git('commit', '--quiet', '-m', file);
+    return git('rev-parse', 'HEAD');
+  };
+  commit('a');
+  const forked = commit('b');
+  git('switch', '--quiet', '-c', 'feature');
+  commit('c');
+  git('switch', '--quiet', 'trunk');
+  commit('d');
+  git('switch', '--quiet', 'feature');
+  t.equal(mergeBaseWith('trunk', dir.path), forked);
+  t.equal(mergeBaseWith('origin/trunk', dir.path), undefined, 'a target the clone lacks');
+});
+
+t.test('a base with the same contract as the head: one line, not an empty report', async (t) => {
+  const comparison = compare(main, main, date, noClientChange);
+  t.equal(
+    markdown(comparison),
+    '## Contract review: `main.yaml` (' +
+      comparison.head.version +
+      ') against `main.yaml` (' +
+      comparison.base.version +
+      ", not released)\n\n- **No change**: the contract is the same as this base's.\n",
   );
 });
