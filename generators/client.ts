@@ -15,7 +15,7 @@ import type { JsonObject } from '../lib/openapi/dereference.js';
 import { listOperations, parametersOf, type OpenApiDocument } from '../src/openapi/document.js';
 import { specPath } from '../src/openapi/files.js';
 import { clientOperations } from './clientOperations.js';
-import { generatedBy, methodTable, operationsSource, typesSource } from './clientSource.js';
+import { formerNames, generatedBy, methodTable, operationsSource, typesSource } from './clientSource.js';
 
 const clientRoot = fileURLToPath(new URL('../clients/typescript/', import.meta.url));
 const [
@@ -26,7 +26,8 @@ const [
 
 const spec = parse(readFileSync(specFile, 'utf8')) as OpenApiDocument & { info: { version: string } };
 const operations = clientOperations(spec as unknown as JsonObject);
-const schemaNames = Object.keys((spec.components as { schemas?: Record<string, unknown> }).schemas ?? {});
+const schemas = (spec.components as { schemas?: Record<string, unknown> }).schemas ?? {};
+const schemaNames = Object.keys(schemas);
 
 /** The error statuses (4xx, 5xx) each operation declares, in ascending order. */
 function errorStatuses(): Record<string, number[]> {
@@ -69,7 +70,7 @@ writeFileSync(join(outRoot, 'src/generated/contract.ts'), contract);
 // Formatted as the hand-written code is, so that the methods read well where editors show their source.
 const prettierOptions = { ...(await resolveConfig(join(clientRoot, 'src/index.ts'))), parser: 'typescript' };
 for (const [name, source] of [
-  ['types.ts', typesSource(schemaNames, operations)],
+  ['types.ts', typesSource(schemaNames, operations, formerNames(schemas))],
   ['operations.ts', operationsSource(operations)],
 ] as const)
   writeFileSync(join(outRoot, 'src/generated', name), await format(source, prettierOptions));

@@ -35,7 +35,26 @@ function optionBases(operations: ClientOperation[]): string[] {
 }
 
 /** The types file: every schema under its name, each operation's query object, its options if its own. */
-export function typesSource(schemaNames: string[], operations: ClientOperation[]): string {
+/**
+ * The schemas that are only a `$ref` to another schema, each with the name it points to: a former name kept so code
+ * that names it still compiles (docs/contract.md, "The version step").
+ */
+export function formerNames(schemas: Record<string, unknown>): Map<string, string> {
+  const prefix = '#/components/schemas/';
+  return new Map(
+    Object.entries(schemas).flatMap(([name, schema]) => {
+      const ref = (schema as { $ref?: unknown } | null)?.$ref;
+      const bare = typeof schema === 'object' && schema !== null && Object.keys(schema).length === 1;
+      return bare && typeof ref === 'string' && ref.startsWith(prefix) ? [[name, ref.slice(prefix.length)]] : [];
+    }),
+  );
+}
+
+export function typesSource(
+  schemaNames: string[],
+  operations: ClientOperation[],
+  formers: ReadonlyMap<string, string> = new Map(),
+): string {
   const bases = optionBases(operations);
   const generatedTypes = [
     ...(schemaNames.length > 0 ? ['components'] : []),
@@ -53,7 +72,11 @@ export function typesSource(schemaNames: string[], operations: ClientOperation[]
     `import type { ${[...new Set([...generatedTypes, 'operations'])].join(', ')} } from './api.js';`,
     '',
   ];
-  for (const name of schemaNames) lines.push(`export type ${name} = components['schemas'][${quoted(name)}];`);
+  for (const name of schemaNames) {
+    const current = formers.get(name);
+    if (current !== undefined) lines.push(`/** @deprecated The former name of ${current}: use ${current}. */`);
+    lines.push(`export type ${name} = components['schemas'][${quoted(name)}];`);
+  }
   for (const operation of operations) {
     const id = quoted(operation.operationId);
     lines.push('', ...resultTypeSource(operation));

@@ -128,9 +128,11 @@ function declarationsOf(checker: ts.TypeChecker, entry: ts.SourceFile): Declarat
     } else if (symbol.flags & ts.SymbolFlags.Interface) {
       declarations.set(name, `interface ${name} ${membersOf(checker, checker.getDeclaredTypeOfSymbol(symbol), entry)}`);
     } else if (symbol.flags & ts.SymbolFlags.TypeAlias) {
+      const declaration = symbol.declarations?.[0];
+      const deprecated = declaration && ts.getJSDocDeprecatedTag(declaration) ? '@deprecated ' : '';
       declarations.set(
         name,
-        `type ${name} = ${checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), undefined, format)}`,
+        `${deprecated}type ${name} = ${checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), undefined, format)}`,
       );
     } else if (symbol.flags & ts.SymbolFlags.Value) {
       const declaration = symbol.valueDeclaration ?? entry;
@@ -150,18 +152,19 @@ function declarationsOf(checker: ts.TypeChecker, entry: ts.SourceFile): Declarat
  * becomes `unknown` shows in the method's signature too.
  */
 function withTypeNames(declarations: Declarations): Declarations {
+  const ownOf = (name: string, text: string) => new RegExp(`^(?:@deprecated )?type ${name} = `).exec(text)?.[0];
   const named = [...declarations]
     .flatMap(([name, text]) => {
-      const structure = new RegExp(`^type ${name} = (.*)$`, 's').exec(text)?.[1];
-      return structure?.includes('{') ? [{ name, structure }] : [];
+      const structure = text.slice(ownOf(name, text)?.length ?? text.length);
+      return structure.includes('{') ? [{ name, structure }] : [];
     })
     .sort((a, b) => b.structure.length - a.structure.length);
   return new Map(
     [...declarations].map(([name, text]) => {
-      const own = `type ${name} = `;
-      let body = text.startsWith(own) ? text.slice(own.length) : text;
+      const own = ownOf(name, text) ?? '';
+      let body = text.slice(own.length);
       for (const type of named) if (type.name !== name) body = body.split(type.structure).join(type.name);
-      return [name, text.startsWith(own) ? `${own}${body}` : body];
+      return [name, `${own}${body}`];
     }),
   );
 }

@@ -44,6 +44,12 @@ function removedLine(removed: DeclarationChange, added: DeclarationChange[]): st
   return `${head}; ${code(successor.name)} ${same}.${alias}`;
 }
 
+/** Only its deprecation changed: the generator marks a former name kept as a bare `$ref` (clientSource.ts). */
+const deprecatedNow = (before = '', after = '') =>
+  after.startsWith('@deprecated ') &&
+  !before.startsWith('@deprecated ') &&
+  after.slice('@deprecated '.length) === before;
+
 /** The section's lines: the generator's refusal of a side, or each removed, added and changed declaration. */
 export function clientLines(client: ClientChanges): string[] {
   const refusals = (['base', 'head'] as const).flatMap((side) => {
@@ -56,11 +62,17 @@ export function clientLines(client: ClientChanges): string[] {
     ...client.added.map(
       (added) => `- additive: a new ${nouns[kindOf(added)]} ${code(added.name)}: ${inline(added.after ?? '')}`,
     ),
-    ...client.changed.flatMap(({ name, before, after }) => [
-      `- changed ${code(name)} (what it does to calls is judged on the wire, above):`,
-      `  - before: ${inline(before ?? '')}`,
-      `  - after: ${inline(after ?? '')}`,
-    ]),
+    ...client.changed.flatMap(({ name, before, after }) =>
+      deprecatedNow(before, after)
+        ? [
+            `- deprecated ${code(name)}: code that names it still compiles; move it to the name its \`@deprecated\` note gives.`,
+          ]
+        : [
+            `- changed ${code(name)} (what it does to calls is judged on the wire, above):`,
+            `  - before: ${inline(before ?? '')}`,
+            `  - after: ${inline(after ?? '')}`,
+          ],
+    ),
   ];
   return lines.length > 0 ? lines : ['No declaration of the client changes.'];
 }

@@ -286,11 +286,12 @@ function comparisonMarkdown(comparison: Comparison, date: string): string {
   const grouped = placesOf(shared);
   const operations = comparison.operations.flatMap((operation) => operationSection(operation, grouped));
   const title = `## Contract review: ${code(head.source)} (${head.version}) against ${code(base.source)} (${base.version}${base.released ? ', released' : ', not released'})`;
-  if (unchanged(comparison)) return `${title}\n\n- **No change**: the contract is the same as this base's.\n`;
+  const dated = `- **Date**: ${date} (sunsets are judged against this day; \`--date ${date}\` reviews again as of it).`;
+  if (unchanged(comparison)) return `${title}\n\n${dated}\n- **No change**: the contract is the same as this base's.\n`;
   const lines = [
     title,
     '',
-    `- **Date**: ${date} (sunsets are judged against this day; \`--date ${date}\` reviews again as of it).`,
+    dated,
     versionLine(comparison),
     gateLine(comparison),
     '',

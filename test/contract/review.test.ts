@@ -110,7 +110,10 @@ t.test(
     // Nothing added on top of main: no release needed, and the section is one line saying so.
     const nothing = compared(main, () => {});
     t.match(nothing.version, { needed: 'none', enough: true });
-    t.match(markdown(nothing), /\n\n- \*\*No change\*\*: the contract is the same as this base's\.\n$/);
+    t.match(
+      markdown(nothing),
+      /reviews again as of it\)\.\n- \*\*No change\*\*: the contract is the same as this base's\.\n$/,
+    );
   },
 );
 
@@ -408,14 +411,13 @@ t.test('the merge base is the commit where HEAD left the target branch', async (
   t.equal(mergeBaseWith('origin/trunk', dir.path), undefined, 'a target the clone lacks');
 });
 
-t.test('a base with the same contract as the head: one line, not an empty report', async (t) => {
+t.test('a base with the same contract as the head: its date and one line, not an empty report', async (t) => {
   const comparison = compare(main, main, date, noClientChange);
+  const { head, base } = comparison;
   t.equal(
     markdown(comparison),
-    '## Contract review: `main.yaml` (' +
-      comparison.head.version +
-      ') against `main.yaml` (' +
-      comparison.base.version +
-      ", not released)\n\n- **No change**: the contract is the same as this base's.\n",
+    `## Contract review: \`main.yaml\` (${head.version}) against \`main.yaml\` (${base.version}, not released)\n\n` +
+      `- **Date**: ${date} (sunsets are judged against this day; \`--date ${date}\` reviews again as of it).\n` +
+      "- **No change**: the contract is the same as this base's.\n",
   );
 });

@@ -95,6 +95,14 @@ t.test('the gate refuses that rename unless the major number moves', async (t) =
 t.test('a schema renamed keeping the old name as a bare $ref: the client keeps the type, no major step', async (t) => {
   t.match(stepOf('aliased'), { source: 'minor', needed: 'minor' }, 'the new name is an addition');
   t.same(clientOf('aliased').removed, []);
+  const former = clientOf('aliased').changed.find(({ name }) => name === tag);
+  t.equal(former?.after, `@deprecated type ${tag} = string`, 'the former name is marked @deprecated');
+  const lines = clientLines(clientOf('aliased')).join('\n');
+  t.match(lines, `- additive: a new type \`${label}\`: \`type ${label} = string\``);
+  t.match(
+    lines,
+    `- deprecated \`${tag}\`: code that names it still compiles; move it to the name its \`@deprecated\` note gives.`,
+  );
   t.same(await stepProblems(heads.aliasedMinor, base, date), []);
 });
 
