@@ -287,7 +287,8 @@ function comparisonMarkdown(comparison: Comparison, date: string): string {
   const operations = comparison.operations.flatMap((operation) => operationSection(operation, grouped));
   const title = `## Contract review: ${code(head.source)} (${head.version}) against ${code(base.source)} (${base.version}${base.released ? ', released' : ', not released'})`;
   const dated = `- **Date**: ${date} (sunsets are judged against this day; \`--date ${date}\` reviews again as of it).`;
-  if (unchanged(comparison)) return `${title}\n\n${dated}\n- **No change**: the contract is the same as this base's.\n`;
+  if (unchanged(comparison))
+    return `${title}\n\n${dated}\n- **Nothing for consumers**: no change on the wire, none in the client's declarations.\n`;
   const lines = [
     title,
     '',

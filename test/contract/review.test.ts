@@ -112,7 +112,7 @@ t.test(
     t.match(nothing.version, { needed: 'none', enough: true });
     t.match(
       markdown(nothing),
-      /reviews again as of it\)\.\n- \*\*No change\*\*: the contract is the same as this base's\.\n$/,
+      /reviews again as of it\)\.\n- \*\*Nothing for consumers\*\*: no change on the wire, none in the client's declarations\.\n$/,
     );
   },
 );
@@ -418,6 +418,6 @@ t.test('a base with the same contract as the head: its date and one line, not an
     markdown(comparison),
     `## Contract review: \`main.yaml\` (${head.version}) against \`main.yaml\` (${base.version}, not released)\n\n` +
       `- **Date**: ${date} (sunsets are judged against this day; \`--date ${date}\` reviews again as of it).\n` +
-      "- **No change**: the contract is the same as this base's.\n",
+      "- **Nothing for consumers**: no change on the wire, none in the client's declarations.\n",
   );
 });
