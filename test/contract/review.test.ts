@@ -387,7 +387,9 @@ t.test(
 
 t.test('the merge base is the commit where HEAD left the target branch', async (t) => {
   const dir = scratchDir('pets-review-git-');
-  t.teardown(() => dir.remove());
+  t.teardown(() => {
+    dir.remove();
+  });
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
       cwd: dir.path,

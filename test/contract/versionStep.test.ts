@@ -44,9 +44,12 @@ const added = (doc: Doc) => {
 };
 /** An operationId with a suffix: its method renamed (not listPets, whose page size the generator reads by name). */
 const operationRenamed = (doc: Doc) => {
-  const operations = Object.values<Doc>(doc.paths).flatMap((item) => Object.values<Doc>(item));
-  const operation = operations.find((value) => value?.operationId && value.operationId !== 'listPets');
-  operation.operationId = `${operation.operationId as string}Again`;
+  const items = Object.values<Record<string, { operationId?: string } | null>>(doc.paths);
+  const operation = items
+    .flatMap((item) => Object.values(item))
+    .find((value) => value?.operationId !== undefined && value.operationId !== 'listPets');
+  if (!operation) throw new Error('the spec has no operation but listPets');
+  operation.operationId = `${operation.operationId ?? ''}Again`;
 };
 
 const base = contract('5.0.0');
