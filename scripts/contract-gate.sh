@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # npm run contract -- gate: lint the spec, refuse breaking changes against the
-# released contract, a changed contract without a new version and its
+# released contract, a changed contract without a new version as large as
+# its changes need (for the wire and the client's source) and its
 # CHANGELOG.md section, generated types that drifted from the spec, and
 # migrations that lock or break the previous release (npm run check:migrations).
 # The property-based conformance suite runs with the tests (npm test).

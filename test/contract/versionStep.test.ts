@@ -4,6 +4,7 @@
 // gate's check, which compiles what it has not seen, finds them made).
 import t from 'tap';
 import { parse, stringify } from 'yaml';
+import { refusals } from '../../lib/constructs/refusals.js';
 import { diff } from '../../lib/contract/diff.js';
 import { parseContract } from '../../lib/contract/load.js';
 import { clientsOf, compareClients, type ClientChanges } from '../../scripts/contract/clientDeclarations.js';
@@ -96,6 +97,7 @@ t.test('the gate refuses that rename unless the major number moves', async (t) =
 });
 
 t.test('a schema renamed keeping the old name as a bare $ref: the client keeps the type, no major step', async (t) => {
+  t.same(refusals(parse(heads.aliased.text) as Doc), [], 'no machine refuses a schema that is only a $ref');
   t.match(stepOf('aliased'), { source: 'minor', needed: 'minor' }, 'the new name is an addition');
   t.same(clientOf('aliased').removed, []);
   const former = clientOf('aliased').changed.find(({ name }) => name === tag);
