@@ -72,7 +72,7 @@ export async function stepProblems(spec: Contract, released: Contract, today: st
   return [
     `info.version ${from} -> ${to} is a ${step.made} step, but the changes need a ${step.needed} one: the wire a ` +
       `${step.wire}, the client's source a ${step.source}${gone.length > 0 ? ` (gone from the client: ${gone.join(', ')})` : ''}. ` +
-      'Raise info.version, or keep what the client loses (docs/contract.md, "Breaking changes"); npm run contract -- review says why',
+      'Raise info.version, or keep what the client loses (docs/contract.md, "The version step"); npm run contract -- review says why',
   ];
 }
 
