@@ -6,7 +6,8 @@
  * every breaking change with its rule id, operation and JSON pointer; warnings
  * after. Exit 0: no breaking change, or the major number of info.version moved;
  * 1: a breaking change; 2: an input that cannot be compared or an option it does not know (one line on
- * stderr, and the usage line). --date: the day a sunset is judged against (default today, UTC). --json: the
+ * stderr, and the usage line), or a head using a construct docs/constructs.md refuses for the gate (npm run
+ * generate's report on stderr; a base is compared all the same: lib/contract/readable.ts). --date: the day a sunset is judged against (default today, UTC). --json: the
  * same verdict as one JSON document whose shape is contract/breaking.schema.json (BreakingReport), its keys those
  * of a comparison in review --json for the same things.
  */
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import type { Change } from '../../lib/contract/change.js';
 import { diff } from '../../lib/contract/diff.js';
 import { loadContract } from '../../lib/contract/load.js';
+import { baseNote, readableHead } from '../../lib/contract/readable.js';
 import { forExample } from '../../lib/contract/text.js';
 import { isReleasedContract, lastReleased } from '../../lib/contract/released.js';
 import { countsOf, verdictOf, versionOf, type Counts } from '../../lib/contract/verdict.js';
@@ -79,7 +81,9 @@ function compare(args: string[], io: Output): number {
     json: { type: 'boolean', default: false },
   });
   const base = loadContract(values.base ?? lastReleased());
-  const head = loadContract(values.head ?? join(repoRoot, 'openapi.yaml'));
+  const head = readableHead(loadContract(values.head ?? join(repoRoot, 'openapi.yaml')));
+  const note = baseNote(base);
+  if (note) io.err(note.trimEnd());
   const today = dayOf(values.date);
   const changes = diff(base.document, head.document, { today });
   const verdict = verdictOf(changes, base.document, head.document);

@@ -6,7 +6,8 @@
  * contract/released/ while its info.version is still that release's, a
  * version below it, and an unreleased version without its "## <version>"
  * section in CHANGELOG.md, without a summary written by hand, or whose
- * generated entries lack a change the diff has.
+ * generated entries lack a change the diff has. Like breaking, it refuses (exit 2) an openapi.yaml using a
+ * construct docs/constructs.md refuses (lib/contract/readable.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -17,6 +18,7 @@ import { changesBlock, sectionOf, summaryPlaceholder } from '../../lib/contract/
 import { blockContent } from '../../lib/generatedBlocks.js';
 import { changes } from '../../lib/contract/changelog.js';
 import { readContractFile } from '../../lib/contract/load.js';
+import { readableHead } from '../../lib/contract/readable.js';
 import { compareVersions, lastReleased } from '../../lib/contract/released.js';
 import { parseOptions, processOutput, runCommand } from './commandLine.js';
 
@@ -53,7 +55,7 @@ export function versionProblems(spec: JsonObject, released: JsonObject, changelo
 function main(): number {
   const base = lastReleased();
   const problems = versionProblems(
-    readContractFile(join(repoRoot, 'openapi.yaml')),
+    readableHead({ document: readContractFile(join(repoRoot, 'openapi.yaml')), source: 'openapi.yaml' }).document,
     readContractFile(base),
     readFileSync(join(repoRoot, 'CHANGELOG.md'), 'utf8'),
   );
