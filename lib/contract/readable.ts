@@ -17,7 +17,7 @@ export function baseNote(base: LoadedContract): string {
   const found = refusals(base.document, ['contract']);
   if (found.length === 0) return '';
   return (
-    `${refusalReport(base.source, found)}` +
+    refusalReport(base.source, found) +
     'It is compared all the same, as the base (a release cannot change): a change at those places may be misread.\n'
   );
 }

@@ -114,7 +114,7 @@ t.test('the report is the one npm run generate gives for the same spec', async (
   t.equal(generate.status, 1, 'generate refuses it', { stderr: generate.stderr });
   const { err, io } = captured();
   runBreaking(['--head', file], io);
-  const constructs = generate.stderr.split('\n').filter((line) => /^(- |  read )/.test(line));
+  const constructs = generate.stderr.split('\n').filter((line) => /^(- | {2}read )/.test(line));
   t.ok(constructs.length >= 2);
   for (const line of constructs) t.match(err.join('\n'), line, line);
 });
