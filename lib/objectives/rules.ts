@@ -102,8 +102,8 @@ export const pageForSeconds = 6 * minute;
  * and pages after the same hold as the burn; a single failure, two in a
  * row, or one in two, never. The half hour (not the hour) lets the share
  * leave the last good answers behind soon enough to page within the hour.
- * Quieter still (under 3 an hour) is below what an hour's answers can tell:
- * the slow burn's ticket, or a probe of a read operation, covers it.
+ * Quieter still (1 or 2 an hour) an hour holds too few answers to tell:
+ * `failingRarely` waits for a second failure.
  */
 export const failing = {
   share: 0.9,
@@ -111,6 +111,25 @@ export const failing = {
   minimumBadAnswers: 3,
   window: windows['1h'],
 } as const;
+
+/**
+ * The low-traffic page's second condition, for 1 or 2 requests an hour:
+ * nearly every answer (with under 10 of them, every one) of the last 90
+ * minutes failed, and at least 2. Two failures in a row are the fewest
+ * that tell an outage from a mishap, so a single failure never pages. The
+ * window holds two answers an hour apart with half an hour to spare for
+ * irregular callers, and lets go of the last good answer before the second
+ * failure: at 1 an hour (good answer 60 minutes before the first failure)
+ * and at 2 an hour (30 minutes before), it has left the window by the time
+ * the second, or third, failure comes an hour after the first. Under 1 an
+ * hour two answers seldom fall in 90 minutes: the probes of the read
+ * operations page for those (probes.ts), the slow burn tickets the writes.
+ */
+export const failingRarely = {
+  share: failing.share,
+  minimumBadAnswers: 2,
+  window: { name: '90m', seconds: 90 * minute },
+} as const satisfies { share: number; minimumBadAnswers: number; window: Window };
 
 /** The low-traffic page's name. */
 export const failingAlert = 'PetsOperationFailing';
@@ -285,7 +304,7 @@ export function objectiveRuleGroups(objectives: Objective[], options: RuleOption
       ),
       ...objectives.flatMap((objective) => alerts(objective, kind, runbookBase, scale, options.job, service)),
       ...(kind === 'availability'
-        ? objectives.map((objective) => failingRule(objective, runbookBase, scale, options.job))
+        ? objectives.map((objective) => failingRule(objective, runbookBase, scale, options.job, service))
         : []),
     ],
   }));
@@ -363,14 +382,26 @@ function alerts(
   });
 }
 
-/** The low-traffic page of one operation: nearly every answer of the hour failed, and at least a few (failing). */
-function failingRule(objective: Objective, runbookBase: string, scale: number, job: string): AlertingRule {
+/**
+ * The low-traffic page of one operation: nearly every answer of the last half hour failed and at least 3
+ * within the hour (failing), or every answer of the last 90 minutes and at least 2 (failingRarely).
+ */
+function failingRule(
+  objective: Objective,
+  runbookBase: string,
+  scale: number,
+  job: string,
+  service: string,
+): AlertingRule {
   const selector = `{job="${job}",operation="${objective.operation}"}`;
+  const rare = duration(failingRarely.window.seconds, scale);
   return {
     alert: failingAlert,
     expr:
-      `${ratioName('availability', failing.shareWindow)}${selector} >= ${failing.share}\nand\n` +
-      `${badAnswersName('availability', failing.window)}${selector} >= ${failing.minimumBadAnswers}`,
+      `(\n  ${ratioName('availability', failing.shareWindow)}${selector} >= ${failing.share}\nand\n  ` +
+      `${badAnswersName('availability', failing.window)}${selector} >= ${failing.minimumBadAnswers}\n)\nor\n(\n  ` +
+      `(\n  ${errorRatio(objective, 'availability', rare, service)}\n  ) >= ${failingRarely.share}\nand\n  ` +
+      `(\n  ${badAnswers(objective, 'availability', rare, service)}\n  ) >= ${failingRarely.minimumBadAnswers}\n)`,
     for: duration(pageForSeconds, scale),
     labels: {
       operation: objective.operation,
@@ -383,7 +414,8 @@ function failingRule(objective: Objective, runbookBase: string, scale: number, j
       description:
         `${objective.operation} (${objective.method} ${objective.path}) answered 5xx to at least ` +
         `${failing.share * 100}% of its requests over the last ${failing.shareWindow.name}, and ${failing.minimumBadAnswers} ` +
-        `or more within ${failing.window.name}: it is down for its callers, however few they are.`,
+        `or more within ${failing.window.name} (or ${failingRarely.minimumBadAnswers} or more within ` +
+        `${failingRarely.window.name}, none served): it is down for its callers, however few they are.`,
       runbook_url: runbookUrl(runbookBase, failingAlert),
     },
   };
