@@ -28,7 +28,7 @@ import {
   operationalRuleTests,
   testFile,
 } from '../lib/objectives/ruleTests.js';
-import { blackboxConfig, probedReadsOf, probeKeyFile } from '../lib/objectives/probes.js';
+import { blackboxConfig, probedReadsOf, probeKeyCommands, probeKeyFile } from '../lib/objectives/probes.js';
 import { objectiveRuleGroups } from '../lib/objectives/rules.js';
 import { docsPrometheusExample, prometheusConfig, ruleSettingsOf } from '../lib/objectives/settings.js';
 import { withBlock } from '../lib/generatedBlocks.js';
@@ -131,9 +131,14 @@ const prometheusExample =
 write(
   operationsFile,
   withBlock(
-    withLoadSheddingFacts(readFileSync(join(repoRoot, operationsFile), 'utf8'), operationsFile),
-    'prometheus-example',
-    prometheusExample,
+    withBlock(
+      withLoadSheddingFacts(readFileSync(join(repoRoot, operationsFile), 'utf8'), operationsFile),
+      'prometheus-example',
+      prometheusExample,
+      operationsFile,
+    ),
+    'probe-key',
+    probeKeyCommands(reads),
     operationsFile,
   ),
 );

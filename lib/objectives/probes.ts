@@ -93,3 +93,16 @@ export function blackboxConfig(reads: ProbedRead[]) {
     },
   };
 }
+
+/** docs/operations.md's commands that give the prober its key: a key with the probed reads' scopes alone. */
+export function probeKeyCommands(reads: ProbedRead[]): string {
+  const scopes = [...new Set(reads.flatMap((read) => read.scopes))];
+  return [
+    '```sh',
+    '# Where npm run apikey reaches the database; the key alone, on the last line, into a file only its owner reads:',
+    `(umask 077 && npm run --silent apikey -- create blackbox-prober --scopes ${scopes.join(',')} | tail -n 1 > pet-store-probe.key)`,
+    "# On the exporter's host, readable by the exporter's user (Debian: prometheus) alone:",
+    `install -m 0400 -o prometheus pet-store-probe.key ${probeKeyFile} && rm pet-store-probe.key`,
+    '```',
+  ].join('\n');
+}

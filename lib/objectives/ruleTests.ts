@@ -319,7 +319,8 @@ export function objectivePageTests(
     ),
     scenario(
       `at 1 request an hour, every ${b} request failing pages at the second failure, 66 minutes after the first ` +
-        `(${failingRarely.minimumBadAnswers} failed in ${failingRarely.window.name}, none served); ` +
+        `(none served in ${failingRarely.shareWindow.name}, ${failingRarely.minimumBadAnswers} failed in ` +
+        `${failingRarely.window.name}), and keeps paging; ` +
         `a single ${slow.operation} failure at 1 an hour pages nobody`,
       3 * 60,
       () => [
@@ -330,7 +331,7 @@ export function objectivePageTests(
       ],
       [
         ...[40, 85, 95].flatMap((minute) => checks(minute)),
-        ...[100, 160, 180].flatMap((minute) => checks(minute, { [failingAlert]: [burning] })),
+        ...[100, 130, 149, 160, 180].flatMap((minute) => checks(minute, { [failingAlert]: [burning] })),
       ],
     ),
     scenario(
@@ -344,8 +345,8 @@ export function objectivePageTests(
         { operation: slow.operation, status: 500, perMinute: 1, every: 20, from: H },
       ],
       [
-        ...[40, 60, 85].flatMap((minute) => checks(minute)),
-        ...checks(70, { [failingAlert]: [slow] }),
+        ...[40, 60].flatMap((minute) => checks(minute)),
+        ...[70, 85].flatMap((minute) => checks(minute, { [failingAlert]: [slow] })),
         ...[100, 130].flatMap((minute) => checks(minute, { [failingAlert]: [burning, slow] })),
       ],
     ),

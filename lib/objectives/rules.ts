@@ -114,22 +114,23 @@ export const failing = {
 
 /**
  * The low-traffic page's second condition, for 1 or 2 requests an hour:
- * nearly every answer (with under 10 of them, every one) of the last 90
- * minutes failed, and at least 2. Two failures in a row are the fewest
- * that tell an outage from a mishap, so a single failure never pages. The
- * window holds two answers an hour apart with half an hour to spare for
- * irregular callers, and lets go of the last good answer before the second
- * failure: at 1 an hour (good answer 60 minutes before the first failure)
- * and at 2 an hour (30 minutes before), it has left the window by the time
- * the second, or third, failure comes an hour after the first. Under 1 an
- * hour two answers seldom fall in 90 minutes: the probes of the read
- * operations page for those (probes.ts), the slow burn tickets the writes.
+ * every answer of the last 90 minutes failed (a share of 0.9: under 10
+ * answers, that is all of them), and at least 2 within 150 minutes. Two
+ * failures in a row are the fewest that tell an outage from a mishap, so a
+ * single failure never pages. The share's window lets go of the last good
+ * answer by the time the second failure comes an hour after the first (at
+ * 1 an hour), or the third (at 2 an hour); the count's window always holds
+ * the last two failures an hour apart, so the page does not resolve
+ * between them. Under 1 an hour two answers seldom fall in those windows:
+ * the probes of the read operations page for those (probes.ts), the slow
+ * burn tickets the rest.
  */
 export const failingRarely = {
   share: failing.share,
+  shareWindow: { name: '90m', seconds: 90 * minute },
   minimumBadAnswers: 2,
-  window: { name: '90m', seconds: 90 * minute },
-} as const satisfies { share: number; minimumBadAnswers: number; window: Window };
+  window: { name: '150m', seconds: 150 * minute },
+} as const satisfies { share: number; shareWindow: Window; minimumBadAnswers: number; window: Window };
 
 /** The low-traffic page's name. */
 export const failingAlert = 'PetsOperationFailing';
@@ -384,7 +385,7 @@ function alerts(
 
 /**
  * The low-traffic page of one operation: nearly every answer of the last half hour failed and at least 3
- * within the hour (failing), or every answer of the last 90 minutes and at least 2 (failingRarely).
+ * within the hour (failing), or every answer of the last 90 minutes and at least 2 within 150 (failingRarely).
  */
 function failingRule(
   objective: Objective,
@@ -394,14 +395,15 @@ function failingRule(
   service: string,
 ): AlertingRule {
   const selector = `{job="${job}",operation="${objective.operation}"}`;
-  const rare = duration(failingRarely.window.seconds, scale);
+  const rareShare = duration(failingRarely.shareWindow.seconds, scale);
+  const rareCount = duration(failingRarely.window.seconds, scale);
   return {
     alert: failingAlert,
     expr:
       `(\n  ${ratioName('availability', failing.shareWindow)}${selector} >= ${failing.share}\nand\n  ` +
       `${badAnswersName('availability', failing.window)}${selector} >= ${failing.minimumBadAnswers}\n)\nor\n(\n  ` +
-      `(\n  ${errorRatio(objective, 'availability', rare, service)}\n  ) >= ${failingRarely.share}\nand\n  ` +
-      `(\n  ${badAnswers(objective, 'availability', rare, service)}\n  ) >= ${failingRarely.minimumBadAnswers}\n)`,
+      `(\n  ${errorRatio(objective, 'availability', rareShare, service)}\n  ) >= ${failingRarely.share}\nand\n  ` +
+      `(\n  ${badAnswers(objective, 'availability', rareCount, service)}\n  ) >= ${failingRarely.minimumBadAnswers}\n)`,
     for: duration(pageForSeconds, scale),
     labels: {
       operation: objective.operation,
@@ -414,8 +416,9 @@ function failingRule(
       description:
         `${objective.operation} (${objective.method} ${objective.path}) answered 5xx to at least ` +
         `${failing.share * 100}% of its requests over the last ${failing.shareWindow.name}, and ${failing.minimumBadAnswers} ` +
-        `or more within ${failing.window.name} (or ${failingRarely.minimumBadAnswers} or more within ` +
-        `${failingRarely.window.name}, none served): it is down for its callers, however few they are.`,
+        `or more within ${failing.window.name} (or all of them over ${failingRarely.shareWindow.name}, and ` +
+        `${failingRarely.minimumBadAnswers} or more within ${failingRarely.window.name}): it is down for its callers, ` +
+        `however few they are.`,
       runbook_url: runbookUrl(runbookBase, failingAlert),
     },
   };
