@@ -48,7 +48,7 @@ export function probedReadsOf(spec: OpenApiDocument): ProbedRead[] {
     const status = Object.keys(operation.responses ?? {})
       .filter((code) => /^2\d\d$/.test(code))
       .map(Number)
-      .sort()[0];
+      .sort((a, b) => a - b)[0];
     if (status === undefined) return [];
     const security = operation.security ?? document.security ?? [];
     const scopes = [...new Set(security.flatMap((requirement) => Object.values(requirement).flat()))];

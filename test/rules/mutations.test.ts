@@ -136,7 +136,7 @@ const mutations: Mutation[] = [
   {
     what: 'the read probe page ignores /healthz (PetsDown paged twice)',
     rules: 'alerts.yml',
-    from: /(probe_success\{job="[^"]*-reads"[^}]*\}\) == 0)\nand on \(\)\n\s+max\(probe_success\{[^}]*\}\) == 1/,
+    from: /(probe_success\{job="[^"]*-reads"[^}]*\}\) == 0)\n\s+and on \(\)\n\s+max\(probe_success\{[^}]*\}\) == 1/,
     to: '$1',
     caughtBy: 'pages once: PetsDown, not PetsReadProbeFailing',
   },
