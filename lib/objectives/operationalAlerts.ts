@@ -171,8 +171,7 @@ export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
       // PetsDown's outage, paged once. The probes' job is not the service's: the alert takes the service's, so
       // that it joins the job's one page and PetsDown inhibits it.
       expr:
-        `max by (operation) (probe_success{${readProbeMatchers(settings)}}) == 0\n` +
-        `and on ()\n  max(${probe}) == 1`,
+        `max by (operation) (probe_success{${readProbeMatchers(settings)}}) == 0\n` + `and on ()\n  max(${probe}) == 1`,
       for: readProbeFor,
       labels: { severity: 'page', job: settings.job },
       summary: '{{ $labels.operation }} fails its synthetic request on every instance while /healthz answers',

@@ -34,12 +34,15 @@ const spec = {
   },
 } as unknown as OpenApiDocument;
 
-t.test('probed: GETs without a path or required parameter, under the base path, expecting their first 2xx', async (t) => {
-  t.same(probedReadsOf(spec), [
-    { operation: 'listPets', path: '/v1/pets', status: 200, scopes: ['pets:read'] },
-    { operation: 'makeThing', path: '/v1/made', status: 201, scopes: [] },
-  ]);
-});
+t.test(
+  'probed: GETs without a path or required parameter, under the base path, expecting their first 2xx',
+  async (t) => {
+    t.same(probedReadsOf(spec), [
+      { operation: 'listPets', path: '/v1/pets', status: 200, scopes: ['pets:read'] },
+      { operation: 'makeThing', path: '/v1/made', status: 201, scopes: [] },
+    ]);
+  },
+);
 
 t.test('a module per probed read, with the key file and its status; the key gets their scopes alone', async (t) => {
   const reads = probedReadsOf(spec);

@@ -161,43 +161,51 @@ t.test('a live Alertmanager: one notification per incident, tickets apart, PetsD
   t.same(state('PetsAvailabilityFastBurn', 'elsewhere'), ['active'], "PetsDown inhibits nothing of another job's");
 });
 
-t.test('the blackbox exporter: the shipped modules pass their check and probe /healthz and the reads', { skip }, async (t) => {
-  if (unavailable) return void t.fail(unavailable);
-  const configFile = join(repoRoot, 'deploy/blackbox/blackbox.yml');
-  const check = spawnSync(blackboxBin, ['--config.check', `--config.file=${configFile}`], { encoding: 'utf8' });
-  t.equal(check.status, 0, `${blackboxBin} --config.check: ${check.stderr}`);
-  t.notMatch(check.stderr, /deprecated/, 'no deprecated setting');
-  const dir = scratchDir('pets-blackbox-');
-  t.teardown(dir.remove);
-  const { app, db } = await startTestApp(t, 'embedded');
-  // The prober's key as docs/operations.md makes it: the probed reads' scopes alone, in a file of its own.
-  const reads = probedReadsOf(parse(readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8')) as never);
-  t.ok(reads.length > 0, `probed reads: ${reads.map((read) => read.operation).join(', ')}`);
-  const key = generateApiKey();
-  await insertApiKey(db, toStoredKey('blackbox-prober', key), { scopes: reads.flatMap((read) => read.scopes) });
-  const keyFile = join(dir.path, 'probe.key');
-  writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
-  const localConfig = join(dir.path, 'blackbox.yml');
-  const shipped = readFileSync(configFile, 'utf8');
-  t.ok(shipped.includes(probeKeyFile), 'the shipped modules read the documented key file');
-  writeFileSync(localConfig, shipped.replaceAll(probeKeyFile, keyFile));
-  const exporter = await startBlackboxExporter({ configFile: localConfig, parent: dir.path });
-  t.teardown(() => exporter.remove());
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  const probe = async (target: string, module = 'healthz') => {
-    const url = `http://${exporter.address}/probe?module=${module}&target=${encodeURIComponent(target)}`;
-    const text = await (await fetch(url)).text();
-    return Number(/^probe_success (\S+)$/m.exec(text)?.[1]);
-  };
-  t.equal(await probe(`${address}/healthz`), 1, 'the live /healthz succeeds');
-  t.equal(await probe(`${address}/readyz`), 0, 'another answer (not {"status":"ok"}) fails');
-  for (const read of reads) {
-    t.equal(await probe(`${address}${read.path}`, read.operation), 1, `${read.operation} with the read key succeeds`);
-    t.equal(await probe(`${address}/healthz/nothing`, read.operation), 0, `${read.operation}'s module wants its status`);
-  }
-  writeFileSync(keyFile, 'pets_not-a-key\n');
-  for (const read of reads)
-    t.equal(await probe(`${address}${read.path}`, read.operation), 0, `${read.operation} with a refused key fails`);
-  await app.close();
-  t.equal(await probe(`${address}/healthz`), 0, 'a port that does not answer fails');
-});
+t.test(
+  'the blackbox exporter: the shipped modules pass their check and probe /healthz and the reads',
+  { skip },
+  async (t) => {
+    if (unavailable) return void t.fail(unavailable);
+    const configFile = join(repoRoot, 'deploy/blackbox/blackbox.yml');
+    const check = spawnSync(blackboxBin, ['--config.check', `--config.file=${configFile}`], { encoding: 'utf8' });
+    t.equal(check.status, 0, `${blackboxBin} --config.check: ${check.stderr}`);
+    t.notMatch(check.stderr, /deprecated/, 'no deprecated setting');
+    const dir = scratchDir('pets-blackbox-');
+    t.teardown(dir.remove);
+    const { app, db } = await startTestApp(t, 'embedded');
+    // The prober's key as docs/operations.md makes it: the probed reads' scopes alone, in a file of its own.
+    const reads = probedReadsOf(parse(readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8')) as never);
+    t.ok(reads.length > 0, `probed reads: ${reads.map((read) => read.operation).join(', ')}`);
+    const key = generateApiKey();
+    await insertApiKey(db, toStoredKey('blackbox-prober', key), { scopes: reads.flatMap((read) => read.scopes) });
+    const keyFile = join(dir.path, 'probe.key');
+    writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+    const localConfig = join(dir.path, 'blackbox.yml');
+    const shipped = readFileSync(configFile, 'utf8');
+    t.ok(shipped.includes(probeKeyFile), 'the shipped modules read the documented key file');
+    writeFileSync(localConfig, shipped.replaceAll(probeKeyFile, keyFile));
+    const exporter = await startBlackboxExporter({ configFile: localConfig, parent: dir.path });
+    t.teardown(() => exporter.remove());
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const probe = async (target: string, module = 'healthz') => {
+      const url = `http://${exporter.address}/probe?module=${module}&target=${encodeURIComponent(target)}`;
+      const text = await (await fetch(url)).text();
+      return Number(/^probe_success (\S+)$/m.exec(text)?.[1]);
+    };
+    t.equal(await probe(`${address}/healthz`), 1, 'the live /healthz succeeds');
+    t.equal(await probe(`${address}/readyz`), 0, 'another answer (not {"status":"ok"}) fails');
+    for (const read of reads) {
+      t.equal(await probe(`${address}${read.path}`, read.operation), 1, `${read.operation} with the read key succeeds`);
+      t.equal(
+        await probe(`${address}/healthz/nothing`, read.operation),
+        0,
+        `${read.operation}'s module wants its status`,
+      );
+    }
+    writeFileSync(keyFile, 'pets_not-a-key\n');
+    for (const read of reads)
+      t.equal(await probe(`${address}${read.path}`, read.operation), 0, `${read.operation} with a refused key fails`);
+    await app.close();
+    t.equal(await probe(`${address}/healthz`), 0, 'a port that does not answer fails');
+  },
+);
