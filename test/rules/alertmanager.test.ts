@@ -137,6 +137,13 @@ t.test('a live Alertmanager: one notification per incident, tickets apart, PetsD
     ['suppressed', 'suppressed'],
     'PetsNotReady inhibits the per-instance readiness tickets',
   );
+  // Minutes into the outage the probes of the reads fail too: the incident is paged already.
+  await alertmanager.post([alert('PetsReadProbeFailing', 'page', { operation: 'listPets' })]);
+  const lateProbe = await waitUntil({ what: 'the late read probe page held', timeoutMs: 30_000 }, async () => {
+    const held = (await alertmanager.alerts()).filter((one) => one.labels['alertname'] === 'PetsReadProbeFailing');
+    return held.length > 0 && held.every((one) => one.status.inhibitedBy.length > 0) ? held : undefined;
+  });
+  t.equal(lateProbe.length, 1, 'PetsNotReady inhibits the read probe page that follows it');
 
   await alertmanager.post([
     alert('PetsDown', 'page'),
