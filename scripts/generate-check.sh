@@ -69,7 +69,7 @@ done
 freshObjectives=$(mktemp -d)
 trap 'rm -rf "$fresh" "$freshSpec" "$freshRoutes" "$freshConfig" "$freshReference" "$freshClient" "$freshDocs" "$freshObjectives"' EXIT
 npx --no-install tsx generators/objectives.ts "$freshObjectives"
-for file in deploy/prometheus/objectives.yml deploy/prometheus/alerts.yml deploy/prometheus/objectives.test.yml deploy/prometheus/alerts.test.yml deploy/prometheus/objectives-pages.test.yml deploy/prometheus/prometheus.yml deploy/grafana/dashboard.json docs/alerts.md docs/operations.md; do
+for file in deploy/prometheus/objectives.yml deploy/prometheus/alerts.yml deploy/prometheus/objectives.test.yml deploy/prometheus/alerts.test.yml deploy/prometheus/objectives-pages.test.yml deploy/prometheus/prometheus.yml deploy/blackbox/blackbox.yml deploy/grafana/dashboard.json docs/alerts.md docs/operations.md; do
   if ! diff -u "$file" "$freshObjectives/$file" >&2; then
     echo "$file is out of step with the objectives (x-slo) in openapi.yaml or the load-shedding constants: run 'npm run generate' and commit the result." >&2
     exit 1

@@ -136,7 +136,7 @@ export { isJsonMediaType } from '../../src/openapi/mediaTypes.js';
  * ConstructRefusedError naming it and its row of docs/constructs.md (npm run generate refuses it first).
  */
 export function loadContract(raw: JsonObject = readLocalSpec()): { document: JsonObject; operations: Operation[] } {
-  assertSupportedBy('conformance', raw, 'Media types');
+  assertSupportedBy('conformance', raw, { group: 'Media types' });
   const document = dereference(raw);
   const globalSecurity = (document['security'] as unknown[] | undefined) ?? [];
   const operations: Operation[] = [];

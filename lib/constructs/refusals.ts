@@ -66,13 +66,21 @@ export class ConstructRefusedError extends Error {
   constructor(
     readonly machine: MachineId,
     readonly found: Refusal[],
+    source = `the spec given to the ${machines[machine]}`,
   ) {
-    super(refusalReport(`the spec given to the ${machines[machine]}`, found).trimEnd());
+    super(refusalReport(source, found).trimEnd());
   }
 }
 
-/** Throws ConstructRefusedError when `raw` uses a construct `machine` refuses (of `group`, when given). */
-export function assertSupportedBy(machine: MachineId, raw: JsonObject, group?: string): void {
+/**
+ * Throws ConstructRefusedError when `raw` uses a construct `machine` refuses (of `group`, when given); its
+ * message names the spec as `source` (a file), as generate's does.
+ */
+export function assertSupportedBy(
+  machine: MachineId,
+  raw: JsonObject,
+  { group, source }: { group?: string; source?: string } = {},
+): void {
   const found = refusals(raw, [machine], group);
-  if (found.length > 0) throw new ConstructRefusedError(machine, found);
+  if (found.length > 0) throw new ConstructRefusedError(machine, found, source);
 }

@@ -556,14 +556,18 @@ function compareComponentSchemas(base: JsonObject, head: JsonObject, out: Report
       out.add('component-schema-removed', 'none', 'none', `${code(name)} removed`, at(name), 'base');
 }
 
-/** What a component says to a program: its prose and examples left out. */
+/** A schema's `required` names a set: the order it lists them in says nothing. */
+const requiredSet = (key: string, item: Json) =>
+  key === 'required' && Array.isArray(item) ? [...item].map(String).sort() : item;
+
+/** What a component says to a program: its prose and examples left out, each `required` as a set. */
 function substance(value: Json | undefined): Json | undefined {
   if (Array.isArray(value)) return value.map((item) => substance(item) ?? null);
   if (!isObject(value)) return value;
   return Object.fromEntries(
     Object.entries(value)
       .filter(([key]) => !['description', 'summary', 'example', 'examples', '$comment'].includes(key))
-      .map(([key, item]) => [key, substance(item) ?? null]),
+      .map(([key, item]) => [key, substance(requiredSet(key, item)) ?? null]),
   );
 }
 

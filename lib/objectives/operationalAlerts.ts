@@ -2,7 +2,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { shedReasons } from '../../src/http/arrival/loadShedding.js';
 import { httpLimits } from '../../src/http/limits.js';
 import { runbookUrl, type AlertingRule, type RecordingRule, type RuleGroup } from './rules.js';
-import { probeMatchers, serviceMatchers, type RuleSettings } from './settings.js';
+import { probeMatchers, readProbeMatchers, serviceMatchers, type RuleSettings } from './settings.js';
 
 /**
  * The alerts that are not objectives (deploy/prometheus/alerts.yml): the
@@ -116,6 +116,9 @@ function refusedExpr(job: string): string {
     .join('\nand\n');
 }
 
+/** How long every probe of a read operation must fail, /healthz answering, before the page. */
+export const readProbeFor = '5m';
+
 export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
   const job = serviceMatchers(settings);
   const probe = `probe_success{${probeMatchers(settings)}}`;
@@ -161,6 +164,21 @@ export function operationalRuleGroup(settings: RuleSettings): RuleGroup {
       description:
         `No target of job {{ $labels.job }} has answered a scrape for ${absence.for}, yet the probe of /healthz ` +
         `succeeds: the service serves, its metrics are not read (metrics listener, network, scrape configuration).`,
+    }),
+    withRunbook(settings, {
+      alert: 'PetsReadProbeFailing',
+      // Every instance's probe of the operation fails, and some /healthz answers: with none answering it is
+      // PetsDown's outage, paged once. The probes' job is not the service's: the alert takes the service's, so
+      // that it joins the job's one page and PetsDown inhibits it.
+      expr:
+        `max by (operation) (probe_success{${readProbeMatchers(settings)}}) == 0\n` + `and on ()\n  max(${probe}) == 1`,
+      for: readProbeFor,
+      labels: { severity: 'page', job: settings.job },
+      summary: '{{ $labels.operation }} fails its synthetic request on every instance while /healthz answers',
+      description:
+        `Every probe of {{ $labels.operation }} (the blackbox exporter's request with the prober's key) has failed ` +
+        `for ${readProbeFor} on every instance, while the probe of /healthz succeeds: the operation is down for ` +
+        `every caller, however few.`,
     }),
     withRunbook(settings, {
       alert: 'PetsNotReady',

@@ -1,8 +1,8 @@
 import { shedReasons } from '../../src/http/arrival/loadShedding.js';
 import type { Objective } from './objectives.js';
 import { operationalRuleGroup } from './operationalAlerts.js';
-import { alertName, failing, failingAlert, objectiveRuleGroups, type AlertingRule } from './rules.js';
-import { probeJobOf, type RuleSettings } from './settings.js';
+import { alertName, failing, failingAlert, failingRarely, objectiveRuleGroups, type AlertingRule } from './rules.js';
+import { probeJobOf, readProbeJobOf, type RuleSettings } from './settings.js';
 
 /**
  * promtool unit tests for the generated rules (deploy/prometheus/*.test.yml),
@@ -318,6 +318,39 @@ export function objectivePageTests(
       ],
     ),
     scenario(
+      `at 1 request an hour, every ${b} request failing pages at the second failure, 66 minutes after the first ` +
+        `(none served in ${failingRarely.shareWindow.name}, ${failingRarely.minimumBadAnswers} failed in ` +
+        `${failingRarely.window.name}), and keeps paging; ` +
+        `a single ${slow.operation} failure at 1 an hour pages nobody`,
+      3 * 60,
+      () => [
+        { ...only(burning, 1), every: 60, from: -30, to: H - 30 },
+        { operation: b, status: 500, perMinute: 1, every: 60, from: H - 30 },
+        { ...only(slow, 1), every: 60, from: -30, pauses: [[H + 29, H + 30]] },
+        { operation: slow.operation, status: 500, perMinute: 1, from: H + 29, to: H + 30 },
+      ],
+      [
+        ...[40, 85, 95].flatMap((minute) => checks(minute)),
+        ...[100, 130, 149, 160, 180].flatMap((minute) => checks(minute, { [failingAlert]: [burning] })),
+      ],
+    ),
+    scenario(
+      `at 2 requests an hour, every ${b} request failing pages at the third failure, 66 minutes after the first; ` +
+        `at 3 an hour, every ${slow.operation} request failing pages 46 minutes after the first`,
+      2 * 60 + 10,
+      () => [
+        { ...only(burning, 1), every: 30, to: H },
+        { operation: b, status: 500, perMinute: 1, every: 30, from: H },
+        { ...only(slow, 1), every: 20, to: H },
+        { operation: slow.operation, status: 500, perMinute: 1, every: 20, from: H },
+      ],
+      [
+        ...[40, 60].flatMap((minute) => checks(minute)),
+        ...[70, 85].flatMap((minute) => checks(minute, { [failingAlert]: [slow] })),
+        ...[100, 130].flatMap((minute) => checks(minute, { [failingAlert]: [burning, slow] })),
+      ],
+    ),
+    scenario(
       'at one request a minute, one 500 every 30 minutes all day pages nobody (a ticket at most)',
       10 * 60,
       () => [only(burning, 1), { operation: b, status: 500, perMinute: 1, from: H, every: 30 }],
@@ -436,6 +469,12 @@ export function operationalRuleTests(settings: RuleSettings) {
       series: `probe_success{job="${probeJobOf(job)}",instance="http://${host}:3000/healthz"}`,
       values: expand(steady(minutes, (minute) => success(minute, host))),
     }));
+  /** The probe of listPets on each host, succeeding as `success` says. */
+  const readProbes = (minutes: number, success: (minute: number, host: string) => number) =>
+    ['a', 'b'].map((host) => ({
+      series: `probe_success{job="${readProbeJobOf(job)}",instance="http://${host}:3000/v1/pets",operation="listPets"}`,
+      values: expand(steady(minutes, (minute) => success(minute, host))),
+    }));
   /** Two targets scraped and serving through the history, then unscrapable (up 0, no requests) to `minutes`. */
   const scrapedUntilHistoryEnds = (minutes: number) =>
     ['a:9464', 'b:9464'].flatMap((name) => [
@@ -514,6 +553,33 @@ export function operationalRuleTests(settings: RuleSettings) {
         ...expect(2, {}, ['PetsDown']),
         ...[5, 60, 120].flatMap((minute) => expect(minute, { PetsDown: [{ job }] }, ['PetsDown', 'PetsUnscrapable'])),
       ],
+    },
+    {
+      name: 'every probe of listPets failing while /healthz answers pages after 5 minutes; one instance failing it pages nobody',
+      interval: '1m',
+      input_series: [
+        ...fleet(H + 60, () => 'ready'),
+        ...probes(H + 60, () => 1),
+        ...readProbes(H + 60, (minute, host) => (minute > H + (host === 'a' ? 0 : 20) ? 0 : 1)),
+      ],
+      alert_rule_test: [
+        ...[10, 24].flatMap((minute) => expect(minute, {}, ['PetsReadProbeFailing', 'PetsDown'])),
+        ...[30, 60].flatMap((minute) =>
+          expect(minute, { PetsReadProbeFailing: [{ operation: 'listPets' }] }, ['PetsReadProbeFailing', 'PetsDown']),
+        ),
+      ],
+    },
+    {
+      name: 'the service down, its read probes failing with /healthz, pages once: PetsDown, not PetsReadProbeFailing',
+      interval: '1m',
+      input_series: [
+        ...scrapedUntilHistoryEnds(H + 30),
+        ...probes(H + 30, (minute) => (minute <= H ? 1 : 0)),
+        ...readProbes(H + 30, (minute) => (minute <= H ? 1 : 0)),
+      ],
+      alert_rule_test: [10, 30].flatMap((minute) =>
+        expect(minute, { PetsDown: [{ job }] }, ['PetsDown', 'PetsReadProbeFailing']),
+      ),
     },
     {
       name: 'every scrape failing while the probe of /healthz succeeds is a ticket (unscrapable), not a page (down, not serving)',

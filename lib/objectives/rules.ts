@@ -102,8 +102,8 @@ export const pageForSeconds = 6 * minute;
  * and pages after the same hold as the burn; a single failure, two in a
  * row, or one in two, never. The half hour (not the hour) lets the share
  * leave the last good answers behind soon enough to page within the hour.
- * Quieter still (under 3 an hour) is below what an hour's answers can tell:
- * the slow burn's ticket, or a probe of a read operation, covers it.
+ * Quieter still (1 or 2 an hour) an hour holds too few answers to tell:
+ * `failingRarely` waits for a second failure.
  */
 export const failing = {
   share: 0.9,
@@ -111,6 +111,26 @@ export const failing = {
   minimumBadAnswers: 3,
   window: windows['1h'],
 } as const;
+
+/**
+ * The low-traffic page's second condition, for 1 or 2 requests an hour:
+ * every answer of the last 90 minutes failed (a share of 0.9: under 10
+ * answers, that is all of them), and at least 2 within 150 minutes. Two
+ * failures in a row are the fewest that tell an outage from a mishap, so a
+ * single failure never pages. The share's window lets go of the last good
+ * answer by the time the second failure comes an hour after the first (at
+ * 1 an hour), or the third (at 2 an hour); the count's window always holds
+ * the last two failures an hour apart, so the page does not resolve
+ * between them. Under 1 an hour two answers seldom fall in those windows:
+ * the probes of the read operations page for those (probes.ts), the slow
+ * burn tickets the rest.
+ */
+export const failingRarely = {
+  share: failing.share,
+  shareWindow: { name: '90m', seconds: 90 * minute },
+  minimumBadAnswers: 2,
+  window: { name: '150m', seconds: 150 * minute },
+} as const satisfies { share: number; shareWindow: Window; minimumBadAnswers: number; window: Window };
 
 /** The low-traffic page's name. */
 export const failingAlert = 'PetsOperationFailing';
@@ -285,7 +305,7 @@ export function objectiveRuleGroups(objectives: Objective[], options: RuleOption
       ),
       ...objectives.flatMap((objective) => alerts(objective, kind, runbookBase, scale, options.job, service)),
       ...(kind === 'availability'
-        ? objectives.map((objective) => failingRule(objective, runbookBase, scale, options.job))
+        ? objectives.map((objective) => failingRule(objective, runbookBase, scale, options.job, service))
         : []),
     ],
   }));
@@ -363,14 +383,27 @@ function alerts(
   });
 }
 
-/** The low-traffic page of one operation: nearly every answer of the hour failed, and at least a few (failing). */
-function failingRule(objective: Objective, runbookBase: string, scale: number, job: string): AlertingRule {
+/**
+ * The low-traffic page of one operation: nearly every answer of the last half hour failed and at least 3
+ * within the hour (failing), or every answer of the last 90 minutes and at least 2 within 150 (failingRarely).
+ */
+function failingRule(
+  objective: Objective,
+  runbookBase: string,
+  scale: number,
+  job: string,
+  service: string,
+): AlertingRule {
   const selector = `{job="${job}",operation="${objective.operation}"}`;
+  const rareShare = duration(failingRarely.shareWindow.seconds, scale);
+  const rareCount = duration(failingRarely.window.seconds, scale);
   return {
     alert: failingAlert,
     expr:
-      `${ratioName('availability', failing.shareWindow)}${selector} >= ${failing.share}\nand\n` +
-      `${badAnswersName('availability', failing.window)}${selector} >= ${failing.minimumBadAnswers}`,
+      `(\n  ${ratioName('availability', failing.shareWindow)}${selector} >= ${failing.share}\nand\n  ` +
+      `${badAnswersName('availability', failing.window)}${selector} >= ${failing.minimumBadAnswers}\n)\nor\n(\n  ` +
+      `(\n  ${errorRatio(objective, 'availability', rareShare, service)}\n  ) >= ${failingRarely.share}\nand\n  ` +
+      `(\n  ${badAnswers(objective, 'availability', rareCount, service)}\n  ) >= ${failingRarely.minimumBadAnswers}\n)`,
     for: duration(pageForSeconds, scale),
     labels: {
       operation: objective.operation,
@@ -383,7 +416,9 @@ function failingRule(objective: Objective, runbookBase: string, scale: number, j
       description:
         `${objective.operation} (${objective.method} ${objective.path}) answered 5xx to at least ` +
         `${failing.share * 100}% of its requests over the last ${failing.shareWindow.name}, and ${failing.minimumBadAnswers} ` +
-        `or more within ${failing.window.name}: it is down for its callers, however few they are.`,
+        `or more within ${failing.window.name} (or all of them over ${failingRarely.shareWindow.name}, and ` +
+        `${failingRarely.minimumBadAnswers} or more within ${failingRarely.window.name}): it is down for its callers, ` +
+        `however few they are.`,
       runbook_url: runbookUrl(runbookBase, failingAlert),
     },
   };

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../repoRoot.js';
+import { readProbeInterval, type ProbedRead } from './probes.js';
 
 /**
  * What the generated rules take from where they are deployed, set when they
@@ -35,6 +36,12 @@ export function probeMatchers(settings: Pick<RuleSettings, 'job' | 'selector'>):
   return settings.selector ? `${job},${settings.selector}` : job;
 }
 
+/** The matchers of the probes of the read operations (probes.ts): the reads' job, and the extra selector. */
+export function readProbeMatchers(settings: Pick<RuleSettings, 'job' | 'selector'>): string {
+  const job = `job="${readProbeJobOf(settings.job)}"`;
+  return settings.selector ? `${job},${settings.selector}` : job;
+}
+
 /** One matcher, label op "value", as PromQL writes them: a selector is a comma-separated list of them. */
 const matcher = /\s*[a-zA-Z_][a-zA-Z0-9_]*\s*(=|!=|=~|!~)\s*"(?:[^"\\\n]|\\.)*"\s*/;
 const selectorPattern = new RegExp(`^${matcher.source}(,${matcher.source})*$`);
@@ -45,6 +52,9 @@ const selectorPattern = new RegExp(`^${matcher.source}(,${matcher.source})*$`);
  * but cannot be scraped" by it.
  */
 export const probeJobOf = (job: string): string => `${job}-healthz`;
+
+/** The job the probes of the read operations are scraped under (probes.ts): each probe labelled by its operation. */
+export const readProbeJobOf = (job: string): string => `${job}-reads`;
 
 /** https://host/owner/name from package.json's repository (a string or { url }), git+ and .git dropped. */
 export function repositoryUrl(packageJson: { repository?: string | { url?: string } }): string {
@@ -100,6 +110,27 @@ export function docsPrometheusExample(settings: RuleSettings, apiPort: number, m
   };
 }
 
+/** The blackbox exporter's target labels: the probed URL as the target and instance, the exporter as the address. */
+const throughBlackbox = () => [
+  { source_labels: ['__address__'], target_label: '__param_target' },
+  { source_labels: ['__param_target'], target_label: 'instance' },
+  { target_label: '__address__', replacement: 'blackbox-exporter:9115' },
+];
+
+/** The scrape of the probes of the read operations: one target per instance and read, its module the operation's. */
+function readProbeScrape(settings: RuleSettings, hosts: string[], apiPort: number, reads: ProbedRead[]) {
+  return {
+    job_name: readProbeJobOf(settings.job),
+    scrape_interval: readProbeInterval,
+    metrics_path: '/probe',
+    static_configs: reads.map((read) => ({
+      targets: hosts.map((host) => `http://${host}:${apiPort}${read.path}`),
+      labels: { operation: read.operation },
+    })),
+    relabel_configs: [{ source_labels: ['operation'], target_label: '__param_module' }, ...throughBlackbox()],
+  };
+}
+
 function scrapeConfigs(settings: RuleSettings, hosts: string[], apiPort: number, metricsPort: number) {
   return [
     {
@@ -111,11 +142,7 @@ function scrapeConfigs(settings: RuleSettings, hosts: string[], apiPort: number,
       metrics_path: '/probe',
       params: { module: ['healthz'] },
       static_configs: [{ targets: hosts.map((host) => `http://${host}:${apiPort}/healthz`) }],
-      relabel_configs: [
-        { source_labels: ['__address__'], target_label: '__param_target' },
-        { source_labels: ['__param_target'], target_label: 'instance' },
-        { target_label: '__address__', replacement: 'blackbox-exporter:9115' },
-      ],
+      relabel_configs: throughBlackbox(),
     },
   ];
 }
@@ -124,13 +151,17 @@ function scrapeConfigs(settings: RuleSettings, hosts: string[], apiPort: number,
  * The Prometheus configuration shipped beside the rules: the service's
  * metrics listeners (METRICS_PORT, 9464), the blackbox exporter's probe of
  * each instance's /healthz (deploy/blackbox/blackbox.yml, module healthz,
- * job probeJobOf), the rules and Alertmanager (deploy/alertmanager/).
+ * job probeJobOf) and of its read operations (job readProbeJobOf), the
+ * rules and Alertmanager (deploy/alertmanager/).
  */
-export function prometheusConfig(settings: RuleSettings, apiPort: number, metricsPort: number) {
+export function prometheusConfig(settings: RuleSettings, apiPort: number, metricsPort: number, reads: ProbedRead[]) {
   return {
     global: { scrape_interval: '15s', evaluation_interval: '15s' },
     rule_files: ['objectives.yml', 'alerts.yml'],
     alerting: { alertmanagers: [{ static_configs: [{ targets: ['alertmanager:9093'] }] }] },
-    scrape_configs: scrapeConfigs(settings, exampleHosts, apiPort, metricsPort),
+    scrape_configs: [
+      ...scrapeConfigs(settings, exampleHosts, apiPort, metricsPort),
+      ...(reads.length > 0 ? [readProbeScrape(settings, exampleHosts, apiPort, reads)] : []),
+    ],
   };
 }

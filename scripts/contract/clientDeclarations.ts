@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { apiTypesSource } from '../../generators/apiTypes.js';
+import { parse, stringify } from 'yaml';
 import type { Level } from '../../lib/contract/change.js';
-import type { JsonObject } from '../../lib/openapi/dereference.js';
+import { keysSorted, type JsonObject } from '../../lib/openapi/json.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 
 /** Declaration name ("PetStore.createPet", "NewPet", "apiVersion") -> its text with types expanded. */
@@ -172,8 +173,18 @@ function withTypeNames(declarations: Declarations): Declarations {
 /** What each contract text has produced in this process: a review of many heads against one base builds it once. */
 const made = new Map<string, ClientOf>();
 
+/**
+ * A contract with every object's keys in one order: the generators write types, methods and members in the order
+ * they meet them, so two contracts that differ only in key order (the same contract) give the same declarations.
+ */
+const inKeyOrder = ({ document, text }: { document: JsonObject; text: string }) => ({
+  document: keysSorted(document),
+  text: stringify(keysSorted(parse(text, { intAsBigInt: true }))),
+});
+
 /** The client each contract produces, generated and compiled side by side (one compiler run for all). */
-export async function clientsOf(contracts: Array<{ document: JsonObject; text: string }>): Promise<ClientOf[]> {
+export async function clientsOf(written: Array<{ document: JsonObject; text: string }>): Promise<ClientOf[]> {
+  const contracts = written.map(inKeyOrder);
   const missing = [...new Map(contracts.filter(({ text }) => !made.has(text)).map((c) => [c.text, c])).values()];
   if (missing.length > 0) {
     const root = mkdtempSync(join(tmpdir(), 'pets-review-client-'));

@@ -2,6 +2,7 @@
 // value, or a stray argument is the command's usage line and exit 2 (input it cannot use), never a stack trace
 // and never exit 1, which for `breaking` means "a breaking change".
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConstructRefusedError } from '../../lib/constructs/refusals.js';
 import { ContractInputError } from '../../lib/contract/load.js';
 
 export class UsageError extends Error {}
@@ -33,7 +34,8 @@ export interface Output {
 
 /**
  * Runs a command's body (`end`: what the caller's `io` does not add after a message): its exit code, or 2 with one line on stderr for input it cannot use (with the usage
- * line after a usage error). Any other error is a bug and is thrown.
+ * line after a usage error), or 2 with generate's report for a spec using a construct the commands refuse
+ * (lib/contract/readable.ts). Any other error is a bug and is thrown.
  */
 export function runCommand(name: string, usage: string, io: Output, body: () => number, end = '\n'): number {
   try {
@@ -43,7 +45,7 @@ export function runCommand(name: string, usage: string, io: Output, body: () => 
       io.err(`contract ${name}: ${error.message}\nusage: ${usage}${end}`);
       return 2;
     }
-    if (error instanceof ContractInputError) {
+    if (error instanceof ContractInputError || error instanceof ConstructRefusedError) {
       io.err(`contract ${name}: ${error.message}${end}`);
       return 2;
     }

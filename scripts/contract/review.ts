@@ -12,7 +12,9 @@
  * review can be run again. A change of a shared component reaching several places is said once, naming them; the
  * Markdown stops at reviewLimit characters (one GitHub comment) with a line saying what was left out, and --out FILE
  * writes the whole review to FILE instead of stdout. Exit 0 whatever the verdict (the gate judges); 2 on input it
- * cannot read, an option it does not know, or a FILE it cannot write.
+ * cannot read, an option it does not know, or a FILE it cannot write; 2 too, with npm run generate's report on
+ * stderr and nothing on stdout (--json or not), on a head using a construct docs/constructs.md refuses for the
+ * review (a base is reviewed all the same: lib/contract/readable.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -22,6 +24,7 @@ import type { Change } from '../../lib/contract/change.js';
 import { changes as changelogEntries } from '../../lib/contract/changelog.js';
 import { diff } from '../../lib/contract/diff.js';
 import { loadContract, type LoadedContract } from '../../lib/contract/load.js';
+import { baseNote, readableHead } from '../../lib/contract/readable.js';
 import { operationsOf } from '../../lib/contract/operations.js';
 import { isReleasedContract, majorOf, releasedFile, releasedVersions } from '../../lib/contract/released.js';
 import { describeAlternative, requirementsOf } from '../../lib/contract/securityDiff.js';
@@ -388,8 +391,9 @@ export async function runReview(args: string[], io: Output = processOutput('')):
     });
     json = values.json;
     out = values.out;
-    const head = loadContract(values.head ?? join(repoRoot, 'openapi.yaml'));
+    const head = readableHead(loadContract(values.head ?? join(repoRoot, 'openapi.yaml')));
     const bases = (values.base ?? defaultBases()).map((source) => loadContract(source));
+    for (const note of bases.map(baseNote)) if (note) io.err(note);
     work = review(bases, head, dayOf(values.date));
     return 0;
   });

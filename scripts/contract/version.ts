@@ -9,6 +9,8 @@
  * TypeScript client source's, versionStep.ts), and an unreleased version
  * without its "## <version>" section in CHANGELOG.md, without a summary
  * written by hand, or whose generated entries lack a change the diff has.
+ * Like breaking, it refuses (exit 2) an openapi.yaml using a construct
+ * docs/constructs.md refuses (lib/contract/readable.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -20,6 +22,7 @@ import { blockContent } from '../../lib/generatedBlocks.js';
 import { changes } from '../../lib/contract/changelog.js';
 import { readContractFile } from '../../lib/contract/load.js';
 import { diff } from '../../lib/contract/diff.js';
+import { readableHead } from '../../lib/contract/readable.js';
 import { compareVersions, lastReleased } from '../../lib/contract/released.js';
 import { versionOf } from '../../lib/contract/verdict.js';
 import { clientsOf, compareClients } from './clientDeclarations.js';
@@ -81,9 +84,15 @@ const contractAt = (file: string): Contract => {
   return { document: readContractFile(file), text };
 };
 
-async function main(): Promise<number> {
+/** openapi.yaml, refused (ContractInputError, exit 2) when it uses a construct docs/constructs.md refuses. */
+function readableSpec(): Contract {
+  const spec = contractAt(join(repoRoot, 'openapi.yaml'));
+  return { ...spec, document: readableHead({ document: spec.document, source: 'openapi.yaml' }).document };
+}
+
+async function main(spec: Contract): Promise<number> {
   const base = lastReleased();
-  const [spec, released] = [contractAt(join(repoRoot, 'openapi.yaml')), contractAt(base)];
+  const released = contractAt(base);
   const problems = [
     ...versionProblems(spec.document, released.document, readFileSync(join(repoRoot, 'CHANGELOG.md'), 'utf8')),
     ...(await stepProblems(spec, released, dayOf(undefined))),
@@ -95,10 +104,12 @@ async function main(): Promise<number> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  let spec: Contract | undefined;
   const status = runCommand('version', 'tsx scripts/contract/version.ts (no options)', processOutput(''), () => {
     parseOptions(process.argv.slice(2), {});
+    spec = readableSpec();
     return 0;
   });
-  if (status === 0) void main().then((code) => (process.exitCode = code));
-  else process.exitCode = status;
+  if (spec === undefined) process.exitCode = status;
+  else void main(spec).then((code) => (process.exitCode = code));
 }

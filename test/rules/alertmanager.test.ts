@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
@@ -11,9 +11,12 @@ import {
   startBlackboxExporter,
   waitUntil,
 } from '../../lib/instances/index.js';
+import { probedReadsOf, probeKeyFile } from '../../lib/objectives/probes.js';
 import type { AlertingRule, RuleGroup } from '../../lib/objectives/rules.js';
 import { ruleSettingsOf } from '../../lib/objectives/settings.js';
 import { repoRoot } from '../../lib/repoRoot.js';
+import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
+import { insertApiKey } from '../../src/db/apiKeys.js';
 import { startTestApp } from '../helpers/app.js';
 import { rulesFolder } from '../helpers/promtool.js';
 import { scratchDir } from '../helpers/scratchSpace.js';
@@ -134,15 +137,24 @@ t.test('a live Alertmanager: one notification per incident, tickets apart, PetsD
     ['suppressed', 'suppressed'],
     'PetsNotReady inhibits the per-instance readiness tickets',
   );
+  // Minutes into the outage the probes of the reads fail too: the incident is paged already.
+  await alertmanager.post([alert('PetsReadProbeFailing', 'page', { operation: 'listPets' })]);
+  const lateProbe = await waitUntil({ what: 'the late read probe page held', timeoutMs: 30_000 }, async () => {
+    const held = (await alertmanager.alerts()).filter((one) => one.labels['alertname'] === 'PetsReadProbeFailing');
+    return held.length > 0 && held.every((one) => one.status.inhibitedBy.length > 0) ? held : undefined;
+  });
+  t.equal(lateProbe.length, 1, 'PetsNotReady inhibits the read probe page that follows it');
 
   await alertmanager.post([
     alert('PetsDown', 'page'),
+    // Its rule takes the service's job (not the probes'), so that PetsDown holds it back.
+    alert('PetsReadProbeFailing', 'page', { operation: 'listPets' }),
     alert('PetsAvailabilityFastBurn', 'page', { job: 'elsewhere', operation: 'getPet' }),
   ]);
   const inhibited = await waitUntil({ what: "PetsDown inhibiting its job's alerts", timeoutMs: 30_000 }, async () => {
     const held = await alertmanager.alerts();
     const suppressed = held.filter((one) => one.status.inhibitedBy.length > 0);
-    return suppressed.length >= 8 ? held : undefined;
+    return suppressed.length >= 9 ? held : undefined;
   });
   const state = (name: string, jobName: string) =>
     inhibited
@@ -150,30 +162,57 @@ t.test('a live Alertmanager: one notification per incident, tickets apart, PetsD
       .map((one) => one.status.state);
   t.same(state('PetsAvailabilityFastBurn', job), ['suppressed', 'suppressed', 'suppressed'], 'the burns are inhibited');
   t.same(state('PetsNotReady', job), ['suppressed'], 'and readiness');
+  t.same(state('PetsReadProbeFailing', job), ['suppressed'], 'and the failing read probe: one outage, one page');
   t.same(state('PetsDbPoolSaturated', job), ['suppressed', 'suppressed'], 'and the tickets');
   t.same(state('PetsDown', job), ['active'], 'PetsDown is sent');
   t.same(state('PetsAvailabilityFastBurn', 'elsewhere'), ['active'], "PetsDown inhibits nothing of another job's");
 });
 
-t.test('the blackbox exporter: the shipped module passes its check and probes /healthz', { skip }, async (t) => {
-  if (unavailable) return void t.fail(unavailable);
-  const configFile = join(repoRoot, 'deploy/blackbox/blackbox.yml');
-  const check = spawnSync(blackboxBin, ['--config.check', `--config.file=${configFile}`], { encoding: 'utf8' });
-  t.equal(check.status, 0, `${blackboxBin} --config.check: ${check.stderr}`);
-  t.notMatch(check.stderr, /deprecated/, 'no deprecated setting');
-  const dir = scratchDir('pets-blackbox-');
-  t.teardown(dir.remove);
-  const exporter = await startBlackboxExporter({ configFile, parent: dir.path });
-  t.teardown(() => exporter.remove());
-  const { app } = await startTestApp(t, 'embedded');
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  const probe = async (target: string) => {
-    const url = `http://${exporter.address}/probe?module=healthz&target=${encodeURIComponent(target)}`;
-    const text = await (await fetch(url)).text();
-    return Number(/^probe_success (\S+)$/m.exec(text)?.[1]);
-  };
-  t.equal(await probe(`${address}/healthz`), 1, 'the live /healthz succeeds');
-  t.equal(await probe(`${address}/readyz`), 0, 'another answer (not {"status":"ok"}) fails');
-  await app.close();
-  t.equal(await probe(`${address}/healthz`), 0, 'a port that does not answer fails');
-});
+t.test(
+  'the blackbox exporter: the shipped modules pass their check and probe /healthz and the reads',
+  { skip },
+  async (t) => {
+    if (unavailable) return void t.fail(unavailable);
+    const configFile = join(repoRoot, 'deploy/blackbox/blackbox.yml');
+    const check = spawnSync(blackboxBin, ['--config.check', `--config.file=${configFile}`], { encoding: 'utf8' });
+    t.equal(check.status, 0, `${blackboxBin} --config.check: ${check.stderr}`);
+    t.notMatch(check.stderr, /deprecated/, 'no deprecated setting');
+    const dir = scratchDir('pets-blackbox-');
+    t.teardown(dir.remove);
+    const { app, db } = await startTestApp(t, 'embedded');
+    // The prober's key as docs/operations.md makes it: the probed reads' scopes alone, in a file of its own.
+    const reads = probedReadsOf(parse(readFileSync(join(repoRoot, 'openapi.yaml'), 'utf8')) as never);
+    t.ok(reads.length > 0, `probed reads: ${reads.map((read) => read.operation).join(', ')}`);
+    const key = generateApiKey();
+    await insertApiKey(db, toStoredKey('blackbox-prober', key), { scopes: reads.flatMap((read) => read.scopes) });
+    const keyFile = join(dir.path, 'probe.key');
+    writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+    const localConfig = join(dir.path, 'blackbox.yml');
+    const shipped = readFileSync(configFile, 'utf8');
+    t.ok(shipped.includes(probeKeyFile), 'the shipped modules read the documented key file');
+    writeFileSync(localConfig, shipped.replaceAll(probeKeyFile, keyFile));
+    const exporter = await startBlackboxExporter({ configFile: localConfig, parent: dir.path });
+    t.teardown(() => exporter.remove());
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const probe = async (target: string, module = 'healthz') => {
+      const url = `http://${exporter.address}/probe?module=${module}&target=${encodeURIComponent(target)}`;
+      const text = await (await fetch(url)).text();
+      return Number(/^probe_success (\S+)$/m.exec(text)?.[1]);
+    };
+    t.equal(await probe(`${address}/healthz`), 1, 'the live /healthz succeeds');
+    t.equal(await probe(`${address}/readyz`), 0, 'another answer (not {"status":"ok"}) fails');
+    for (const read of reads) {
+      t.equal(await probe(`${address}${read.path}`, read.operation), 1, `${read.operation} with the read key succeeds`);
+      t.equal(
+        await probe(`${address}/healthz/nothing`, read.operation),
+        0,
+        `${read.operation}'s module wants its status`,
+      );
+    }
+    writeFileSync(keyFile, 'pets_not-a-key\n');
+    for (const read of reads)
+      t.equal(await probe(`${address}${read.path}`, read.operation), 0, `${read.operation} with a refused key fails`);
+    await app.close();
+    t.equal(await probe(`${address}/healthz`), 0, 'a port that does not answer fails');
+  },
+);

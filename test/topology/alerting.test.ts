@@ -35,7 +35,7 @@ const settings = ruleSettingsOf(process.env);
 
 /** The shipped probe job, aimed at these instances through this exporter. */
 function probeJob(targets: string[], exporter: string): Record<string, unknown> {
-  const shipped = prometheusConfig(settings, 0, 0).scrape_configs.find(
+  const shipped = prometheusConfig(settings, 0, 0, []).scrape_configs.find(
     (config) => config.job_name === probeJobOf(settings.job),
   )!;
   return {
