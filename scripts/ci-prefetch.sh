@@ -4,8 +4,8 @@
 #   node-tarballs  every pinned Node.js and npm tarball (scripts/ci-node-and-service.sh) into FOLDER, each checked
 #                  against its integrity; a stage given PETS_NODE_TARBALLS=FOLDER takes them from there and checks
 #                  them again before use
-#   base-image     the Dockerfile's base image into Podman's storage (scripts/image/base.sh), the packages Podman
-#                  needs first
+#   base-image     the Dockerfile's base image into Podman's storage (scripts/image/base.sh), when Podman's
+#                  packages are installed
 # Exits non-zero, saying why, when anything could not be fetched.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +33,13 @@ case ${1:-} in
     ;;
   base-image)
     . "$repo/scripts/image/podman.sh"
-    ensure_image_packages
+    # No apt-get beside the stages (a test that installs a package would find dpkg locked): without Podman's
+    # packages, the image stage installs them and makes the base image itself.
+    missing=$(image_missing_packages | tr '\n' ' ')
+    if [ -n "${missing// /}" ]; then
+      echo "not fetched: Podman's packages are missing ($missing); the image stage installs them and fetches it"
+      exit 0
+    fi
     bash "$repo/scripts/image/base.sh"
     ;;
   *)
