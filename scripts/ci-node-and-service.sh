@@ -21,13 +21,19 @@ declare -A npm_pins=(
   [12]="12.2.2 sha512-KglgbZyacf7jH+FHuNRqVuCzQi8VhI2a7J87Ix43FsPTuZoGWmIXXGdZtBUOA79vwL+IJREqURVzupA7PsQTcA=="
 )
 
-# Fetches PACKAGE@VERSION's tarball into $work/tools/tarballs and checks it against INTEGRITY (sha512, as
+# Fetches PACKAGE@VERSION's tarball into $work/tools/tarballs, or takes it from $PETS_NODE_TARBALLS when that
+# folder holds it (CI fetches them ahead: scripts/ci-prefetch.sh), and checks it against INTEGRITY (sha512, as
 # npm writes it); prints the tarball's path. usage: pinned_tarball PACKAGE VERSION INTEGRITY
 pinned_tarball() {
   local package=$1 version=$2 integrity=$3 folder=$work/tools/tarballs tarball actual
   mkdir -p "$folder"
-  tarball=$(cd "$folder" && npm pack --silent "$package@$version" 2>>"$work/tools.log" | tail -n 1) ||
-    fail "could not fetch $package@$version from the npm registry"
+  tarball=$package-$version.tgz
+  if [ -n "${PETS_NODE_TARBALLS:-}" ] && [ -f "$PETS_NODE_TARBALLS/$tarball" ]; then
+    folder=$PETS_NODE_TARBALLS
+  else
+    tarball=$(cd "$folder" && npm pack --silent "$package@$version" 2>>"$work/tools.log" | tail -n 1) ||
+      fail "could not fetch $package@$version from the npm registry"
+  fi
   actual="sha512-$(openssl dgst -sha512 -binary "$folder/$tarball" | base64 -w 0)"
   [ "$actual" = "$integrity" ] || fail "$package@$version hashes to $actual, not the pinned $integrity"
   echo "$folder/$tarball"

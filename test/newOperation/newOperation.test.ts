@@ -192,6 +192,9 @@ t.test('a resource and two operations added with only the spec, handlers and SQL
   const run = (label: string, command: string, args: string[]) => {
     const result = timed(label, () => copy.run(command, args));
     if (result.status !== 0) t.comment(failureExcerpt(result.output));
+    // A step that runs npm test says where its time went: the slowest files, as npm test ends.
+    const slowest = /^# slowest test files of this run.*(\n# {3}.*)+/m.exec(result.output)?.[0];
+    if (slowest !== undefined) t.comment(slowest.replace(/^# /gm, ''));
     t.equal(result.status, 0, label);
     return result;
   };

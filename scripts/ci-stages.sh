@@ -1,0 +1,171 @@
+# Sourced by .ci/run: a run as stages, each timed and judged, with the table at the end; work started in the
+# background that stages wait for; the processes a stage leaves running, ended. The caller sets target_s and
+# budget_s (seconds) and calls report last.
+
+overall=0
+total_passed=0
+total_failed=0
+total_skipped=0
+stage_rows=()
+background_rows=()
+# The failed tests of every suite, printed again at the end: a CI log is read from its tail, and a failure
+# 20 minutes up is otherwise out of sight.
+failures_log=$(mktemp)
+
+# Prints every stage with its wall time and result, the total, and the totals of tests; the run's last lines.
+report() {
+  local row name seconds result total=0
+  # Nothing is left running: work no stage waited for (a run cut short) is waited for here, and its row shown.
+  for name in "${!background_pid[@]}"; do
+    await_background "$name" || overall=1
+  done
+  if [ -s "$failures_log" ]; then
+    echo "== failed tests (tap's \"not ok\" lines, the innermost last)"
+    cat "$failures_log"
+  fi
+  rm -f "$failures_log"
+  echo "== stages (wall time)"
+  printf '%-52s %8s  %s\n' stage 'm:ss' result
+  for row in "${stage_rows[@]}"; do
+    IFS=$'\t' read -r name seconds result <<<"$row"
+    total=$((total + seconds))
+    printf '%-52s %5d:%02d  %s\n' "$name" $((seconds / 60)) $((seconds % 60)) "$result"
+  done
+  printf '%-52s %5d:%02d  target %d:%02d, budget %d:%02d\n' total $((total / 60)) $((total % 60)) \
+    $((target_s / 60)) $((target_s % 60)) $((budget_s / 60)) $((budget_s % 60))
+  if [ "${#background_rows[@]}" -gt 0 ]; then
+    echo "in the background, beside the stages above (not in the total: a stage that needed one waited for it in its own row)"
+    for row in "${background_rows[@]}"; do
+      IFS=$'\t' read -r name seconds result <<<"$row"
+      printf '%-52s %5d:%02d  %s\n' "$name" $((seconds / 60)) $((seconds % 60)) "$result"
+    done
+  fi
+  if [ "$total" -gt "$budget_s" ]; then
+    echo "FAILED: CI took ${total} s, over its budget of ${budget_s} s: see which stage grew in the table above" >&2
+    overall=1
+  elif [ "$total" -gt "$target_s" ]; then
+    echo "CI took ${total} s: within its budget of ${budget_s} s, over its target of ${target_s} s"
+  fi
+  echo "${total_passed} passed, ${total_failed} failed, ${total_skipped} skipped"
+}
+
+# Runs a stage: its command with its output, timed; a failure marks the run failed and the rest goes on.
+# usage: stage NAME COMMAND...
+# Everything a stage starts carries PETS_CI_STAGE=<its mark> in its environment (daemons too: they inherit it);
+# what still runs once the stage has returned would take the CPU from the stages after it, so it is listed and
+# ended, and the stage's row says how many. The services stage starts its servers without the mark.
+stage() {
+  local name=$1 started=$SECONDS status=0 mark left result
+  shift
+  echo "== $name"
+  mark="$$-${#stage_rows[@]}"
+  export PETS_CI_STAGE=$mark
+  "$@" || status=$?
+  unset PETS_CI_STAGE
+  left=$(end_leftovers "$mark")
+  result=$([ "$status" -eq 0 ] && echo ok || echo "FAILED ($status)")
+  [ "$left" -eq 0 ] || result="$result; $left processes it left running, ended (listed above)"
+  stage_rows+=("$name"$'\t'$((SECONDS - started))$'\t'"$result")
+  if [ "$status" -ne 0 ]; then
+    echo "FAILED: $name" >&2
+    overall=1
+  fi
+  return 0
+}
+
+# Lists (on stderr) and ends with SIGTERM the processes whose environment holds PETS_CI_STAGE=MARK; prints how
+# many. usage: end_leftovers MARK
+end_leftovers() {
+  local pids
+  # One grep over every process's environment (NUL-separated); a process gone meanwhile is no match.
+  pids=$(grep -lzxF "PETS_CI_STAGE=$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 || true)
+  if [ -z "$pids" ]; then
+    echo 0
+    return
+  fi
+  echo "left running by this stage, now ended:" >&2
+  # shellcheck disable=SC2086 # one pid a word
+  ps -o pid,ppid,etimes,time,args -p "$(tr '\n' ',' <<<"$pids" | sed 's/,$//')" >&2 || true
+  # shellcheck disable=SC2086
+  kill -TERM $pids 2>/dev/null || true
+  wc -w <<<"$pids"
+}
+
+# A stage the rest cannot go without (the install, the build): on failure, the table, then exit.
+required_stage() {
+  stage "$@"
+  if [ "$overall" -ne 0 ]; then
+    report
+    exit 1
+  fi
+}
+
+# Work that only waits on the network (downloads), started in the background while the CPU-bound stages run.
+# A stage that needs one waits for it (`needs`), prints its output, and fails when it failed; its own wall time
+# is a row of its own, under the table.
+declare -A background_pid background_log background_status background_started
+background() {
+  local name=$1
+  shift
+  background_log[$name]=$(mktemp)
+  background_started[$name]=$SECONDS
+  echo "== started in the background: $name"
+  # It stamps its own end: the wait for it can come long after.
+  (
+    status=0
+    "$@" >"${background_log[$name]}" 2>&1 || status=$?
+    echo "$SECONDS" >"${background_log[$name]}.ended"
+    exit "$status"
+  ) &
+  background_pid[$name]=$!
+}
+
+# Waits for the background work NAME, once: prints what it printed and adds its row; returns its status.
+await_background() {
+  local name=$1 status=0 ended
+  if [ -z "${background_status[$name]:-}" ]; then
+    wait "${background_pid[$name]}" || status=$?
+    background_status[$name]=$status
+    ended=$(cat "${background_log[$name]}.ended" 2>/dev/null || echo "$SECONDS")
+    echo "-- $name, in the background since $((SECONDS - background_started[$name])) s ago:"
+    cat "${background_log[$name]}"
+    rm -f "${background_log[$name]}" "${background_log[$name]}.ended"
+    background_rows+=("$name"$'\t'$((ended - background_started[$name]))$'\t'"$([ "$status" -eq 0 ] && echo ok || echo "FAILED ($status)")")
+  fi
+  return "${background_status[$name]}"
+}
+
+# usage: needs NAME COMMAND...: waits for the background work NAME, then runs COMMAND; fails without running
+# it when NAME failed.
+needs() {
+  local name=$1
+  shift
+  if ! await_background "$name"; then
+    echo "FAILED: $name, which this stage needs, failed in the background (its output above)" >&2
+    return 1
+  fi
+  "$@"
+}
+
+# Runs a command that ends with tap's summary line "# { total: N, pass: P, fail: F, skip: S }", adds it up,
+# and keeps its "not ok" lines; fails when the command does, or when it passed no test.
+counted() {
+  local label=$1 log status summary passed failed skipped
+  shift
+  log=$(mktemp)
+  set +e
+  "$@" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+  set -e
+  grep -E '^[[:space:]]*not ok ' "$log" | awk -v suite="$label" '{ print "[" suite "] " $0 }' >>"$failures_log" || true
+  summary=$(grep -E '^# \{ total: ' "$log" | tail -n 1)
+  passed=$(sed -nE 's/.*pass: ([0-9]+).*/\1/p' <<<"$summary")
+  failed=$(sed -nE 's/.*fail: ([0-9]+).*/\1/p' <<<"$summary")
+  skipped=$(sed -nE 's/.*skip: ([0-9]+).*/\1/p' <<<"$summary")
+  rm -f "$log"
+  echo "$label: ${passed:-0} passed, ${failed:-0} failed, ${skipped:-0} skipped"
+  total_passed=$((total_passed + ${passed:-0}))
+  total_failed=$((total_failed + ${failed:-0}))
+  total_skipped=$((total_skipped + ${skipped:-0}))
+  [ "$status" -eq 0 ] && [ "${passed:-0}" -gt 0 ]
+}

@@ -1,0 +1,108 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { isAlive, waitUntil } from '../lib/instances/index.js';
+import { repoRoot } from '../lib/repoRoot.js';
+
+// CI's machinery (scripts/ci-stages.sh, sourced by .ci/run): stages, the background work they wait for, the
+// processes a stage leaves running; and the prefetched tarballs scripts/ci-node-and-service.sh takes.
+
+/** Runs a bash script after sourcing CI's stage functions, in the repository; never throws. */
+function ci(script: string, env: NodeJS.ProcessEnv = {}) {
+  const result = spawnSync(
+    'bash',
+    ['-c', `set -euo pipefail\ntarget_s=1800\nbudget_s=5100\n. scripts/ci-stages.sh\n${script}`],
+    { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 120_000 },
+  );
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+t.test('a stage waits for the background work it needs, and fails without running when that work failed', async (t) => {
+  const { status, output } = ci(`
+background "fetched" bash -c 'echo fetched it'
+background "broken" bash -c 'echo could not fetch; exit 3'
+background "unneeded" bash -c 'echo nobody waited'
+stage "uses fetched" needs "fetched" echo "ran with fetched"
+stage "uses fetched again" needs "fetched" echo "ran again"
+stage "uses broken" needs "broken" echo "ran with broken"
+report
+echo "overall=$overall"
+`);
+  t.match(output, /fetched it\nran with fetched\n/, "the work's output, then the stage's command");
+  t.equal(output.match(/fetched it/g)?.length, 1, 'work waited for twice is printed once');
+  t.notMatch(output, /ran with broken/, 'a stage whose work failed does not run its command');
+  t.match(output, /could not fetch/, "the failed work's output is printed");
+  t.match(output, /uses broken\s+0:\d\d {2}FAILED \(1\)/, 'and its stage fails');
+  t.match(output, /nobody waited/, 'work no stage needed is waited for at the end');
+  const background = output.slice(output.indexOf('in the background'));
+  for (const [name, result] of [
+    ['fetched', 'ok'],
+    ['broken', 'FAILED \\(3\\)'],
+    ['unneeded', 'ok'],
+  ] as const) {
+    t.match(background, new RegExp(`${name}\\s+0:\\d\\d {2}${result}`), `${name}: a row under the total`);
+  }
+  t.match(output, /total\s+0:\d\d[\s\S]*in the background/, 'the background rows come after the total');
+  t.match(output, /overall=1/, 'the run fails');
+  t.equal(status, 0);
+});
+
+t.test(
+  'what a stage leaves running is ended and counted in its row; a process started without the mark stays',
+  async (t) => {
+    const { output } = ci(`
+stage "leaves one" bash -c 'setsid sleep 600 >/dev/null 2>&1 & echo "marked=$!"'
+stage "starts a service" bash -c 'env -u PETS_CI_STAGE setsid sleep 600 >/dev/null 2>&1 & echo "unmarked=$!"'
+stage "clean" true
+report
+`);
+    const marked = Number(/marked=(\d+)/.exec(output)?.[1]);
+    const unmarked = Number(/unmarked=(\d+)/.exec(output)?.[1]);
+    t.teardown(() => {
+      for (const pid of [marked, unmarked]) if (pid > 0 && isAlive(pid)) process.kill(pid, 'SIGKILL');
+    });
+    t.match(output, /leaves one\s+0:\d\d {2}ok; 1 processes it left running, ended/, "the stage's row counts it");
+    t.match(output, new RegExp(`left running by this stage, now ended:[\\s\\S]*\\n\\s*${marked}\\s`), 'and lists it');
+    t.match(output, /starts a service\s+0:\d\d {2}ok\n/, 'a process without the mark is not counted');
+    t.match(output, /clean\s+0:\d\d {2}ok\n/);
+    // SIGTERM ends a sleep at once: the ceiling is for a busy machine.
+    await waitUntil({ what: 'the process left running to end', timeoutMs: 10_000 }, async () =>
+      isAlive(marked) ? undefined : true,
+    );
+    t.notOk(isAlive(marked), 'the process left running got SIGTERM and ended');
+    t.ok(isAlive(unmarked), 'the one started without the mark still runs');
+  },
+);
+
+t.test(
+  'a pinned tarball is taken from PETS_NODE_TARBALLS, and refused there too when it does not hash to its pin',
+  async (t) => {
+    const folder = mkdtempSync(join(tmpdir(), 'pets-ci-tarballs-'));
+    t.teardown(() => {
+      rmSync(folder, { recursive: true, force: true });
+    });
+    const bytes = Buffer.from('not really a tarball');
+    writeFileSync(join(folder, 'pets-no-such-package-1.0.0.tgz'), bytes);
+    const integrity = `sha512-${createHash('sha512').update(bytes).digest('base64')}`;
+    const pinned = (pin: string) =>
+      spawnSync(
+        'bash',
+        [
+          '-c',
+          `fail() { echo "FAILED: $*" >&2; exit 1; }; work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+. scripts/ci-node-and-service.sh; pinned_tarball pets-no-such-package 1.0.0 '${pin}'`,
+        ],
+        { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, PETS_NODE_TARBALLS: folder }, timeout: 120_000 },
+      );
+    const taken = pinned(integrity);
+    t.equal(taken.status, 0, taken.stderr);
+    t.equal(taken.stdout.trim(), join(folder, 'pets-no-such-package-1.0.0.tgz'), "the prefetched file's path");
+    const otherPin = `sha512-${createHash('sha512').update('other bytes').digest('base64')}`;
+    const refused = pinned(otherPin);
+    t.not(refused.status, 0, 'a prefetched file that does not hash to the pin is refused');
+    t.match(refused.stderr, /pets-no-such-package@1\.0\.0 hashes to sha512-\S+, not the pinned/);
+  },
+);
