@@ -88,6 +88,7 @@ case $group in
           done
         done
         if [ "${#formatted[@]}" -gt 0 ]; then exec prettier --check "${formatted[@]}"; fi
+        exit 0
         ;;
       --fix)
         status=0
