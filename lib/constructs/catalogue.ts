@@ -419,7 +419,10 @@ const schemasList: Construct[] = [
       ...schemaExample({ $ref: '#/components/schemas/Name', maxLength: 10 }),
       components: { schemas: { Name: stringSchema } },
     },
-    verdicts: refused("keywords beside a $ref replace the target's instead of applying with it"),
+    verdicts: refused(
+      'openapi-typescript types it as the target alone (`{$ref: Obj, required: [b]}` is `Obj`, `b` optional), so ' +
+        'handlers and the client are typed apart from what ajv validates (the target and the keywords beside it)',
+    ),
   },
   {
     id: 'schema-recursive',
