@@ -43,7 +43,9 @@ export function objectShape(schema: JsonObject, visiting = new Set<JsonObject>()
   for (const keyword of ['anyOf', 'oneOf']) {
     const branches = branchesOf(schema, keyword).map((branch) => objectShape(branch, visiting));
     if (branches.length === 0) continue;
-    branches.forEach((branch, index) => adopt(keyword, index, branch));
+    branches.forEach((branch, index) => {
+      adopt(keyword, index, branch);
+    });
     const [first, ...rest] = branches;
     for (const name of first!.required) if (rest.every((branch) => branch.required.has(name))) shape.required.add(name);
     shape.closed ||= branches.every((branch) => branch.closed);
