@@ -6,6 +6,7 @@ import type { Change, CounterExample, Level, OperationRef } from './change.js';
 import { compareAdmitted, holds, opened, showable, valueAt, type Finding } from './admitted.js';
 import { byRule, sameAlone, sameValues, schemaSentence, type Focus } from './consumer.js';
 import { lessThan } from '../openapi/refSiblings.js';
+import { objectShape } from './objectShape.js';
 import { reviewedPatternChange } from './reviewed.js';
 import { example, literal, pointerStep } from './text.js';
 
@@ -330,15 +331,13 @@ class SchemaComparison {
 
   private objects() {
     const { place } = this;
-    const baseProperties = isObject(this.base['properties']) ? this.base['properties'] : {};
-    const headProperties = isObject(this.head['properties']) ? this.head['properties'] : {};
-    const required = (schema: JsonObject) =>
-      new Set(Array.isArray(schema['required']) ? schema['required'].map(String) : []);
-    const baseRequired = required(this.base);
-    const headRequired = required(this.head);
-    const names = new Set([...Object.keys(baseProperties), ...Object.keys(headProperties)]);
+    const baseShape = objectShape(this.base);
+    const headShape = objectShape(this.head);
+    const names = new Set([...baseShape.properties.keys(), ...headShape.properties.keys()]);
     for (const name of names) {
-      const child = this.child(`.${name}`, `${pointerStep('properties')}${pointerStep(name)}`);
+      const before = baseShape.properties.get(name);
+      const after = headShape.properties.get(name);
+      const child = this.child(`.${name}`, (after ?? before)!.steps);
       const property = (rule: string, level: Level, what: string, removed = false, valueSet = false) => {
         this.claim(
           valueSet,
@@ -347,7 +346,7 @@ class SchemaComparison {
             level,
             direction: place.direction,
             ...(place.operation ? { operation: place.operation } : {}),
-            pointer: removed ? child.basePointer : child.pointer,
+            pointer: removed ? `${place.basePointer}${before!.steps}` : child.pointer,
             side: removed ? 'base' : 'head',
             message: `${child.where}: ${what}`,
             consumer: '',
@@ -355,8 +354,8 @@ class SchemaComparison {
           child.instancePath,
         );
       };
-      if (!(name in baseProperties)) {
-        const isRequired = headRequired.has(name);
+      if (!before) {
+        const isRequired = headShape.required.has(name);
         const kind = isRequired ? 'required' : 'optional';
         if (place.direction === 'request')
           property(
@@ -369,9 +368,9 @@ class SchemaComparison {
         else property(`response-${kind}-property-added`, 'additive', `${kind} property added`);
         continue;
       }
-      if (!(name in headProperties)) {
+      if (!after) {
         if (place.direction === 'request') {
-          const closed = this.head['additionalProperties'] === false;
+          const { closed } = headShape;
           property(
             'request-property-removed',
             closed ? 'breaking' : 'warning',
@@ -380,7 +379,7 @@ class SchemaComparison {
             closed,
           );
         } else {
-          const wasRequired = baseRequired.has(name);
+          const wasRequired = baseShape.required.has(name);
           const kind = wasRequired ? 'required' : 'optional';
           property(
             `response-${kind}-property-removed`,
@@ -392,15 +391,17 @@ class SchemaComparison {
         }
         continue;
       }
-      const wasRequired = baseRequired.has(name);
-      const isRequired = headRequired.has(name);
+      const wasRequired = baseShape.required.has(name);
+      const isRequired = headShape.required.has(name);
       if (wasRequired !== isRequired) {
         const became = isRequired ? 'required' : 'optional';
         const level: Level =
           place.direction === 'request' ? (isRequired ? 'breaking' : 'additive') : isRequired ? 'none' : 'breaking';
         property(`${place.direction}-property-became-${became}`, level, `became ${became}`, false, true);
       }
-      compareSchemas(baseProperties[name], headProperties[name], child, this.emit);
+      // A property only a branch declares is judged by the values the branches admit (the composition's claim).
+      const own = `${pointerStep('properties')}${pointerStep(name)}`;
+      if (before.steps === own && after.steps === own) compareSchemas(before.schema, after.schema, child, this.emit);
     }
     // Responses may gain fields whatever additionalProperties says: clients ignore the ones they do not know.
     if (place.direction === 'request') {

@@ -105,6 +105,10 @@ t.test('(a) a field renamed with anyOf: the client section shows what the genera
   );
   // Every body the base accepted has `name`, so it passes the anyOf: the values decide, and nothing old is refused.
   t.match(comparison.version, { needed: 'minor', enough: true }, 'the rename refuses no body the base accepted');
+  // One branch still declares `name`, `categoryId` and `status`: the service reads them all, so nothing warns.
+  t.notMatch(markdown, /no longer reads/, 'every property the base read, a branch of the head reads');
+  t.match(markdown, /\(0 breaking, 0 warning, \d+ additive/);
+  t.match(markdown, /additive: Requests may now send `displayName` in the request body\./);
   // The generator types the usual rename as a union (generators/apiTypes.ts), never `unknown`: the client section
   // shows NewPet gaining `displayName`, and createPet keeps a typed body.
   const { client } = comparison;
