@@ -226,25 +226,15 @@ case $group in
   (none)       tap: the suite, the slow suites aside; then its five slowest files
   runtime      the files a Node.js line can change (scripts/tests/select.ts says the rule); CI runs them on
                each line besides the machine'"'"'s
-  spec-driven  the files that read the spec'"'"'s operations: what a new operation can change
+  spec-driven  what a new operation in openapi.yaml can change: the files that read the spec'"'"'s operations,
+               less those that judge the tools on specs of their own (test/constructs/, the contract gate'"'"'s)
   affected F…  the files that import F (a source file, directly or not) through the import graph: the quick
-               loop while changing F; openapi.yaml counts as read by the spec-driven files
+               loop while changing F; openapi.yaml counts as read by every file that reads a spec'"'"'s operations
   tap options and files are passed to tap as they are (npm test -- test/http/deprecation.test.ts)'
     case $choice in
       --help | -h) refuse ;;
       runtime | spec-driven | affected)
-        if [ "$choice" = affected ]; then
-          modules=()
-          for file in "$@"; do
-            if [ "$file" = openapi.yaml ]; then spec_driven=1; else modules+=("$file"); fi
-          done
-          mapfile -t files < <(
-            { [ "${#modules[@]}" -eq 0 ] || tsx scripts/tests/select.ts affected "${modules[@]}"; } &&
-              { [ -z "${spec_driven:-}" ] || tsx scripts/tests/select.ts spec-driven; }
-          )
-        else
-          mapfile -t files < <(tsx scripts/tests/select.ts "$choice" "$@")
-        fi
+        mapfile -t files < <(tsx scripts/tests/select.ts "$choice" "$@")
         [ "${#files[@]}" -gt 0 ] || {
           echo "no test file chosen" >&2
           exit 1

@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { repoRoot } from '../lib/repoRoot.js';
-import { readsSpec, usesRuntime } from '../scripts/tests/rules.js';
+import { readsSpec, specDriven, usesRuntime } from '../scripts/tests/rules.js';
 
 // The rules that choose what CI runs on the other Node.js lines (npm test -- runtime) and what the worked
-// examples run on their tree (npm test -- spec-driven): each file below is chosen, or not, for its reason.
+// examples run on their tree (npm test -- spec-driven, a part of what reads a spec, which npm test -- affected
+// openapi.yaml chooses): each file below is chosen, or not, for its reason.
 const source = (file: string) => readFileSync(join(repoRoot, file), 'utf8');
 
 t.test('runtime: a file that starts processes, opens sockets, hashes or fetches is chosen', async (t) => {
@@ -49,8 +50,33 @@ t.test('runtime: a type of the wire counts, for the file holds a real socket or 
   t.ok(usesRuntime(file, source(file)), file);
 });
 
-t.test("spec-driven: a file that reads a spec's operations is chosen, one that does not is left out", async (t) => {
+t.test("reads a spec: a file that reads a spec's operations is chosen, one that does not is left out", async (t) => {
   for (const file of ['test/conformance/conformance.test.ts', 'test/api.test.ts', 'test/http/closedRequests.test.ts'])
     t.ok(readsSpec(source(file)), file);
   for (const file of ['test/cli.test.ts', 'test/dataDirLock.test.ts']) t.notOk(readsSpec(source(file)), file);
+});
+
+t.test('spec-driven: what a new operation can fail, not the tools judged on specs of their own', async (t) => {
+  // The files below all read a spec's operations (npm test -- affected openapi.yaml chooses them).
+  const newOperationCanFail = [
+    'test/conformance/unsafe.test.ts',
+    'test/conformance/links.test.ts',
+    'test/verify.test.ts',
+    'test/typescriptClient/methods.test.ts',
+    'test/contract/patterns.test.ts',
+    'test/contract/arazzo.test.ts',
+  ];
+  const toolsOnOwnSpecs = [
+    'test/contract/reviewPullRequests.test.ts',
+    'test/contract/breakingCorpus.test.ts',
+    'test/contract/breakingAdmitted.test.ts',
+    'test/contract/changelog.test.ts',
+    'test/contract/version.test.ts',
+    'test/constructs/verify.test.ts',
+    'test/constructs/http.test.ts',
+  ];
+  for (const file of [...newOperationCanFail, ...toolsOnOwnSpecs])
+    t.ok(readsSpec(source(file)), `${file} reads a spec`);
+  for (const file of newOperationCanFail) t.ok(specDriven(file, source(file)), `${file} is chosen`);
+  for (const file of toolsOnOwnSpecs) t.notOk(specDriven(file, source(file)), `${file} is left out`);
 });

@@ -94,3 +94,25 @@ export function usesRuntime(file: string, text: string): boolean {
 export function readsSpec(text: string): boolean {
   return specReaders.test(text);
 }
+
+/** The contract gate's code: diff, levels, review, changelog, version, the released contracts. */
+const gateCode = /from '(\.\.\/)+lib\/contract\/[^']+'/;
+
+/**
+ * Files that judge the tools on specs of their own, which a new operation in openapi.yaml does not change:
+ * test/constructs/ runs each machine on the catalogue's example specs, and a file of test/contract/ that
+ * imports the gate's code judges the gate (breaking, review, changelog, version) on fixtures, released
+ * contracts, recorded pull requests or edits of the spec. On a tree with new operations the gate's verdict
+ * on that spec is what counts, and the worked examples' suite has it from the gate's own steps (contract lint,
+ * contract breaking, version and changelog, generate --check); the tools' claims are proven by npm test.
+ * The files of test/contract/ that read the spec with the conformance model instead (its patterns, arazzo
+ * steps, examples, generated prose, route schemas) judge the spec itself, and a new operation can fail them.
+ */
+export function judgesToolsOnOwnSpecs(file: string, text: string): boolean {
+  return file.startsWith('test/constructs/') || (file.startsWith('test/contract/') && gateCode.test(text));
+}
+
+/** Whether a test file's verdict can change when operations are added to openapi.yaml (npm test -- spec-driven). */
+export function specDriven(file: string, text: string): boolean {
+  return readsSpec(text) && !judgesToolsOnOwnSpecs(file, text);
+}

@@ -4,8 +4,10 @@
  * Prints the chosen files of npm test's suite, one a line; says on stderr which rule chose them.
  *
  *   runtime      what can behave differently on another Node.js line (./rules.ts, usesRuntime)
- *   spec-driven  what reads the operations from a spec, so grows with it (./rules.ts, readsSpec)
- *   affected     what imports (directly or through others) any FILE given: the import graph
+ *   spec-driven  what a new operation in openapi.yaml can change: what reads a spec's operations, less what
+ *                judges the tools on specs of their own (./rules.ts, specDriven)
+ *   affected     what imports (directly or through others) any FILE given: the import graph; openapi.yaml
+ *                counts as read by every file that reads a spec's operations (./rules.ts, readsSpec)
  * --also adds files (the worked examples' own tests) whatever the rule says.
  */
 import { execFileSync } from 'node:child_process';
@@ -13,9 +15,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../lib/repoRoot.js';
 import { modulesReaching } from './importGraph.js';
-import { randomInputMakers, readsSpec, runtimeBuiltins, specJudgingFolders, usesRuntime } from './rules.js';
+import { randomInputMakers, readsSpec, runtimeBuiltins, specDriven, specJudgingFolders, usesRuntime } from './rules.js';
 
 const source = (file: string) => readFileSync(join(repoRoot, file), 'utf8');
+
+/** The spec, which no module imports: the files that read a spec's operations stand for its importers. */
+const specFile = 'openapi.yaml';
 
 /** A file that runs a whole folder in one process (test/helpers/oneProcess.ts), and which folder. */
 function folderRun(file: string): string | undefined {
@@ -57,8 +62,8 @@ function main(args: string[]): void {
       why = `use a runtime built-in (${runtimeBuiltins.join(', ')}; crypto for more than ${randomInputMakers.join(', ')}, child_process to start Node.js) or call fetch, outside ${specJudgingFolders.join(', ')}`;
       break;
     case 'spec-driven':
-      chosen = suite.filter((file) => readsSpec(source(file)));
-      why = "read a spec's operations";
+      chosen = suite.filter((file) => specDriven(file, source(file)));
+      why = "read a spec's operations, outside test/constructs/ and the files of test/contract/ that judge the gate";
       break;
     case 'affected': {
       const missing = targets.filter((target) => !existsSync(target));
@@ -68,8 +73,15 @@ function main(args: string[]): void {
         );
         process.exit(2);
       }
-      chosen = affectedBy(suite, targets);
-      why = `import ${targets.join(', ')}, directly or through other modules`;
+      const modules = targets.filter((target) => target !== specFile);
+      const spec = modules.length < targets.length ? suite.filter((file) => readsSpec(source(file))) : [];
+      chosen = [...(modules.length > 0 ? affectedBy(suite, modules) : []), ...spec];
+      why = [
+        modules.length > 0 ? `import ${modules.join(', ')}, directly or through other modules` : '',
+        spec.length > 0 ? `read a spec's operations (${specFile})` : '',
+      ]
+        .filter(Boolean)
+        .join(', or ');
       break;
     }
     default:
