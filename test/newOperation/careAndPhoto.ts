@@ -347,7 +347,11 @@ const deletePhoto: Statement = {
 };
 
 /** 'created' or 'replaced'; undefined when there is no such pet. */
-export async function storePhoto(db: Queryable, petId: number, image: Uint8Array): Promise<'created' | 'replaced' | undefined> {
+export async function storePhoto(
+  db: Queryable,
+  petId: number,
+  image: Uint8Array,
+): Promise<'created' | 'replaced' | undefined> {
   const { rows } = await db.query<{ created: boolean }>(upsertPhoto, [petId, image]);
   const row = rows[0];
   return row === undefined ? undefined : row.created ? 'created' : 'replaced';
@@ -401,7 +405,11 @@ export function updatePetCare({ db }: HandlerDeps): Handler<'updatePetCare'> {
         });
     if (outcome === undefined) return errorResult(404, 'not_found', \`Pet \${petId} was not found.\`);
     if (outcome === 'failed')
-      return errorResult(412, 'precondition_failed', \`The care of pet \${petId} does not match If-Match; nothing was written.\`);
+      return errorResult(
+        412,
+        'precondition_failed',
+        \`The care of pet \${petId} does not match If-Match; nothing was written.\`,
+      );
     return { status: 200, body: outcome };
   };
 }
@@ -469,7 +477,12 @@ await forEachBackend(t, async (t, backend) => {
     });
   const newPet = async () =>
     (
-      await ctx.app.inject({ method: 'POST', url: '/v1/pets', headers: ctx.auth, payload: { name: 'Rex', categoryId: 1 } })
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/v1/pets',
+        headers: ctx.auth,
+        payload: { name: 'Rex', categoryId: 1 },
+      })
     ).json<{ id: number }>().id;
 
   await t.test('a merge patch sets the fields it sends and keeps the others', async (t) => {
@@ -482,8 +495,15 @@ await forEachBackend(t, async (t, backend) => {
     t.same(first.json(), { diet: 'fish' });
     const second = await call('PATCH', \`/\${id}/care\`, mergePatch, JSON.stringify({ vet: 'Dr. Who' }));
     t.same(second.json(), { diet: 'fish', vet: 'Dr. Who' }, 'diet kept');
-    t.equal((await call('GET', \`/\${id}/care\`)).headers['etag'], second.headers['etag'], "the write's ETag is the read's");
-    t.equal((await call('PATCH', \`/\${id}/care\`, { 'content-type': 'application/json' }, '{"diet":"x"}')).statusCode, 415);
+    t.equal(
+      (await call('GET', \`/\${id}/care\`)).headers['etag'],
+      second.headers['etag'],
+      "the write's ETag is the read's",
+    );
+    t.equal(
+      (await call('PATCH', \`/\${id}/care\`, { 'content-type': 'application/json' }, '{"diet":"x"}')).statusCode,
+      415,
+    );
     t.equal((await call('PATCH', \`/\${id}/care\`, mergePatch, '{}')).statusCode, 400, 'an empty patch');
     t.equal((await call('PATCH', '/999999/care', mergePatch, '{"diet":"x"}')).statusCode, 404);
   });
