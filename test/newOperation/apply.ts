@@ -52,8 +52,9 @@ const migrationFile = (after: number, name: string) => {
   return `migrations/${String(last + after).padStart(4, '0')}_${name}.sql`;
 };
 const notesMigrationFile = migrationFile(1, 'create_pet_notes');
-const carePhotoMigrationFile = migrationFile(2, 'create_pet_care_and_photos');
-const ownersMigrationFile = migrationFile(3, 'create_owners');
+const ownersMigrationFile = migrationFile(2, 'create_owners');
+/** The care and photo example's migration: the next after the notes', and the owners' when they are applied. */
+const carePhotoMigrationFile = (withOwners: boolean) => migrationFile(withOwners ? 3 : 2, 'create_pet_care_and_photos');
 
 /** What the third example, owners (./owners.ts), writes by hand. */
 export const ownersEdited = [
@@ -70,7 +71,9 @@ export const ownersEdited = [
 ];
 
 /** What the fourth example, the care's merge patch and the photo (./careAndPhoto.ts), writes by hand. */
-const carePhotoEdited = [
+export const carePhotoEdited = (withOwners: boolean) => [
+  'openapi.yaml',
+  'src/handlers/index.ts',
   'src/handlers/getPetCare.ts',
   'src/handlers/updatePetCare.ts',
   'src/handlers/getPetPhoto.ts',
@@ -78,12 +81,11 @@ const carePhotoEdited = [
   'src/handlers/deletePetPhoto.ts',
   'src/db/care.ts',
   'src/db/photos.ts',
-  carePhotoMigrationFile,
+  carePhotoMigrationFile(withOwners),
   'test/carePhoto.test.ts',
 ];
 
 export const handEdited = [
-  ...carePhotoEdited,
   'openapi.yaml',
   'src/handlers/deletePet.ts',
   'src/handlers/updatePet.ts',
@@ -239,7 +241,7 @@ export function addOwners(copy: RepoCopy): void {
 }
 
 /** The care (a JSON Merge Patch) and the photo (bytes) under the pet: paths right after its item. */
-export function addCareAndPhoto(copy: RepoCopy): void {
+export function addCareAndPhoto(copy: RepoCopy, withOwners: boolean): void {
   edit(copy, 'openapi.yaml', (text) =>
     addLinks(
       afterPathItem(text, '/pets/{petId}', carePhotoPathsYaml).replace(
@@ -258,7 +260,7 @@ export function addCareAndPhoto(copy: RepoCopy): void {
     'src/handlers/deletePetPhoto.ts': deletePetPhotoHandler,
     'src/db/care.ts': careDb,
     'src/db/photos.ts': photosDb,
-    [carePhotoMigrationFile]: carePhotoMigration,
+    [carePhotoMigrationFile(withOwners)]: carePhotoMigration,
     'test/carePhoto.test.ts': carePhotoTest,
   };
   for (const [path, text] of Object.entries(files)) writeFileSync(join(copy.root, path), text);
