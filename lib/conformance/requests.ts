@@ -131,12 +131,20 @@ function contentTypes(body: RequestBody | undefined): fc.Arbitrary<string> {
 }
 
 /** The largest body the operation takes: its x-body-limit-bytes, else the server's. */
-const limitOf = (body: RequestBody, context: GeneratorContext): number => body.limitBytes ?? context.bodyLimit;
+const limitOf = (body: RequestBody, context: Pick<GeneratorContext, 'bodyLimit'>): number =>
+  body.limitBytes ?? context.bodyLimit;
 
-/** Valid bodies, drawn as the body's media type entry says: values of its schema, or bytes within its limit. */
-function bodyValues(body: RequestBody, context: GeneratorContext): fc.Arbitrary<unknown> {
+/**
+ * Valid bodies, drawn as the body's media type entry says: values of its schema, or bytes within its limit
+ * (its x-body-limit-bytes, else the server's `bodyLimit`). Every tool that draws a request body draws it here.
+ */
+export function bodyValues(body: RequestBody, context: Pick<GeneratorContext, 'bodyLimit'>): fc.Arbitrary<unknown> {
   return body.kind === 'bytes' ? bytesWithin(limitOf(body, context)) : valid(body.schema);
 }
+
+/** A drawn body as it goes on the wire: bytes as they are, no JSON text, no decoding; any other value as JSON text. */
+export const onTheWire = (body: RequestBody, value: unknown): string | Uint8Array =>
+  body.kind === 'bytes' ? (value as Uint8Array) : JSON.stringify(value);
 
 /** Everything of a valid request, as separate parts that the invalid generator breaks one at a time. */
 function validParts(operation: Operation, context: GeneratorContext): fc.Arbitrary<Parts> {
@@ -185,8 +193,7 @@ function toRequest(operation: Operation, intent: string, parts: Parts): TestRequ
   };
   if (operation.body && parts.body !== undefined) {
     headers['content-type'] = parts.contentType;
-    // Bytes go as they are: no JSON text, no decoding.
-    request.body = operation.body.kind === 'bytes' ? (parts.body as Uint8Array) : JSON.stringify(parts.body);
+    request.body = onTheWire(operation.body, parts.body);
   }
   return request;
 }

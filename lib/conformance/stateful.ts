@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { valid } from './arbitraries.js';
 import { sameBody, type TestRequest } from './checks.js';
+import { bodyValues, onTheWire } from './requests.js';
+import { httpLimits } from '../../src/http/limits.js';
 import {
   atPointer,
   bodyReferences,
@@ -46,8 +48,10 @@ import { accepts, type Operation, type Parameter, type Schema } from './spec.js'
  * - An unsafe operation whose path names one resource is sent only to one
  *   this sequence made: a 2xx to DELETE removes it, a 2xx answering the
  *   resource's schema (PUT, PATCH) replaces the model's copy with the
- *   answer, once the fields sent are found in it; any other 2xx leaves its
- *   state unknown, and it is compared no more.
+ *   answer, once the fields sent are found in it; a 2xx with no body to a
+ *   body of bytes (a photo put: 201, 204) makes those bytes the model's
+ *   copy, which a read answering bytes must answer byte for byte; any other
+ *   2xx leaves its state unknown, and it is compared no more.
  *
  * The model knows the resources this sequence made or saw. When the store
  * is the sequence's own (a test's fresh table: `exclusive`), it is exactly
@@ -107,6 +111,8 @@ interface KindState {
   unsettled: Set<string>;
   /** The parents' path parameters of each id made under another resource. */
   parents: Map<string, Record<string, string>>;
+  /** The bytes last put, by id, of a resource whose body is bytes (a photo): what a read of it answers. */
+  bytes: Map<string, Uint8Array>;
   /**
    * The id a key stands for, when they differ: a resource the caller names under a parent (the adoption of
    * pet 5 by owner "a") is keyed by its whole path, since another parent may have one of the same id.
@@ -138,6 +144,7 @@ const stateOf = (model: Model, kind: number): KindState => {
       removed: new Set(),
       unsettled: new Set(),
       parents: new Map(),
+      bytes: new Map(),
       idOfKey: new Map(),
     };
     model.kinds.set(kind, state);
@@ -186,6 +193,22 @@ function bodyOf(what: string, answer: Observed): unknown {
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The bytes a write sent, when the answer has no body: what the resource now is (a photo's 201 or 204). */
+const bytesKept = (sent: TestRequest, answer: Observed): Uint8Array | undefined =>
+  sent.body instanceof Uint8Array && answer.text === '' && (answer.bytes?.length ?? 0) === 0 ? sent.body : undefined;
+
+/** The JSON fields a write sent, to find in its answer; none for bytes. */
+const fieldsSent = (sent: TestRequest): Resource | undefined =>
+  typeof sent.body === 'string' ? (JSON.parse(sent.body) as Resource) : undefined;
+
+function compareBytes(what: string, answer: Observed, expected: Uint8Array): void {
+  const got = answer.bytes ?? Buffer.from(answer.text);
+  if (Buffer.compare(got, expected) !== 0)
+    throw new ModelMismatch(
+      `${what}: got ${got.length} bytes, not the ${expected.length} bytes the model says were put`,
+    );
+}
 
 function compare(what: string, got: unknown, expected: unknown): void {
   if (!same(got, expected))
@@ -277,11 +300,16 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         : {
             ...parts,
             headers: { ...auth, 'content-type': operation.body.mediaType, ...parts.headers },
-            body: JSON.stringify(body),
+            body: onTheWire(operation.body, body),
           },
     );
     return options.namePrefix === undefined ? sent : labelled(operation, sent, options.namePrefix);
   };
+  /** Valid bodies of an operation, as every generator draws them: bytes within its limit, else the server's. */
+  const bodiesOf = (operation: Operation): fc.Arbitrary<unknown> =>
+    operation.body === undefined
+      ? fc.constant(undefined)
+      : bodyValues(operation.body, { bodyLimit: httpLimits.bodyLimitBytes });
   let keyCounter = 0;
   const commands: Array<fc.Arbitrary<Command>> = [];
   const pick = fc.nat({ max: 1000 });
@@ -398,6 +426,15 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
     });
   };
 
+  /**
+   * The If-Match an unsafe operation sends, when it declares If-Match and 412: none, now and then a stale tag
+   * (412), or the current one read from the safe operation on its path (success).
+   */
+  const preconditionsOf = (operation: Operation): fc.Arbitrary<Precondition> =>
+    declaresHeaderParameter(operation, 'if-match') && declares(operation, 412)
+      ? fc.constantFrom<Precondition>('none', 'stale', ...(taggedReader(operation) ? (['current'] as const) : []))
+      : fc.constant('none');
+
   /** A safe operation with ETag on a success and a declared 304: its read is revalidated. */
   const revalidates = (operation: Operation) =>
     successes(operation).some((status) => declaresHeader(operation, status, 'etag')) && declares(operation, 304);
@@ -471,7 +508,6 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
 
     for (const maker of kind.makers.filter((candidate) => live(candidate.operation))) {
       // A PUT may make what its path names with no body (an adoption of a pet).
-      const bodySchema = maker.operation.body?.schema;
       const named = maker.clientId
         ? fc.record({
             drawn: valid(maker.clientId.schema).map(String),
@@ -488,7 +524,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
           : fc.constant(undefined);
       const create = (conflict: boolean) =>
         fc
-          .tuple(bodySchema === undefined ? fc.constant(undefined) : valid(bodySchema), fc.boolean(), pick, named)
+          .tuple(bodiesOf(maker.operation), fc.boolean(), pick, named)
           .map(
             ([body, withKey, which, name]): Command =>
               new Create(maker, body, withKey, which, name && { ...name, conflict }),
@@ -587,15 +623,21 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         if (modelKey !== undefined && answer.status !== this.maker.status) {
           // Refused by state (404, 409, 412): nothing changed. A replace: the model's copy is the answer.
           if (answer.status < 300) {
-            const resource = bodyOf(what, answer) as Resource;
-            if (sent.body !== undefined) checkFieldsSent(what, resource, JSON.parse(String(sent.body)) as Resource);
-            if (state.live.has(modelKey!) || !options.exclusive) state.live.set(modelKey!, resource);
+            const bytes = bytesKept(sent, answer);
+            const resource = bytes ? {} : (bodyOf(what, answer) as Resource);
+            const fields = fieldsSent(sent);
+            if (fields) checkFieldsSent(what, resource, fields);
+            if (state.live.has(modelKey!) || !options.exclusive) {
+              state.live.set(modelKey!, resource);
+              if (bytes) state.bytes.set(modelKey!, bytes);
+            }
           }
           return;
         }
-        const resource = bodyOf(what, answer) as Resource;
-        if (sent.body !== undefined)
-          checkFieldsSent(what, resource, JSON.parse(String(sent.body)) as Resource, operation.body?.schema);
+        const bytes = bytesKept(sent, answer);
+        const resource = bytes ? {} : (bodyOf(what, answer) as Resource);
+        const fields = fieldsSent(sent);
+        if (fields) checkFieldsSent(what, resource, fields, operation.body?.schema);
         const id = modelKey ?? this.maker.idOf(resource, answer.headers.get('location'), pathParams);
         if (id === undefined) throw new ModelMismatch(`${what}: no id in the answer ${answer.text.slice(0, 200)}`);
         // The server picks the id: never one it gave before, and above the highest it gave.
@@ -623,6 +665,8 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         if (answer.headers.get('idempotent-replayed') !== null)
           throw new ModelMismatch('a first create carries Idempotent-Replayed');
         state.live.set(id, resource);
+        if (bytes) state.bytes.set(id, bytes);
+        else state.bytes.delete(id);
         state.made.add(id);
         state.removed.delete(id);
         if (named !== undefined && named !== id) state.idOfKey.set(id, named);
@@ -678,15 +722,10 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
             ),
         );
       } else {
-        const body = operation.body ? valid(operation.body.schema) : fc.constant(undefined);
-        // With If-Match declared and 412: now and then a stale tag (412), or the current one (success).
-        const preconditions: Precondition[] =
-          declaresHeaderParameter(operation, 'if-match') && declares(operation, 412)
-            ? ['none', 'stale', ...(taggedReader(operation) ? (['current'] as const) : [])]
-            : ['none'];
+        const body = bodiesOf(operation);
         commands.push(
           fc
-            .tuple(pick, body, fc.boolean(), fc.constantFrom(...preconditions))
+            .tuple(pick, body, fc.boolean(), preconditionsOf(operation))
             .map(
               ([which, sent, withKey, precondition]) =>
                 new Change(operation, parameter, which, sent, false, withKey, precondition),
@@ -736,11 +775,14 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
               ),
           );
         else {
-          const body = operation.body ? valid(operation.body.schema) : fc.constant(undefined);
+          const body = bodiesOf(operation);
           commands.push(
             fc
-              .tuple(pick, body, fc.boolean())
-              .map(([which, sent, withKey]) => new Change(operation, parameter, which, sent, !actsOnItem, withKey)),
+              .tuple(pick, body, fc.boolean(), preconditionsOf(operation))
+              .map(
+                ([which, sent, withKey, precondition]) =>
+                  new Change(operation, parameter, which, sent, !actsOnItem, withKey, precondition),
+              ),
           );
         }
       }
@@ -783,6 +825,8 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
           if (monitor) compare(`${what}: the id`, idOf(answer.json), idOf(found));
           else compare(what, answer.json, found);
         }
+        const put = state.bytes.get(id);
+        if (put !== undefined && response?.kind === 'bytes') compareBytes(what, answer, put);
         if (this.conditional) await revalidate(real, sent, answer);
       }
       toString = () =>
@@ -825,11 +869,8 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
           pathParams,
           headers: { ...auth, ...(key ? { [key.header]: key.key } : {}), ...(tag ? { 'if-match': tag } : {}) },
         };
-        const intent = this.under
-          ? 'under'
-          : this.precondition === 'none'
-            ? 'change'
-            : `If-Match, ${this.precondition}`;
+        const intent =
+          this.precondition !== 'none' ? `If-Match, ${this.precondition}` : this.under ? 'under' : 'change';
         const sent =
           this.body === undefined
             ? request(this.operation, intent, parts)
@@ -865,8 +906,14 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         if (this.under) return;
         if (this.operation.method === 'DELETE') {
           state.live.delete(id);
+          state.bytes.delete(id);
           state.removed.add(id);
           forgetDependents(model, kind, state.idOfKey.get(id) ?? id);
+          return;
+        }
+        const bytes = bytesKept(sent, answer);
+        if (bytes) {
+          state.bytes.set(id, bytes);
           return;
         }
         const response = this.operation.responses.get(String(answer.status));
@@ -877,7 +924,8 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
         }
         const resource = bodyOf(what, answer) as Resource;
         compare(`${what}: the id`, idOf(resource), idOf(before));
-        if (sent.body !== undefined) checkFieldsSent(what, resource, JSON.parse(String(sent.body)) as Resource);
+        const fields = fieldsSent(sent);
+        if (fields) checkFieldsSent(what, resource, fields);
         state.live.set(id, resource);
       }
       /**
@@ -1122,7 +1170,7 @@ export function statefulCommands(options: StatefulOptions): Array<fc.Arbitrary<C
   ))
     commands.push(
       fc
-        .tuple(pick, fc.boolean(), valid(operation.body!.schema))
+        .tuple(pick, fc.boolean(), bodiesOf(operation))
         .map(([which, sameBody, other]) => new Replay(operation, which, sameBody, other)),
     );
 

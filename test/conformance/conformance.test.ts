@@ -239,6 +239,25 @@ t.test('conditional GETs and Idempotency-Key answers conform to openapi.yaml', a
     const again = { ...made, intent: 'create-only on what exists', headers: { ...json, 'if-none-match': '*' } };
     expectConforming(await client.send(again), 412);
   }
+  // Every unsafe operation that declares If-Match and 412 (a replace, a merge patch): on one made, with a tag no
+  // representation has. Each such 412 is produced here, whatever the stateful sequences happen to draw.
+  const conditionalWrites = operations.filter(
+    (operation) =>
+      !isSafe(operation) &&
+      operation.responses.has('412') &&
+      operation.parameters.some(
+        (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'if-match',
+      ),
+  );
+  for (const operation of conditionalWrites) {
+    const made = await existingResourceRequest(operation, client, context, seed, operations);
+    const stale = {
+      ...made,
+      intent: 'If-Match naming no current tag',
+      headers: { ...made.headers, 'if-match': '"no-current-tag"' },
+    };
+    expectConforming(await client.send(stale), 412);
+  }
 });
 
 /** The conformance client as the stateful model's transport: Link targets are sent as the operation they list. */

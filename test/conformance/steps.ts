@@ -5,7 +5,8 @@ import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
 import { insertApiKey } from '../../src/db/apiKeys.js';
 import type { Database, Queryable } from '../../src/db/index.js';
 import { valid } from '../../lib/conformance/arbitraries.js';
-import { validCases, type GeneratorContext } from '../../lib/conformance/requests.js';
+import { bodyValues, onTheWire, validCases, type GeneratorContext } from '../../lib/conformance/requests.js';
+import { httpLimits } from '../../src/http/limits.js';
 import {
   bodyReferences,
   kindAt,
@@ -101,7 +102,10 @@ async function make(
         : await makeResource(client, operations, clientId.name, key, seed);
   }
   const declared = maker.operation.body;
-  const [body] = declared === undefined ? [] : fc.sample(valid(declared.schema), { numRuns: 1, seed });
+  const [body] =
+    declared === undefined
+      ? []
+      : fc.sample(bodyValues(declared, { bodyLimit: httpLimits.bodyLimitBytes }), { numRuns: 1, seed });
   await referToMade(body, maker.operation, client, operations, key, seed);
   const response = await client.send({
     operationId: maker.operation.operationId,
@@ -109,7 +113,7 @@ async function make(
     pathParams,
     query: [],
     headers: { authorization: `Bearer ${key}`, ...(declared ? { 'content-type': declared.mediaType } : {}) },
-    ...(declared ? { body: JSON.stringify(body) } : {}),
+    ...(declared ? { body: onTheWire(declared, body) } : {}),
   });
   const id = maker.idOf(response.json, response.headers.get('location'), pathParams);
   if (response.status !== maker.status || id === undefined)

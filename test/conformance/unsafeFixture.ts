@@ -249,12 +249,14 @@ export async function startFixtureServer(
         redirect: 'manual',
         ...(body.length > 0 || !['GET', 'HEAD'].includes(method) ? { body } : {}),
       });
-      const text = await forwarded.text();
+      // Bytes as they came (a photo need be no UTF-8); a maker's answer may have no body (a 201 with Location).
+      const answered = Buffer.from(await forwarded.arrayBuffer());
       const maker = kinds
         .flatMap((kind) => kind.makers.map((candidate) => ({ kind, maker: candidate })))
         .find(({ maker: candidate }) => candidate.operation === target?.operation);
       if (maker && forwarded.status === maker.maker.status) {
-        const id = maker.maker.idOf(JSON.parse(text) as unknown, forwarded.headers.get('location'), target!.pathParams);
+        const json = answered.length === 0 ? undefined : (JSON.parse(answered.toString('utf8')) as unknown);
+        const id = maker.maker.idOf(json, forwarded.headers.get('location'), target!.pathParams);
         if (id !== undefined) made.set(maker.kind, new Set([...(made.get(maker.kind) ?? []), id]));
       }
       const kept = [...forwarded.headers].filter(
@@ -262,7 +264,7 @@ export async function startFixtureServer(
           !['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'content-encoding'].includes(name),
       );
       outgoing.writeHead(forwarded.status, Object.fromEntries(kept));
-      outgoing.end(text);
+      outgoing.end(answered);
     })().catch((error: unknown) => {
       outgoing.writeHead(502);
       outgoing.end(String(error));

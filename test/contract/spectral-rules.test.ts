@@ -47,6 +47,7 @@ t.test('each custom rule fires on the operation that breaks it, and only there',
     'pets-operation-slo /slo-out-of-range',
     'pets-operation-summary /no-summary',
     'pets-stability-values /unknown-stability',
+    'pets-string-limit /unbounded-string',
   ]);
 });
 

@@ -27,6 +27,20 @@ import {
   notesPathYaml,
   notesSchemaYaml,
 } from './subResource.js';
+import {
+  careDb,
+  carePhotoLinksYaml,
+  carePhotoMigration,
+  carePhotoPathsYaml,
+  carePhotoTest,
+  careSchemaYaml,
+  deletePetPhotoHandler,
+  getPetCareHandler,
+  getPetPhotoHandler,
+  photosDb,
+  putPetPhotoHandler,
+  updatePetCareHandler,
+} from './careAndPhoto.js';
 
 // How the worked examples are applied to a copy of the repository, as a contributor would write them.
 
@@ -39,6 +53,8 @@ const migrationFile = (after: number, name: string) => {
 };
 const notesMigrationFile = migrationFile(1, 'create_pet_notes');
 const ownersMigrationFile = migrationFile(2, 'create_owners');
+/** The care and photo example's migration: the next after the notes', and the owners' when they are applied. */
+const carePhotoMigrationFile = (withOwners: boolean) => migrationFile(withOwners ? 3 : 2, 'create_pet_care_and_photos');
 
 /** What the third example, owners (./owners.ts), writes by hand. */
 export const ownersEdited = [
@@ -52,6 +68,21 @@ export const ownersEdited = [
   'src/db/owners.ts',
   ownersMigrationFile,
   'test/owners.test.ts',
+];
+
+/** What the fourth example, the care's merge patch and the photo (./careAndPhoto.ts), writes by hand. */
+export const carePhotoEdited = (withOwners: boolean) => [
+  'openapi.yaml',
+  'src/handlers/index.ts',
+  'src/handlers/getPetCare.ts',
+  'src/handlers/updatePetCare.ts',
+  'src/handlers/getPetPhoto.ts',
+  'src/handlers/putPetPhoto.ts',
+  'src/handlers/deletePetPhoto.ts',
+  'src/db/care.ts',
+  'src/db/photos.ts',
+  carePhotoMigrationFile(withOwners),
+  'test/carePhoto.test.ts',
 ];
 
 export const handEdited = [
@@ -205,6 +236,48 @@ export function addOwners(copy: RepoCopy): void {
         '    getPet: getPet(deps),\n    putOwner: putOwner(deps),\n    getOwner: getOwner(deps),\n' +
           '    putAdoption: putAdoption(deps),\n    listAdoptions: listAdoptions(deps),\n' +
           '    deleteAdoption: deleteAdoption(deps),\n',
+      ),
+  );
+}
+
+/** The care (a JSON Merge Patch) and the photo (bytes) under the pet: paths right after its item. */
+export function addCareAndPhoto(copy: RepoCopy, withOwners: boolean): void {
+  edit(copy, 'openapi.yaml', (text) =>
+    addLinks(
+      afterPathItem(text, '/pets/{petId}', carePhotoPathsYaml).replace(
+        /^ {2}schemas:\n/m,
+        () => `  schemas:\n${careSchemaYaml}`,
+      ),
+      'createPet',
+      carePhotoLinksYaml,
+    ),
+  );
+  const files: Record<string, string> = {
+    'src/handlers/getPetCare.ts': getPetCareHandler,
+    'src/handlers/updatePetCare.ts': updatePetCareHandler,
+    'src/handlers/getPetPhoto.ts': getPetPhotoHandler,
+    'src/handlers/putPetPhoto.ts': putPetPhotoHandler,
+    'src/handlers/deletePetPhoto.ts': deletePetPhotoHandler,
+    'src/db/care.ts': careDb,
+    'src/db/photos.ts': photosDb,
+    [carePhotoMigrationFile(withOwners)]: carePhotoMigration,
+    'test/carePhoto.test.ts': carePhotoTest,
+  };
+  for (const [path, text] of Object.entries(files)) writeFileSync(join(copy.root, path), text);
+  edit(copy, 'src/handlers/index.ts', (text) =>
+    text
+      .replace(
+        "import type { HandlerDeps, HandlerMap } from './types.js';",
+        (types) =>
+          "import { deletePetPhoto } from './deletePetPhoto.js';\nimport { getPetCare } from './getPetCare.js';\n" +
+          "import { getPetPhoto } from './getPetPhoto.js';\nimport { putPetPhoto } from './putPetPhoto.js';\n" +
+          `import { updatePetCare } from './updatePetCare.js';\n${types}`,
+      )
+      .replace(
+        '    getPet: getPet(deps),\n',
+        '    getPet: getPet(deps),\n    getPetCare: getPetCare(deps),\n    updatePetCare: updatePetCare(deps),\n' +
+          '    getPetPhoto: getPetPhoto(deps),\n    putPetPhoto: putPetPhoto(deps),\n' +
+          '    deletePetPhoto: deletePetPhoto(deps),\n',
       ),
   );
 }

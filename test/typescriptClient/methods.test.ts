@@ -25,7 +25,14 @@ import { scriptedFetch, unavailable } from '../helpers/typescriptClient.js';
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- T is what makes the check exact
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type SuccessStatus<Op extends keyof operations> = Extract<keyof operations[Op]['responses'], 200 | 201 | 202 | 204>;
-type BodyOf<Response> = Response extends { content: { 'application/json': infer Body } } ? Body : undefined;
+/** A response's body as the client reads it (clients/typescript/src/mediaTypes.ts): a JSON type's schema, bytes as a Uint8Array. */
+type BodyOf<Response> = Response extends { content: infer Content }
+  ? {
+      [Type in keyof Content]: Type extends 'application/json' | `application/${string}+json`
+        ? Content[Type]
+        : Uint8Array;
+    }[keyof Content]
+  : undefined;
 /** What a method resolves with: its 2xx bodies, undefined for one without (a 204). */
 type ResultOf<Op extends keyof operations> = BodyOf<operations[Op]['responses'][SuccessStatus<Op>]>;
 type HeadersOf<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['header']>;
