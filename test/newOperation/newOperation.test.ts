@@ -305,8 +305,8 @@ t.test('resources and operations added with only the spec, handlers and SQL: eve
     'affected',
     ...changed,
   ]);
-  // What the examples can change: the files that read the spec's operations, and the examples' own tests
-  // (npm test -- spec-driven; the whole npm test runs once in CI, on the tree without the examples).
+  // What the examples can change: the files a new operation can fail (scripts/tests/rules.ts, specDriven), and
+  // the examples' own tests (the whole npm test runs once in CI, on the tree without the examples).
   const ownTests = edited.filter((path) => path.endsWith('.test.ts'));
   run("npm test -- spec-driven on the applied tree, with the examples' own tests", 'npm', [
     'test',
