@@ -106,3 +106,25 @@ t.test(
     t.match(refused.stderr, /pets-no-such-package@1\.0\.0 hashes to sha512-\S+, not the pinned/);
   },
 );
+
+t.test("the failed tests are listed again at the end, a nested run's among them", async (t) => {
+  const tap = [
+    'TAP version 14',
+    '# Subtest: suite',
+    '    # the inner npm test failed:',
+    '    #     not ok 3 - test/inner/file.test.ts # time=12ms',
+    '    not ok 1 - the inner npm test',
+    'not ok 1 - suite',
+    '# { total: 3, pass: 1, fail: 2, skip: 0 }',
+  ].join('\n');
+  const dir = mkdtempSync(join(tmpdir(), 'pets-ci-failed-'));
+  t.teardown(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  writeFileSync(join(dir, 'tap.txt'), `${tap}\n`);
+  const { output } = ci(`counted "outer" cat ${join(dir, 'tap.txt')} || true\nreport\n`);
+  const failed = output.slice(output.indexOf('== failed tests'));
+  t.match(failed, /\[outer\]\s+#\s+not ok 3 - test\/inner\/file\.test\.ts/, "the nested run's failed file");
+  t.match(failed, /\[outer\]\s+not ok 1 - the inner npm test/, 'the outer assertion');
+  t.match(output, /outer: 1 passed, 2 failed, 0 skipped/, 'the summary is added up');
+});
