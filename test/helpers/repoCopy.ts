@@ -20,6 +20,14 @@ export interface RepoCopy {
   remove(): void;
 }
 
+/**
+ * What a command run in the copy may print. spawnSync's default (1 MiB) ends a command that prints more, and
+ * reports it only as a null status: npm test in a copy prints 0.23 MiB when it passes (the spec-driven set of
+ * this tree), more with every operation the examples add and with a failing file's diagnostics. A command
+ * must fail for what it found, never for how much it said.
+ */
+const outputLimitBytes = 256 * 1024 * 1024;
+
 export function copyOfRepo(): RepoCopy {
   const root = mkdtempSync(join(tmpdir(), 'pets-repo-copy-'));
   const run = (command: string, args: string[], cwd = root) => {
@@ -27,6 +35,7 @@ export function copyOfRepo(): RepoCopy {
       cwd,
       encoding: 'utf8',
       timeout: 20 * 60_000,
+      maxBuffer: outputLimitBytes,
       env: {
         ...process.env,
         GIT_AUTHOR_NAME: 'test',
@@ -35,7 +44,9 @@ export function copyOfRepo(): RepoCopy {
         GIT_COMMITTER_EMAIL: 't@example.com',
       },
     });
-    return { status: result.status, output: `${result.stdout}${result.stderr}` };
+    // A command that could not run, or was ended (its timeout, or output past the limit), says so.
+    const ended = result.error === undefined ? '' : `\n${[command, ...args].join(' ')}: ${result.error.message}`;
+    return { status: result.status, output: `${result.stdout ?? ''}${result.stderr ?? ''}${ended}` };
   };
   const git = (...args: string[]) => {
     const result = run('git', args);
