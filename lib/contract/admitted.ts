@@ -63,6 +63,8 @@ export interface Admitted {
   narrowing: Finding[];
   /** Values the head accepts and the base refuses. */
   widening: Finding[];
+  /** Values both accept: what shows a change that refuses nothing (a field the head no longer reads). */
+  accepted: Json[];
 }
 
 // Keywords that say nothing about which values are valid, or that ajv does not know (OpenAPI's own).
@@ -512,7 +514,7 @@ export function compareAdmitted(
   );
   const validateBase = validatorOf(judged.base ?? true, `${where} (base)`);
   const validateHead = validatorOf(judged.head ?? true, `${where} (head)`);
-  const result: Admitted = { narrowing: [], widening: [] };
+  const result: Admitted = { narrowing: [], widening: [], accepted: [] };
   for (const value of candidates.filter(exact)) {
     const baseAccepts = validateBase(value);
     const baseErrors = validateBase.errors ?? [];
@@ -525,6 +527,7 @@ export function compareAdmitted(
     });
     if (baseAccepts && !headAccepts) result.narrowing.push(finding(headErrors));
     if (headAccepts && !baseAccepts) result.widening.push(finding(baseErrors));
+    if (baseAccepts && headAccepts) result.accepted.push(value);
   }
   return result;
 }

@@ -493,7 +493,16 @@ export function judgeSchemas(base: Json | undefined, head: Json | undefined, pla
   for (const change of changes) {
     const claim = claims.get(change);
     if (!claim?.valueSet) {
-      emit(withConsumer(change, place));
+      const ignored =
+        change.rule === 'request-property-removed' && claim
+          ? admitted.accepted.find((value) => valueAt(value, claim.path) !== undefined)
+          : undefined;
+      emit(
+        withConsumer(
+          ignored === undefined ? change : { ...change, ignoredExample: { value: ignored, ignoredBy: 'head' } },
+          place,
+        ),
+      );
       continue;
     }
     // A rule that claims the head admits more (requests) or sends less (responses) is shown only by such a value;

@@ -29,7 +29,7 @@ import { operationsOf } from '../../lib/contract/operations.js';
 import { isReleasedContract, majorOf, releasedFile, releasedVersions } from '../../lib/contract/released.js';
 import { describeAlternative, requirementsOf } from '../../lib/contract/securityDiff.js';
 import { componentName, placeKey, placesOf, sharedChanges, type SharedChange } from '../../lib/contract/shared.js';
-import { code, forExample, inline } from '../../lib/contract/text.js';
+import { code, forExample, forIgnored, inline } from '../../lib/contract/text.js';
 import { countsOf, versionOf, type Bump, type Counts } from '../../lib/contract/verdict.js';
 import { dereference, same, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
 import { previousRelease } from '../../lib/releases/record.js';
@@ -197,6 +197,7 @@ function changeLines(changes: Change[]): string[] {
   return changes.flatMap((change) => {
     const lines = [`- ${levelOf(change)}: ${change.consumer} (${code(change.rule)})`];
     if (change.counterExample) lines.push(`  - ${forExample(change.counterExample)}`);
+    if (change.ignoredExample) lines.push(`  - ${forIgnored(change.ignoredExample, change.pointer)}`);
     if (change.reviewed) {
       const first = reasons.get(change.reviewed);
       lines.push(`  - reviewed: ${first ? `as for ${code(first)} above` : change.reviewed}`);
