@@ -297,6 +297,11 @@ t.test('one change of a shared schema: one line naming the schema and every plac
   for (const place of places.slice(0, placesNamed)) t.ok(used[0]?.includes(place), place);
   if (places.length > placesNamed) t.match(used[0], /, … \(\d+ places\)$/, 'and says more follow');
   t.equal(lines.filter((line) => line.includes('for example')).length, 1, 'one example');
+  // Said of the schema, not of the first place it reaches (the 400 of listPets).
+  t.match(
+    lines.find((line) => line.includes(`(\`${rule}\`)`)),
+    /^- \*\*breaking\*\*: Responses may now carry `message` .* in the shared schema `Error`, which the old contract did not allow/,
+  );
   t.match(review, /\*\*Breaking changes it adds\*\*: \d+, \*\*refused\*\*/, 'the verdict stands');
 
   // The changelog's entries (lib/contract/changelog.ts) say it once too, under the shared components.
