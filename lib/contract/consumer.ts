@@ -163,7 +163,6 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
       ? `${inline(last)} ${change.rule.startsWith('request') ? 'bodies' : 'answers'}`
       : subjectOf(change);
   const operation = change.operation ? `${change.operation.method} ${change.operation.path}` : 'the API';
-  const after = change.after === undefined ? '' : ` ${quoted(change.after)}`;
   const forOperation = change.operation ? ` for ${operation}` : '';
   // A removed operation's message says what its path answers now: 405 where other methods remain, else 404.
   const answer = /\(answers (\d{3})\)$/.exec(change.message)?.[1] ?? '404';
@@ -231,8 +230,8 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
     'api-security-added': `Requests to ${operation} without a credential are now refused with 401.`,
     'api-security-updated': `Requests to ${operation} with the credential clients used are now refused with 401.`,
     'api-security-scope-added': change.reviewed
-      ? `${capital(operation)} now asks for the scope${after}; as reviewed, every key accepted before holds it, so none is refused.`
-      : `Requests to ${operation} with a key lacking the new scope${after} are now refused with 403.`,
+      ? `${capital(operation)} now asks for ${scopes(change.after)}; as reviewed, every key accepted before holds it, so none is refused.`
+      : `Requests to ${operation} with a key lacking ${scopes(change.after)} are now refused with 403.`,
     'api-security-scope-removed': `Keys with fewer scopes may now call ${operation}.`,
     'api-security-removed': `${operation} no longer needs a credential.`,
     'api-server-base-path-changed': moved('every request to the old base path fails'),
@@ -278,6 +277,12 @@ function detail(change: Omit<Change, 'consumer'>): string {
   return change.after === null || change.after === undefined
     ? `${field} is gone`
     : `${field} is now ${quoted(change.after)}`;
+}
+
+/** The scopes a change adds, each as code: "the scope `pets:read`", not the list's JSON. */
+function scopes(value: Json | undefined): string {
+  const names = Array.isArray(value) ? value.map((name) => code(String(name))) : [quoted(value)];
+  return names.length === 1 ? `the scope ${names[0]}` : `the scopes ${names.join(', ')}`;
 }
 
 /** A number of bytes from a change's `before` or `after` (plus `more`), as people read it: 1,025. */

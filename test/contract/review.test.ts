@@ -393,7 +393,7 @@ t.test('the verb follows the counter-example, a move names both servers, a revie
   t.same(
     scoped,
     [
-      'api-security-scope-added: GET /pets now asks for the scope `["pets:read"]`; as reviewed, every key accepted before holds it, so none is refused.',
+      'api-security-scope-added: GET /pets now asks for the scope `pets:read`; as reviewed, every key accepted before holds it, so none is refused.',
     ],
     'a reviewed scope: no "are now refused" beside a reason that nothing is',
   );
