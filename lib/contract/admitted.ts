@@ -48,10 +48,14 @@ export function showable(rule: string, before: Json | undefined, after: Json | u
 
 type Schema = JsonObject | boolean;
 
-/** One value one side accepts and the other refuses; `blame`: where in the value the refusing side objects. */
+/**
+ * One value one side accepts and the other refuses; `blame`: where in the value the refusing side objects, and
+ * `keywords`: the keyword that objects there (one per blame), so a rule on one keyword is shown only by its own.
+ */
 export interface Finding {
   value: Json;
   blame: string[][];
+  keywords: string[];
 }
 
 export interface Admitted {
@@ -59,6 +63,8 @@ export interface Admitted {
   narrowing: Finding[];
   /** Values the head accepts and the base refuses. */
   widening: Finding[];
+  /** Values both accept: what shows a change that refuses nothing (a field the head no longer reads). */
+  accepted: Json[];
 }
 
 // Keywords that say nothing about which values are valid, or that ajv does not know (OpenAPI's own).
@@ -508,16 +514,32 @@ export function compareAdmitted(
   );
   const validateBase = validatorOf(judged.base ?? true, `${where} (base)`);
   const validateHead = validatorOf(judged.head ?? true, `${where} (head)`);
-  const result: Admitted = { narrowing: [], widening: [] };
-  for (const value of candidates) {
+  const result: Admitted = { narrowing: [], widening: [], accepted: [] };
+  for (const value of candidates.filter(exact)) {
     const baseAccepts = validateBase(value);
     const baseErrors = validateBase.errors ?? [];
     const headAccepts = validateHead(value);
     const headErrors = validateHead.errors ?? [];
-    if (baseAccepts && !headAccepts) result.narrowing.push({ value, blame: headErrors.map(blameOf) });
-    if (headAccepts && !baseAccepts) result.widening.push({ value, blame: baseErrors.map(blameOf) });
+    const finding = (errors: ErrorObject[]) => ({
+      value,
+      blame: errors.map(blameOf),
+      keywords: errors.map((error) => error.keyword),
+    });
+    if (baseAccepts && !headAccepts) result.narrowing.push(finding(headErrors));
+    if (headAccepts && !baseAccepts) result.widening.push(finding(baseErrors));
+    if (baseAccepts && headAccepts) result.accepted.push(value);
   }
   return result;
+}
+
+/**
+ * Whether every number in the value is what it says: an integer past 2^53 is a double rounded from an int64 bound
+ * (9223372036854775807 reads as 2^63, no int64 at all), so it shows no bound; such bounds are judged by rule.
+ */
+function exact(value: Json): boolean {
+  if (typeof value === 'number') return !Number.isInteger(value) || Number.isSafeInteger(value);
+  if (Array.isArray(value)) return value.every(exact);
+  return isObject(value) ? Object.values(value).every(exact) : true;
 }
 
 /** Whether `path` (with `*` for any item or property) is `blame` or holds it. */

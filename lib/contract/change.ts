@@ -42,6 +42,16 @@ export interface Change {
    * send and the base did not allow (responses); or, for a widening, the reverse.
    */
   counterExample?: CounterExample;
+  /**
+   * A request property the head no longer reads, where it accepts unknown fields: a value sending it that both
+   * accept, the head ignoring the property (the warning's example; refused by the head, it would be breaking).
+   */
+  ignoredExample?: IgnoredExample;
+}
+
+export interface IgnoredExample {
+  value: Json;
+  ignoredBy: 'head';
 }
 
 export interface CounterExample {

@@ -71,9 +71,10 @@ export function changes(base: JsonObject, head: JsonObject, list: Change[] = dif
   }
   const components = list.filter((change) => !change.operation);
   out.push(
-    '### Components',
+    // Servers are here too: they belong to no operation, and a move of one is a change every client meets.
+    '### Servers and components',
     '',
-    ...(components.length > 0 ? components.map(entry) : ['No component added or removed.']),
+    ...(components.length > 0 ? components.map(entry) : ['No server or component changed.']),
     '',
   );
   return `${out.join('\n').trimEnd()}\n`;

@@ -1,6 +1,6 @@
 // Each change in the consumer's words: one sentence saying what a client written against the base meets now.
 // The developer's line (`message`) says where and what changed; this says what it does to the one calling.
-import type { Json } from '../openapi/dereference.js';
+import { isObject, type Json } from '../openapi/dereference.js';
 import type { Change } from './change.js';
 import { code, count, inline } from './text.js';
 
@@ -86,7 +86,8 @@ export function schemaSentence(change: Change, direction: 'request' | 'response'
     const path = part?.path.map((step) => (/^\d+$/.test(step) ? `[${step}]` : `.${step}`)).join('');
     const shown = part && path ? `${inline(path.replace(/^\./, ''))} ${quoted(part.value)}` : undefined;
     if (direction === 'request') {
-      if (!example) return `Requests that were accepted may now be refused with 400 (${subject}).`;
+      if (!example)
+        return `${capital(unbuilt(change, subject) ?? `requests that were accepted may now be refused with 400 (${subject})`)}.`;
       const request = shown
         ? `requests whose ${where(change)} has ${shown} (as in ${quoted(example.value)})`
         : `requests ${subjectIn(change)} ${quoted(example.value)}`;
@@ -110,6 +111,19 @@ export function schemaSentence(change: Change, direction: 'request' | 'response'
   if (direction === 'response')
     return `Nothing changes for clients: the service sends no value of ${subject} it could not send before.`;
   return `Nothing changes for clients: ${subject} accepts the same values as before.`;
+}
+
+/**
+ * A bound no built value shows (an int64 bound): the requests it refuses, said from the bound itself, or undefined
+ * for a rule not about one bound.
+ */
+function unbuilt(change: Change, subject: string): string | undefined {
+  const bound = quoted(change.after);
+  if (/-max-decreased$/.test(change.rule) || /-max-set$/.test(change.rule))
+    return `requests with ${subject} above ${bound}, accepted before, are now refused with 400`;
+  if (/-min-increased$/.test(change.rule) || /-min-set$/.test(change.rule))
+    return `requests with ${subject} below ${bound}, accepted before, are now refused with 400`;
+  return undefined;
 }
 
 /** The part of a counter-example a change is about: its path in the value, and the value there (none: it lacks it). */
@@ -149,7 +163,6 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
       ? `${inline(last)} ${change.rule.startsWith('request') ? 'bodies' : 'answers'}`
       : subjectOf(change);
   const operation = change.operation ? `${change.operation.method} ${change.operation.path}` : 'the API';
-  const after = change.after === undefined ? '' : ` ${quoted(change.after)}`;
   const forOperation = change.operation ? ` for ${operation}` : '';
   // A removed operation's message says what its path answers now: 405 where other methods remain, else 404.
   const answer = /\(answers (\d{3})\)$/.exec(change.message)?.[1] ?? '404';
@@ -163,14 +176,14 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
     'api-removed-before-sunset': `Calls to ${operation} now fail (${answer}) before the sunset it announced.`,
     'api-removed-after-sunset': `${operation} is gone after its announced sunset, as promised.`,
     'api-operation-id-removed': `Generated clients lose the method for ${operation}: its operationId changed.`,
-    'endpoint-deprecated': `${operation} is deprecated: move to its replacement before its sunset.`,
-    'api-deprecated-sunset-passed': `Calls to ${operation} fail (410) from the deploy on: its sunset has already passed.`,
+    'endpoint-deprecated': deprecatedSentence(operation, change.after),
+    'api-deprecated-sunset-passed': `Calls to ${operation} fail with 410 from the deploy on: its sunset ${quoted(change.after)} is already past on ${String(change.before)}, the day judged, so no client gets time to move.`,
     'endpoint-reactivated': `${operation} is no longer deprecated.`,
     'api-deprecated-sunset-missing': `${operation} is deprecated without a sunset date: clients cannot plan the move.`,
     'api-sunset-deleted': `${operation} lost its sunset date while still deprecated: clients cannot plan the move.`,
     'api-sunset-date-changed-too-small': `${operation} will be removed sooner than announced: clients have less time to move.`,
     'api-sunset-date-changed': `${operation}'s sunset moved; clients keep at least the time announced.`,
-    'api-deprecation-details-changed': `The deprecation notes of ${operation} changed.`,
+    'api-deprecation-details-changed': `The deprecation notes of ${operation} changed: ${detail(change)}.`,
     'api-objectives-changed': `The service-level objectives of ${operation} changed.`,
     'api-extension-changed': `An extension of ${operation} changed; clients are not affected.`,
     'new-required-request-parameter': `Requests to ${operation} without ${subject} are now refused with 400.`,
@@ -217,8 +230,8 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
     'api-security-added': `Requests to ${operation} without a credential are now refused with 401.`,
     'api-security-updated': `Requests to ${operation} with the credential clients used are now refused with 401.`,
     'api-security-scope-added': change.reviewed
-      ? `${capital(operation)} now asks for the scope${after}; as reviewed, every key accepted before holds it, so none is refused.`
-      : `Requests to ${operation} with a key lacking the new scope${after} are now refused with 403.`,
+      ? `${capital(operation)} now asks for ${scopes(change.after)}; as reviewed, every key accepted before holds it, so none is refused.`
+      : `Requests to ${operation} with a key lacking ${scopes(change.after)} are now refused with 403.`,
     'api-security-scope-removed': `Keys with fewer scopes may now call ${operation}.`,
     'api-security-removed': `${operation} no longer needs a credential.`,
     'api-server-base-path-changed': moved('every request to the old base path fails'),
@@ -243,6 +256,33 @@ export function sentence(change: Omit<Change, 'consumer'>): string {
     none: `Nothing changes for clients: ${subject}.`,
   };
   return levelText[change.level] ?? levelText['none']!;
+}
+
+/**
+ * A new deprecation: what to move to, and by when. A sunset already past is its own breaking change
+ * (api-deprecated-sunset-passed); this sentence then gives no time left to move in.
+ */
+function deprecatedSentence(operation: string, after: Json | undefined): string {
+  const { sunset, replacement } = isObject(after) ? after : {};
+  const to =
+    typeof replacement === 'string' ? `move to ${code(replacement)}` : 'stop calling it (it names no replacement)';
+  return typeof sunset === 'string'
+    ? `${operation} is deprecated: ${to} by its sunset ${quoted(sunset)}.`
+    : `${operation} is deprecated: ${to}.`;
+}
+
+/** "`x-deprecated-at` is now `…`": the detail a deprecation-details change names, and its new value. */
+function detail(change: Omit<Change, 'consumer'>): string {
+  const field = /^(`[^`]+`)/.exec(change.message)?.[1] ?? 'a detail';
+  return change.after === null || change.after === undefined
+    ? `${field} is gone`
+    : `${field} is now ${quoted(change.after)}`;
+}
+
+/** The scopes a change adds, each as code: "the scope `pets:read`", not the list's JSON. */
+function scopes(value: Json | undefined): string {
+  const names = Array.isArray(value) ? value.map((name) => code(String(name))) : [quoted(value)];
+  return names.length === 1 ? `the scope ${names[0]}` : `the scopes ${names.join(', ')}`;
 }
 
 /** A number of bytes from a change's `before` or `after` (plus `more`), as people read it: 1,025. */

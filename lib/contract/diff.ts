@@ -440,8 +440,13 @@ function compareDeprecation(base: Operation, head: Operation, day: Day, out: Rep
   const sunset = sunsetOf(head.value);
   const previousSunset = sunsetOf(base.value);
   const pointer = `${head.pointer}${pointerStep('deprecated')}`;
+  // The sunset passed on the day judged is said by its own breaking change; this one names the sunset and the
+  // replacement, so its sentence can tell the client where to move and by when.
+  const replacement = (head.value['x-replacement'] as JsonObject | undefined)?.['operationId'];
   if (!was && is) {
-    out.add('endpoint-deprecated', 'warning', 'none', `deprecated, sunset ${literal(sunset)}`, pointer);
+    out.add('endpoint-deprecated', 'warning', 'none', `deprecated, sunset ${literal(sunset)}`, pointer, 'head', {
+      after: { sunset: sunset ?? null, replacement: typeof replacement === 'string' ? replacement : null },
+    });
     if (!sunset)
       out.add('api-deprecated-sunset-missing', 'breaking', 'none', 'deprecated without an x-sunset date', pointer);
   }
@@ -455,6 +460,8 @@ function compareDeprecation(base: Operation, head: Operation, day: Day, out: Rep
       'none',
       `deprecated with x-sunset ${literal(sunset)}, already past on ${day.today}`,
       `${head.pointer}${pointerStep('x-sunset')}`,
+      'head',
+      { before: day.today, after: sunset! },
     );
   if (was && !is)
     out.add(
@@ -484,6 +491,8 @@ function compareDeprecation(base: Operation, head: Operation, day: Day, out: Rep
         'none',
         `${code(field)} ${literal(base.value[field])} → ${literal(head.value[field])}`,
         `${head.pointer}${pointerStep(field)}`,
+        'head',
+        { after: head.value[field] ?? null },
       );
 }
 

@@ -37,6 +37,8 @@ const withConsumer = (change: Change, place: SchemaPlace, focus?: Focus): Change
 interface Claim {
   path: string[];
   valueSet: boolean;
+  /** The one keyword the rule is about (a bound, a pattern): only a value that keyword refuses shows it. */
+  keyword?: string;
 }
 const claims = new WeakMap<Change, Claim>();
 
@@ -133,23 +135,28 @@ class SchemaComparison {
     const { place } = this;
     const reviewed = keyword !== undefined && this.reviewedKeywords.has(keyword) && level === 'breaking';
     const removed = after === undefined;
-    this.claim(valueSet, {
-      rule: `${place.prefix}-${suffix}`,
-      level: reviewed ? 'warning' : level,
-      direction: place.direction,
-      ...(place.operation ? { operation: place.operation } : {}),
-      pointer: removed ? place.basePointer : place.pointer,
-      side: removed ? 'base' : 'head',
-      message: `${place.where}: ${what} ${literal(before)} → ${literal(after)}`,
-      ...(before !== undefined ? { before } : {}),
-      ...(after !== undefined ? { after } : {}),
-      ...(reviewed && this.reviewedReason ? { reviewed: this.reviewedReason } : {}),
-      consumer: '',
-    });
+    this.claim(
+      valueSet,
+      {
+        rule: `${place.prefix}-${suffix}`,
+        level: reviewed ? 'warning' : level,
+        direction: place.direction,
+        ...(place.operation ? { operation: place.operation } : {}),
+        pointer: removed ? place.basePointer : place.pointer,
+        side: removed ? 'base' : 'head',
+        message: `${place.where}: ${what} ${literal(before)} → ${literal(after)}`,
+        ...(before !== undefined ? { before } : {}),
+        ...(after !== undefined ? { after } : {}),
+        ...(reviewed && this.reviewedReason ? { reviewed: this.reviewedReason } : {}),
+        consumer: '',
+      },
+      undefined,
+      keyword,
+    );
   }
 
-  private claim(valueSet: boolean, change: Change, path = this.place.instancePath ?? []) {
-    claims.set(change, { path, valueSet });
+  private claim(valueSet: boolean, change: Change, path = this.place.instancePath ?? [], keyword?: string) {
+    claims.set(change, { path, valueSet, ...(keyword === undefined ? {} : { keyword }) });
     this.emit(change);
   }
 
@@ -469,8 +476,16 @@ export function judgeSchemas(base: Json | undefined, head: Json | undefined, pla
   const harmful = request ? admitted.narrowing : admitted.widening;
   const benign = request ? admitted.widening : admitted.narrowing;
   const explained = new Set<Finding>();
-  const found = (findings: Finding[], path: string[]) =>
-    findings.find((finding) => finding.blame.some((blame) => holds(path, blame)));
+  // A finding shows a claim when it is blamed at the claim's place, by the claim's keyword when it names one: a
+  // value below a raised minimum does not show a lowered maximum.
+  const blames = (finding: Finding, claim: Claim) =>
+    finding.blame.filter(
+      (blame, index) =>
+        holds(claim.path, blame) &&
+        (claim.keyword === undefined ||
+          (blame.length === claim.path.length && finding.keywords[index] === claim.keyword)),
+    );
+  const found = (findings: Finding[], claim: Claim) => findings.find((finding) => blames(finding, claim).length > 0);
   const counterExample = (finding: Finding): CounterExample =>
     request
       ? { value: finding.value, acceptedBy: 'base', refusedBy: 'head' }
@@ -478,19 +493,27 @@ export function judgeSchemas(base: Json | undefined, head: Json | undefined, pla
   for (const change of changes) {
     const claim = claims.get(change);
     if (!claim?.valueSet) {
-      emit(withConsumer(change, place));
+      const ignored =
+        change.rule === 'request-property-removed' && claim
+          ? admitted.accepted.find((value) => valueAt(value, claim.path) !== undefined)
+          : undefined;
+      emit(
+        withConsumer(
+          ignored === undefined ? change : { ...change, ignoredExample: { value: ignored, ignoredBy: 'head' } },
+          place,
+        ),
+      );
       continue;
     }
     // A rule that claims the head admits more (requests) or sends less (responses) is shown only by such a value;
     // one that claims harm by a harmful value, else by a benign one.
     const claimsHarm = change.level === 'breaking' || (change.level === 'warning' && change.reviewed !== undefined);
-    for (const finding of claimsHarm ? harmful : [])
-      if (finding.blame.some((blame) => holds(claim.path, blame))) explained.add(finding);
-    const shown = claimsHarm ? found(harmful, claim.path) : undefined;
+    for (const finding of claimsHarm ? harmful : []) if (blames(finding, claim).length > 0) explained.add(finding);
+    const shown = claimsHarm ? found(harmful, claim) : undefined;
     if (shown) {
       const level = change.reviewed ? 'warning' : 'breaking';
       // The part of the value the rule is about: the blamed place, cut to the rule's own path.
-      const blame = shown.blame.find((steps) => holds(claim.path, steps)) ?? [];
+      const blame = blames(shown, claim)[0] ?? [];
       const path = blame.slice(0, claim.path.length);
       const part = valueAt(shown.value, path);
       const focus = part === undefined && path.length === 0 ? undefined : { path, value: part };
@@ -498,7 +521,7 @@ export function judgeSchemas(base: Json | undefined, head: Json | undefined, pla
       continue;
     }
     const { reviewed: _reviewed, ...unreviewed } = change;
-    if (found(benign, claim.path)) {
+    if (found(benign, claim)) {
       emit(withConsumer({ ...unreviewed, level: request ? 'additive' : 'none' }, place));
       continue;
     }

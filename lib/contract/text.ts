@@ -1,5 +1,5 @@
 import type { Json } from '../openapi/dereference.js';
-import type { CounterExample } from './change.js';
+import type { CounterExample, IgnoredExample } from './change.js';
 
 export const code = (text: string) => `\`${text}\``;
 
@@ -50,6 +50,15 @@ function bounded(value: Json): string {
  * (`"aaaa…" (1,001 characters)`): what every "for example" line prints. The change carries the value whole.
  */
 export const example = (value: Json): string => inline(bounded(value));
+
+/**
+ * "for example `…`: accepted by the base and by the head, which ignores `name` in it": the example of a request
+ * property the head no longer reads, named by the last step of the change's pointer (into the base).
+ */
+export const forIgnored = ({ value }: IgnoredExample, pointer: string): string => {
+  const property = (pointer.split('/').pop() ?? '').replace(/~1/g, '/').replace(/~0/g, '~');
+  return `for example ${example(value)}: accepted by the base and by the head, which ignores ${code(property)} in it`;
+};
 
 /** "for example `…`: accepted by the base, refused by the head": a counter-example as every report writes it. */
 export const forExample = ({ value, acceptedBy, refusedBy }: CounterExample): string =>

@@ -16,7 +16,7 @@ import type { Change } from '../../lib/contract/change.js';
 import { diff } from '../../lib/contract/diff.js';
 import { loadContract, type LoadedContract } from '../../lib/contract/load.js';
 import { baseNote, readableHead } from '../../lib/contract/readable.js';
-import { forExample } from '../../lib/contract/text.js';
+import { forExample, forIgnored } from '../../lib/contract/text.js';
 import { isReleasedContract, lastReleased } from '../../lib/contract/released.js';
 import { countsOf, verdictOf, versionOf, type Counts } from '../../lib/contract/verdict.js';
 import { repoRoot } from '../../lib/repoRoot.js';
@@ -54,7 +54,12 @@ function lines(changes: Change[]): string[] {
       ? `${change.operation.operationId} (${change.operation.method} ${change.operation.path})`
       : 'components';
     const example = change.counterExample;
-    const shown = example ? `\n      ${forExample(example)}` : '';
+    const ignored = change.ignoredExample;
+    const shown = example
+      ? `\n      ${forExample(example)}`
+      : ignored
+        ? `\n      ${forIgnored(ignored, change.pointer)}`
+        : '';
     let reviewed = '';
     if (change.reviewed) {
       const first = reasons.get(change.reviewed);

@@ -50,6 +50,16 @@ const deprecatedNow = (before = '', after = '') =>
   !before.startsWith('@deprecated ') &&
   after.slice('@deprecated '.length) === before;
 
+/**
+ * A name newly marked `@deprecated`: a former schema name kept as a bare `$ref` names its successor; a method is an
+ * operation deprecated on the wire, whose calls keep compiling but fail once the service passes its sunset.
+ */
+function deprecatedLine(name: string, after: string): string {
+  if (kindOf({ name, after, level: 'none' }) === 'method')
+    return `- deprecated ${code(name)}: calls to it still compile, but fail with 410 once the service passes the operation's sunset (judged on the wire, above); move to the replacement its \`@deprecated\` note names, if it names one.`;
+  return `- deprecated ${code(name)}: code that names it still compiles; move it to the name its \`@deprecated\` note gives.`;
+}
+
 /** The section's lines: the generator's refusal of a side, or each removed, added and changed declaration. */
 export function clientLines(client: ClientChanges): string[] {
   const refusals = (['base', 'head'] as const).flatMap((side) => {
@@ -64,9 +74,7 @@ export function clientLines(client: ClientChanges): string[] {
     ),
     ...client.changed.flatMap(({ name, before, after }) =>
       deprecatedNow(before, after)
-        ? [
-            `- deprecated ${code(name)}: code that names it still compiles; move it to the name its \`@deprecated\` note gives.`,
-          ]
+        ? [deprecatedLine(name, after ?? '')]
         : [
             `- changed ${code(name)} (what it does to calls is judged on the wire, above):`,
             `  - before: ${inline(before ?? '')}`,

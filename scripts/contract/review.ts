@@ -27,9 +27,10 @@ import { loadContract, type LoadedContract } from '../../lib/contract/load.js';
 import { baseNote, readableHead } from '../../lib/contract/readable.js';
 import { operationsOf } from '../../lib/contract/operations.js';
 import { isReleasedContract, majorOf, releasedFile, releasedVersions } from '../../lib/contract/released.js';
+import { subjectOf } from '../../lib/contract/consumer.js';
 import { describeAlternative, requirementsOf } from '../../lib/contract/securityDiff.js';
 import { componentName, placeKey, placesOf, sharedChanges, type SharedChange } from '../../lib/contract/shared.js';
-import { code, forExample, inline } from '../../lib/contract/text.js';
+import { code, forExample, forIgnored, inline } from '../../lib/contract/text.js';
 import { countsOf, versionOf, type Bump, type Counts } from '../../lib/contract/verdict.js';
 import { dereference, same, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
 import { previousRelease } from '../../lib/releases/record.js';
@@ -197,6 +198,7 @@ function changeLines(changes: Change[]): string[] {
   return changes.flatMap((change) => {
     const lines = [`- ${levelOf(change)}: ${change.consumer} (${code(change.rule)})`];
     if (change.counterExample) lines.push(`  - ${forExample(change.counterExample)}`);
+    if (change.ignoredExample) lines.push(`  - ${forIgnored(change.ignoredExample, change.pointer)}`);
     if (change.reviewed) {
       const first = reasons.get(change.reviewed);
       lines.push(`  - reviewed: ${first ? `as for ${code(first)} above` : change.reviewed}`);
@@ -214,10 +216,33 @@ export const placesNamed = 24;
 
 /** A component's kind, by its folder under #/components. */
 
-/** A change of a shared component, once: its sentence at the first place, the component, the places it reaches. */
+/**
+ * A shared change's sentence said of the component, not of its first place: its place ("`nickname` in each item of
+ * the `200` response") becomes the component's ("`nickname` in the shared schema `Pet`"), its operation "each
+ * operation below". The change itself (--json) keeps the first place's sentence.
+ */
+export function sharedSentence({ component, pointer, change }: SharedChange): string {
+  const property = /\/properties\/([^/]+)$/.exec(pointer)?.[1]?.replace(/~1/g, '/').replace(/~0/g, '~');
+  const shared = `the shared ${componentName(component, '')}`;
+  const subject = subjectOf(change);
+  const operation = change.operation ? `${change.operation.method} ${change.operation.path}` : undefined;
+  // The component is the whole value at a named place (a property whose schema it is): that name stays.
+  const header = /^the (`[^`]+`) header of /.exec(subject)?.[1];
+  const named = header ? `the ${header} header` : /^(`[^`]+`) in /.exec(subject)?.[1];
+  const said = property ? `${code(property)} in ${shared}` : named ? `${named} (${shared})` : shared;
+  let text = change.consumer.includes(subject)
+    ? change.consumer.replace(subject, said)
+    : // A sentence showing a part of its example names the answer it is in ("in the `400` response").
+      change.consumer.replace(/ in (?:each item of )?the `[^`]+` response/, ` in ${shared}`);
+  if (operation) text = text.split(operation).join('each operation below');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+}
+
+/** A change of a shared component, once: its sentence said of the component, the component, the places it reaches. */
 function sharedLines(shared: SharedChange[]): string[] {
-  return shared.flatMap(({ component, pointer, change, places }) => {
-    const [first, ...rest] = changeLines([change]);
+  return shared.flatMap((one) => {
+    const { component, pointer, change, places } = one;
+    const [first, ...rest] = changeLines([{ ...change, consumer: sharedSentence(one) }]);
     const named = places.slice(0, placesNamed).map((place) => `${place.operationId} ${place.where}`);
     if (places.length > placesNamed) named.push('…');
     const where = componentName(component, pointer);

@@ -79,8 +79,12 @@ t.test('`name` gone from every open branch: no longer read, and a body shows it 
   const removed = requestChanges(head).find((change) => change.rule === 'request-property-removed');
   t.match(removed, { level: 'warning' });
   t.match(removed?.consumer, /The service no longer reads `name` in the request body/);
-  // The sentence's example: a body the base accepted with `name`, accepted by the head, whose `name` no branch reads.
-  const value = { name: 'Rex', size: 1 };
+  // The warning's own example, as the breaking one has its counter-example: a body sending `name` that both
+  // accept, and no branch of the head reads `name`.
+  t.match(removed?.ignoredExample, { ignoredBy: 'head' }, 'the change carries its example', { removed });
+  t.notOk(removed?.counterExample, 'nothing is refused');
+  const value = removed?.ignoredExample?.value as JsonObject;
+  t.ok(value && 'name' in value, 'the example sends `name`', { value });
   t.ok(accepts(thing, value) && accepts(head, value), 'both accept a body that sends `name`');
   t.notOk(objectShape(head).properties.has('name'), 'no branch of the head reads it');
 });

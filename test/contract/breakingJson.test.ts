@@ -1,6 +1,7 @@
 // npm run contract -- breaking --json: a versioned document that validates against contract/breaking.schema.json,
 // whose keys are those a comparison of review --json (contract/review.schema.json) uses for the same things, and
 // whose schema refuses a field renamed, so a rename cannot pass unnoticed.
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -111,3 +112,48 @@ t.test('the keys review --json has for the same things are named and shaped alik
   for (const key of Object.keys(reviewGate.properties))
     t.ok(key in gate.properties, `gate.${key}: the review's gate field is the gate's too`);
 });
+
+t.test(
+  'as processes, npm run contract -- breaking --json and review --json print the same versioned shape',
+  async (t) => {
+    const head = breakingHead();
+    const base = relative(repoRoot, lastReleased());
+    const printed = (command: string) => {
+      const args = [
+        'run',
+        '--silent',
+        'contract',
+        '--',
+        command,
+        '--base',
+        base,
+        '--head',
+        head,
+        '--date',
+        '2026-12-02',
+      ];
+      const result = spawnSync('npm', [...args, '--json'], { cwd: repoRoot, encoding: 'utf8' });
+      return { status: result.status, document: JSON.parse(result.stdout) as JsonObject, stderr: result.stderr };
+    };
+    const breaking = printed('breaking');
+    t.equal(breaking.status, 1, 'a breaking change: exit 1', { stderr: breaking.stderr });
+    t.ok(validate(breaking.document), 'breaking: valid against contract/breaking.schema.json', {
+      errors: validate.errors,
+    });
+    const review = printed('review');
+    t.equal(review.status, 0, 'the review is no verdict', { stderr: review.stderr });
+    const validateReview = new Ajv2020({ strict: true, allErrors: true }).compile(reviewSchema);
+    t.ok(validateReview(review.document), 'review: valid against contract/review.schema.json', {
+      errors: validateReview.errors,
+    });
+    t.same(
+      [breaking.document['version'], breaking.document['date']],
+      [review.document['version'], review.document['date']],
+      'the same version and date at the top',
+    );
+    const [comparison] = review.document['comparisons'] as JsonObject[];
+    for (const key of ['base', 'head', 'counts'])
+      t.same(breaking.document[key], comparison?.[key], `${key}: what the review's comparison says`);
+    t.match(breaking.document['gate'], comparison?.['gate'], "gate: the review's gate fields, the same values");
+  },
+);

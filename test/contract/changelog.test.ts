@@ -70,8 +70,20 @@ t.test('says so when nothing changed', async (t) => {
   const same = spec('1.0.0', {});
   const text = changelog(same, same);
   t.match(text, /No operation added, removed or deprecated\./);
-  t.match(text, /No component added or removed\./);
+  t.match(text, /### Servers and components\n\nNo server or component changed\./);
 });
+
+t.test(
+  'a server moved is listed under servers and components, not under a heading that leaves servers out',
+  async (t) => {
+    const at = (url: string) => ({ ...spec('1.0.0', {}), servers: [{ url }] });
+    const text = changelog(at('https://api.example.com/v1'), at('https://api.example.com/v2'));
+    t.match(
+      text,
+      /### Servers and components\n\n- server `https:\/\/api\.example\.com\/v1`: base path `"\/v1"` → `"\/v2"` \(breaking: `api-server-base-path-changed`\)/,
+    );
+  },
+);
 
 t.test('schema values are inline code, so a pattern never reads as a Markdown link', async (t) => {
   const cursor = (pattern: string) => ({

@@ -189,3 +189,28 @@ export function componentChanges(doc: Doc): void {
 export function additiveOnMain(doc: Doc): void {
   doc.components.schemas.Pet.properties[fresh.property] = { type: 'string', maxLength: 100 };
 }
+
+/**
+ * (f) createPet newly deprecated with its sunset at `sunset`, declared as docs/contract.md#deprecating-an-operation
+ * asks (the Deprecation, Sunset and Link headers on its 201, and the 410). With a sunset already past on the day
+ * judged, the service answers 410 from the deploy: breaking; with a later one, a warning.
+ */
+export function deprecateCreatePet(sunset: string) {
+  return (doc: Doc): void => {
+    doc.info.version = '1.4.0';
+    const createPet = doc.paths['/pets'].post;
+    Object.assign(createPet, {
+      deprecated: true,
+      'x-deprecated-at': '2026-11-01T00:00:00Z',
+      'x-sunset': sunset,
+      'x-deprecation-docs': '/docs#/pets/createPet',
+    });
+    const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+    Object.assign(createPet.responses['201'].headers, {
+      Deprecation: header('Deprecation'),
+      Sunset: header('Sunset'),
+      Link: header('DeprecationLink'),
+    });
+    createPet.responses['410'] = { $ref: '#/components/responses/Sunset' };
+  };
+}

@@ -150,6 +150,37 @@ t.test("the consumer's sentence, a counter-example and a reviewed reason written
   t.match(text, /reviewed: as for `request-property-pattern-changed` above/);
 });
 
+t.test(
+  'a request field no longer read: ignored where the object is open, refused where it is closed, each with its body',
+  async (t) => {
+    const removeStatus = (open: boolean) => (doc: Doc) => {
+      delete doc.components.schemas.NewPet.properties.status;
+      if (open) delete doc.components.schemas.NewPet.additionalProperties;
+    };
+    const lineOf = (comparison: Comparison) => {
+      const lines = markdown(comparison).split('\n');
+      const at = lines.findIndex((line) => line.includes('(`request-property-removed`)'));
+      return lines.slice(at, at + 2);
+    };
+    const [ignored, ignoredExample] = lineOf(compared(main, removeStatus(true)));
+    t.equal(
+      ignored,
+      '- warning: The service no longer reads `status` in the request body; requests that send it are served without it. (`request-property-removed`)',
+    );
+    // Its example in the other direction from a counter-example: a body both accept, the head ignoring the field.
+    t.match(
+      ignoredExample,
+      /^ {2}- for example `\{[^`]*"status":[^`]*\}`: accepted by the base and by the head, which ignores `status` in it$/,
+    );
+    const [refused, counterExample] = lineOf(compared(main, removeStatus(false)));
+    t.match(
+      refused,
+      /^- \*\*breaking\*\*: .*`status`.*accepted before, are now refused with 400\. \(`request-property-removed`\)$/,
+    );
+    t.match(counterExample, /^ {2}- for example `\{[^`]*"status":[^`]*\}`: accepted by the base, refused by the head$/);
+  },
+);
+
 t.test('the report states its date, and the date decides a removal at the sunset', async (t) => {
   const removeGetPet = (doc: Doc) => {
     delete doc.paths['/pets/{petId}'];
@@ -266,6 +297,11 @@ t.test('one change of a shared schema: one line naming the schema and every plac
   for (const place of places.slice(0, placesNamed)) t.ok(used[0]?.includes(place), place);
   if (places.length > placesNamed) t.match(used[0], /, … \(\d+ places\)$/, 'and says more follow');
   t.equal(lines.filter((line) => line.includes('for example')).length, 1, 'one example');
+  // Said of the schema, not of the first place it reaches (the 400 of listPets).
+  t.match(
+    lines.find((line) => line.includes(`(\`${rule}\`)`)),
+    /^- \*\*breaking\*\*: Responses may now carry `message` .* in the shared schema `Error`, which the old contract did not allow/,
+  );
   t.match(review, /\*\*Breaking changes it adds\*\*: \d+, \*\*refused\*\*/, 'the verdict stands');
 
   // The changelog's entries (lib/contract/changelog.ts) say it once too, under the shared components.
@@ -357,7 +393,7 @@ t.test('the verb follows the counter-example, a move names both servers, a revie
   t.same(
     scoped,
     [
-      'api-security-scope-added: GET /pets now asks for the scope `["pets:read"]`; as reviewed, every key accepted before holds it, so none is refused.',
+      'api-security-scope-added: GET /pets now asks for the scope `pets:read`; as reviewed, every key accepted before holds it, so none is refused.',
     ],
     'a reviewed scope: no "are now refused" beside a reason that nothing is',
   );

@@ -19,6 +19,7 @@ import {
   additiveOnMain,
   answersCarrying,
   componentChanges,
+  deprecateCreatePet,
   editedSpec,
   fresh,
   largeAdditive,
@@ -53,6 +54,9 @@ const heads = {
   largeAdditive: specFile(editedSpec(largeAdditive)),
   componentChanges: specFile(editedSpec(componentChanges)),
   additiveOnMain: specFile(editedSpec(additiveOnMain)),
+  // Two weeks before `date`, and long after it.
+  pastSunset: specFile(editedSpec(deprecateCreatePet('2026-11-15T00:00:00Z'))),
+  futureSunset: specFile(editedSpec(deprecateCreatePet('2031-06-30T00:00:00Z'))),
 };
 // Every side's client generated and compiled in one TypeScript program up front (the reviews reuse them): one
 // compiler run instead of one per review keeps this file's share of npm test small.
@@ -234,6 +238,16 @@ t.test('(d) parameter and header components changed: judged where they are used'
     ),
     'the header every response carries changed for every operation',
   );
+  // Each bound is shown by a value it refuses: 0 shows the raised minimum only; the maximum, an int64 bound no built
+  // value reaches exactly, is said from the bound.
+  t.match(
+    markdown,
+    '- **breaking**: Requests with the path parameter `petId` set to `0`, accepted before, are now refused with 400. (`request-parameter-min-increased`)\n  - for example `0`',
+  );
+  t.match(
+    markdown,
+    '- **breaking**: Requests with the path parameter `petId` above `9007199254740991`, accepted before, are now refused with 400. (`request-parameter-max-decreased`)\n',
+  );
   t.match(comparison.version, { needed: 'major', enough: false });
   t.ok(
     comparison.other.some((change) => /^\/components\/(parameters\/PetId|headers\/RequestId)/.test(change.pointer)),
@@ -273,6 +287,52 @@ t.test('(e) against unreleased main: only what the pull request adds is judged, 
   const { comparison } = await reviewOf(t, breakingOnMain);
   t.match(comparison.version, { needed: 'major', made: 'minor', enough: false });
 });
+
+t.test(
+  '(f) a new deprecation whose sunset is already past: 410 from the deploy, so breaking; a later one is not',
+  async (t) => {
+    const { markdown, comparison } = await reviewOf(t, heads.pastSunset);
+    t.ok(markdown.length < 60_000, 'one GitHub comment');
+    t.match(comparison.version, { wire: 'major', needed: 'major', made: 'minor', enough: false });
+    t.match(comparison.gate, { passed: false, breaking: 1 });
+    const lines = markdown.split('\n');
+    const start = lines.indexOf('#### `createPet` (POST /pets)');
+    t.same(
+      lines.slice(start + 2, start + 10),
+      [
+        '- **breaking**: Calls to POST /pets fail with 410 from the deploy on: its sunset `"2026-11-15T00:00:00Z"` is already past on 2026-11-29, the day judged, so no client gets time to move. (`api-deprecated-sunset-passed`)',
+        '- warning: POST /pets is deprecated: stop calling it (it names no replacement) by its sunset `"2026-11-15T00:00:00Z"`. (`endpoint-deprecated`)',
+        '- additive: Responses of POST /pets may now carry the `Deprecation` header of the `201` response. (`response-header-added`)',
+        '- additive: Responses of POST /pets may now carry the `Sunset` header of the `201` response. (`response-header-added`)',
+        '- additive: Responses of POST /pets may now carry the `Link` header of the `201` response. (`response-header-added`)',
+        '- additive: Clients of POST /pets may now get a `410` answer (an error): handle it as one. (`response-non-success-status-added`)',
+        '- none: The deprecation notes of POST /pets changed: `x-deprecated-at` is now `"2026-11-01T00:00:00Z"`. (`api-deprecation-details-changed`)',
+        '- none: The deprecation notes of POST /pets changed: `x-deprecation-docs` is now `"/docs#/pets/createPet"`. (`api-deprecation-details-changed`)',
+      ],
+      'every line of the operation: the 410 with both dates, where to move, which detail changed',
+    );
+    t.match(markdown, /- deprecation: `not deprecated` → `deprecated, sunset 2026-11-15T00:00:00Z`\n/);
+    // The client's method is only marked: it compiles, and its calls fail at the sunset, which has passed here.
+    t.match(
+      markdown,
+      /- deprecated `PetStore\.createPet`: calls to it still compile, but fail with 410 once the service passes the operation's sunset/,
+    );
+    t.notMatch(markdown, /move it to the name its `@deprecated` note gives/, 'a method is not a renamed type');
+
+    // Judged on the day before the sunset, the same pull request leaves clients their time.
+    const before = await reviewed(['--base', main, '--head', heads.pastSunset, '--date', '2026-11-14', '--json']);
+    t.match((JSON.parse(before.stdout) as Review).comparisons[0]?.version, { needed: 'minor', enough: true });
+
+    const control = await reviewOf(t, heads.futureSunset);
+    t.match(control.comparison.version, { needed: 'minor', made: 'minor', enough: true });
+    t.match(control.comparison.gate, { passed: true, breaking: 0 });
+    t.notMatch(control.markdown, /api-deprecated-sunset-passed/);
+    t.match(
+      control.markdown,
+      '- warning: POST /pets is deprecated: stop calling it (it names no replacement) by its sunset `"2031-06-30T00:00:00Z"`. (`endpoint-deprecated`)',
+    );
+  },
+);
 
 t.test('--date: printed, passed to the diff, and the same date gives the same review', async (t) => {
   const head = specFile(editedSpec((doc) => delete doc.paths['/pets/{petId}']));
