@@ -125,7 +125,10 @@ export async function startKeysApp(
     failures,
     clock,
     release: async () => {
-      if (shared) throw new Error('release closes the database: the test needs one of its own (startKeysApp without a shared one)');
+      if (shared)
+        throw new Error(
+          'release closes the database: the test needs one of its own (startKeysApp without a shared one)',
+        );
       released = true;
       await app.close();
       if (kind === 'embedded') await backend.db.close();
