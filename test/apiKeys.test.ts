@@ -6,7 +6,7 @@ import { insertApiKey, listApiKeyNames } from '../src/db/apiKeys.js';
 import { bootstrapKeyProblem, checksumVerdict, generateApiKey, hashApiKey, toStoredKey } from '../src/auth/keys.js';
 import type { Database } from '../src/db/index.js';
 import { forEachBackend } from './helpers/app.js';
-import { newPet, startKeysApp } from './helpers/keysApp.js';
+import { newPet, sharedKeysDatabase, startKeysApp } from './helpers/keysApp.js';
 import { runInProcess } from './helpers/processes.js';
 
 const pets = '/v1/pets';
@@ -39,8 +39,11 @@ t.test('the reference CRC-32 is the standard one', async (t) => {
 });
 
 forEachBackend(t, async (t, backend) => {
+  // One database for the tests here that keep theirs open; the two that hand theirs to the CLI open their own.
+  const database = await sharedKeysDatabase(t, backend);
+
   t.test('scopes come from the spec: a read-only key lists and is refused on create', async (t) => {
-    const keys = await startKeysApp(t, backend);
+    const keys = await startKeysApp(t, database);
     const reader = await keys.issue('reader', { scopes: ['pets:read'] });
     const writer = await keys.issue('writer', { scopes: ['pets:write'] });
     const both = await keys.issue('both');
@@ -72,7 +75,7 @@ forEachBackend(t, async (t, backend) => {
   });
 
   t.test('an expiring key works, then gets 401 invalid_token, even while cached', async (t) => {
-    const keys = await startKeysApp(t, backend, { API_KEY_CACHE_SECONDS: 600 });
+    const keys = await startKeysApp(t, database, { API_KEY_CACHE_SECONDS: 600 });
     const key = await keys.issue('short-lived', { expiresInSeconds: 60 });
     t.equal((await keys.get(pets, key)).statusCode, 200);
     t.equal((await keys.get(pets, key)).statusCode, 200, 'accepted from the cache');
@@ -86,7 +89,7 @@ forEachBackend(t, async (t, backend) => {
   });
 
   t.test('rotate --overlap: the new key works, the old one too until the overlap ends', async (t) => {
-    const keys = await startKeysApp(t, backend);
+    const keys = await startKeysApp(t, database);
     const old = await keys.issue('rotated', { scopes: ['pets:read'] });
     const rotation = await rotateKey(keys.db, 'rotated', { overlapSeconds: 3600 }, (rotated) => rotated);
     if (!rotation) throw new Error('the key was not rotated');
@@ -109,7 +112,7 @@ forEachBackend(t, async (t, backend) => {
   });
 
   t.test('a mistyped key is refused with no database query, counted apart', async (t) => {
-    const keys = await startKeysApp(t, backend);
+    const keys = await startKeysApp(t, database);
     const key = await keys.issue('typist');
     const last = key.at(-1) === 'a' ? 'b' : 'a';
     const mistyped = key.slice(0, -1) + last;
@@ -138,7 +141,7 @@ forEachBackend(t, async (t, backend) => {
   });
 
   t.test('keys issued before the checksum keep working', async (t) => {
-    const keys = await startKeysApp(t, backend);
+    const keys = await startKeysApp(t, database);
     const legacy = `pets_${randomBytes(32).toString('base64url')}`;
     await insertApiKey(keys.db, toStoredKey('legacy', legacy));
     t.equal((await keys.get(pets, legacy)).statusCode, 200);
@@ -246,11 +249,12 @@ async function storedRows(db: Database): Promise<unknown[]> {
 const farBeyondDateRangeSeconds = 99_999_999 * 86_400;
 
 forEachBackend(t, async (t, backend) => {
+  const database = await sharedKeysDatabase(t, backend);
   /** A command on the test's open database: the same code the entry point runs once it has opened one. */
   const onDb = (db: Database, args: string[]) => runInProcess((streams) => runApiKeyCommand(db, args, streams));
 
   t.test('durations out of bounds: exit 2 naming the form, and the table exactly as it was', async (t) => {
-    const keys = await startKeysApp(t, backend);
+    const keys = await startKeysApp(t, database);
     await keys.issue('ov');
     const before = await storedRows(keys.db);
     const form = 'takes a whole number of days, hours, minutes or seconds';
@@ -284,7 +288,7 @@ forEachBackend(t, async (t, backend) => {
   });
 
   t.test('a failure after the write and before the commit stores nothing: no key stored unshown', async (t) => {
-    const keys = await startKeysApp(t, backend);
+    const keys = await startKeysApp(t, database);
     await keys.issue('ov');
     const before = await storedRows(keys.db);
     const failing = () => {
@@ -296,7 +300,7 @@ forEachBackend(t, async (t, backend) => {
   });
 
   t.test('a stored expiry beyond the range of a Date: list shows it, rotate asks for a lifetime', async (t) => {
-    const keys = await startKeysApp(t, backend);
+    const keys = await startKeysApp(t, database);
     await insertApiKey(keys.db, toStoredKey('far', generateApiKey()), { expiresInSeconds: farBeyondDateRangeSeconds });
     const text = await onDb(keys.db, ['list']);
     t.equal(text.code, 0, text.stderr);
@@ -316,7 +320,7 @@ forEachBackend(t, async (t, backend) => {
   });
 
   t.test('list tells the truth: id, fingerprint, format, * for every scope, the key a rotation replaced', async (t) => {
-    const keys = await startKeysApp(t, backend);
+    const keys = await startKeysApp(t, database);
     const all = await keys.issue('all');
     await keys.issue('reader', { scopes: ['pets:read'] });
     const legacy = `pets_${randomBytes(32).toString('base64url')}`;
@@ -354,7 +358,7 @@ forEachBackend(t, async (t, backend) => {
   });
 
   t.test('revoke --legacy: keys without a checksum get 401, checksummed ones go on', async (t) => {
-    const keys = await startKeysApp(t, backend);
+    const keys = await startKeysApp(t, database);
     const checksummed = await keys.issue('checksummed');
     const legacy = `pets_${randomBytes(32).toString('base64url')}`;
     await insertApiKey(keys.db, toStoredKey('legacy', legacy));
@@ -368,7 +372,7 @@ forEachBackend(t, async (t, backend) => {
   });
 
   t.test('the first key is named default, then default-2 if a revoked key has the name', async (t) => {
-    const keys = await startKeysApp(t, backend);
+    const keys = await startKeysApp(t, database);
     const first = await createFirstKeyIfNone(keys.db);
     t.equal(checksumVerdict(first ?? ''), 'matches');
     t.same(await listApiKeyNames(keys.db), ['default']);
