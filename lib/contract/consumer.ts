@@ -293,12 +293,29 @@ const address = (value: Json | undefined) => (typeof value === 'string' ? code(v
 
 /** A component added, removed or changed: what code generated from the components meets; calls are judged apart. */
 function componentSentence(change: Omit<Change, 'consumer'>): string {
-  const [, kind = 'schema', what = 'changed'] = /^component-(.+)-(added|removed|changed)$/.exec(change.rule) ?? [];
-  const name = `the ${kind.replace('-', ' ')} component ${code(lastStep(change.pointer))}`;
   const description = /^`[^`]*` added: (.+)$/.exec(change.message)?.[1]?.replace(/\.$/, '');
-  if (what === 'added')
-    return `${capital(name)} is new${description ? ` (${description})` : ''}: code generated from the components gains it; no call changes until an operation uses it.`;
-  if (what === 'removed')
-    return `${capital(name)} is gone: code generated from the components loses it; each call that used it is judged under its operation.`;
-  return `${capital(name)} changed: code generated from the components changes with it; each call that uses it is judged under its operation.`;
+  return componentsSentence(change.rule, [lastStep(change.pointer)], description);
 }
+
+/** Names as a list people read: "`A`", "`A` and `B`", "`A`, `B` and `C`". */
+const listed = (names: string[]) =>
+  names.length < 2 ? names.map(code).join('') : `${names.slice(0, -1).map(code).join(', ')} and ${code(names.at(-1)!)}`;
+
+/**
+ * Components of one kind all added, all removed or all changed (one rule, `component-KIND-WHAT`), in one sentence:
+ * one shared change (a header every response uses) reaches many, and the review says them together.
+ */
+export function componentsSentence(rule: string, names: string[], description?: string): string {
+  const [, kind = 'schema', what = 'changed'] = /^component-(.+)-(added|removed|changed)$/.exec(rule) ?? [];
+  const many = names.length > 1;
+  const subject = `The ${kind.replace('-', ' ')} component${many ? 's' : ''} ${listed(names)}`;
+  const [them, one] = many ? ['them', 'one'] : ['it', 'it'];
+  if (what === 'added')
+    return `${subject} ${many ? 'are' : 'is'} new${description ? ` (${description})` : ''}: code generated from the components gains ${them}; no call changes until an operation uses ${one}.`;
+  if (what === 'removed')
+    return `${subject} ${many ? 'are' : 'is'} gone: code generated from the components loses ${them}; each call that used ${one} is judged under its operation.`;
+  return `${subject} changed: code generated from the components changes with ${them}; each call that uses ${one} is judged under its operation.`;
+}
+
+/** The component a change of components names: the last step of its pointer. */
+export const componentOf = (change: Pick<Change, 'pointer'>) => lastStep(change.pointer);

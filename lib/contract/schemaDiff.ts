@@ -521,8 +521,15 @@ export function judgeSchemas(base: Json | undefined, head: Json | undefined, pla
       continue;
     }
     const { reviewed: _reviewed, ...unreviewed } = change;
+    const widened = request ? found(benign, claim) : undefined;
+    if (widened) {
+      // A request the head accepts and the base refused shows the widening, as a refused one shows a narrowing.
+      const example: CounterExample = { value: widened.value, acceptedBy: 'head', refusedBy: 'base' };
+      emit(withConsumer({ ...unreviewed, level: 'additive', counterExample: example }, place));
+      continue;
+    }
     if (found(benign, claim)) {
-      emit(withConsumer({ ...unreviewed, level: request ? 'additive' : 'none' }, place));
+      emit(withConsumer({ ...unreviewed, level: 'none' }, place));
       continue;
     }
     if (!showable(change.rule, change.before, change.after)) {

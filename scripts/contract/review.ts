@@ -27,7 +27,7 @@ import { loadContract, type LoadedContract } from '../../lib/contract/load.js';
 import { baseNote, readableHead } from '../../lib/contract/readable.js';
 import { operationsOf } from '../../lib/contract/operations.js';
 import { isReleasedContract, majorOf, releasedFile, releasedVersions } from '../../lib/contract/released.js';
-import { subjectOf } from '../../lib/contract/consumer.js';
+import { componentOf, componentsSentence, subjectOf } from '../../lib/contract/consumer.js';
 import { describeAlternative, requirementsOf } from '../../lib/contract/securityDiff.js';
 import { componentName, placeKey, placesOf, sharedChanges, type SharedChange } from '../../lib/contract/shared.js';
 import { code, forExample, forIgnored, inline } from '../../lib/contract/text.js';
@@ -192,11 +192,30 @@ export async function review(bases: LoadedContract[], head: LoadedContract, date
 const levelOf = (change: Change) =>
   `${change.level === 'breaking' ? '**breaking**' : change.level}${change.reviewed ? ' (reviewed)' : ''}`;
 
-/** One line per change; a reviewed reason is written once per list, then referred to. */
+/** Changes a reader cannot tell apart (one level, one sentence, one reviewed reason), each with its rule ids. */
+function alike(changes: Change[]): Array<{ change: Change; rules: string[] }> {
+  const said = new Map<string, { change: Change; rules: string[] }>();
+  for (const change of changes) {
+    const key = JSON.stringify([change.level, change.consumer, change.reviewed ?? '']);
+    const one = said.get(key);
+    if (one) {
+      one.rules.push(change.rule);
+      // The line shows an example when any of them has one.
+      if (!one.change.counterExample && change.counterExample) one.change.counterExample = change.counterExample;
+      if (!one.change.ignoredExample && change.ignoredExample) one.change.ignoredExample = change.ignoredExample;
+    } else said.set(key, { change, rules: [change.rule] });
+  }
+  return [...said.values()];
+}
+
+/**
+ * One line per thing said: changes alike are said once with all their rule ids and the first one's example (every
+ * example is in --json); a reviewed reason is written once per list, then referred to.
+ */
 function changeLines(changes: Change[]): string[] {
   const reasons = new Map<string, string>();
-  return changes.flatMap((change) => {
-    const lines = [`- ${levelOf(change)}: ${change.consumer} (${code(change.rule)})`];
+  return alike(changes).flatMap(({ change, rules }) => {
+    const lines = [`- ${levelOf(change)}: ${change.consumer} (${[...new Set(rules)].map(code).join(', ')})`];
     if (change.counterExample) lines.push(`  - ${forExample(change.counterExample)}`);
     if (change.ignoredExample) lines.push(`  - ${forIgnored(change.ignoredExample, change.pointer)}`);
     if (change.reviewed) {
@@ -205,6 +224,29 @@ function changeLines(changes: Change[]): string[] {
       if (!first) reasons.set(change.reviewed, change.rule);
     }
     return lines;
+  });
+}
+
+/**
+ * Components of one kind changed alike (one rule, one level) as one line naming them all: one shared change (a
+ * header every response uses) changes many, and fifteen alike lines hide the rest. --json keeps one change each.
+ */
+function componentsTogether(changes: Change[]): Change[] {
+  // A change saying more than its component's name (a new schema's description) keeps its own line.
+  const alike = (change: Change) =>
+    /^component-/.test(change.rule) && change.consumer === componentsSentence(change.rule, [componentOf(change)])
+      ? `${change.level} ${change.rule}`
+      : undefined;
+  const groups = new Map<string, Change[]>();
+  for (const change of changes) {
+    const key = alike(change);
+    if (key !== undefined) groups.set(key, [...(groups.get(key) ?? []), change]);
+  }
+  return changes.flatMap((change) => {
+    const group = groups.get(alike(change) ?? '');
+    if (!group || group.length < 2) return [change];
+    if (group[0] !== change) return [];
+    return [{ ...change, consumer: componentsSentence(change.rule, group.map(componentOf)) }];
   });
 }
 
@@ -339,7 +381,7 @@ function comparisonMarkdown(comparison: Comparison, date: string): string {
       : [shared.length === 0 ? 'No operation changes.' : 'No other operation changes.', '']),
     ...(others.length === 0
       ? []
-      : ['#### Not tied to one operation (servers, components)', '', ...changeLines(others), '']),
+      : ['#### Not tied to one operation (servers, components)', '', ...changeLines(componentsTogether(others)), '']),
     '### The first-party client (clients/typescript): declarations before and after',
     '',
     ...clientLines(comparison.client),

@@ -89,6 +89,22 @@ t.test('`name` gone from every open branch: no longer read, and a body shows it 
   t.notOk(objectShape(head).properties.has('name'), 'no branch of the head reads it');
 });
 
+t.test(
+  'a request body that may now leave out `name`: additive, with a body the head accepts and the base refused',
+  async (t) => {
+    const head = shape(['name', 'size'], { optional: ['name'] });
+    const changes = requestChanges(head);
+    const optional = changes.find((change) => change.rule === 'request-property-became-optional');
+    t.match(optional, { level: 'additive', counterExample: { acceptedBy: 'head', refusedBy: 'base' } }, '', {
+      changes,
+    });
+    const value = optional?.counterExample?.value as JsonObject;
+    t.notOk('name' in value, 'the example leaves out `name`', { value });
+    t.ok(accepts(head, value), 'the head accepts it');
+    t.notOk(accepts(thing, value), 'the base refused it');
+  },
+);
+
 /** The changes about `name` of a response that went from `thing` to `head`, the request kept. */
 const responseChanges = (head: JsonObject) => about(changesOf([thing, thing], [thing, head]), 'name');
 

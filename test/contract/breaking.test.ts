@@ -191,6 +191,37 @@ t.test('the gate fails on a narrowed maximum unless the major version moved', as
   t.equal(major.status, 0, 'the same change in 2.0.0 passes', { output: major.stdout + major.stderr });
 });
 
+t.test(
+  'a request field no longer read where unknown fields are accepted: a warning with a body both accept',
+  async (t) => {
+    const dir = scratchDir('pets-breaking-ignored-');
+    t.teardown(() => {
+      dir.remove();
+    });
+    const open = (doc: Doc) => {
+      delete doc.components.schemas.NewPet.additionalProperties;
+    };
+    const [base, head] = [join(dir.path, 'base.yaml'), join(dir.path, 'head.yaml')];
+    writeFileSync(base, stringify(edited(open)));
+    writeFileSync(
+      head,
+      stringify(
+        edited((doc) => {
+          open(doc);
+          delete doc.components.schemas.NewPet.properties.status;
+        }),
+      ),
+    );
+    const ignored = breaking(['--base', base, '--head', head]);
+    t.equal(ignored.status, 0, 'nothing is refused', { stderr: ignored.stderr });
+    t.match(
+      ignored.stdout,
+      /^ {2}! warning request-property-removed createPet \(POST \/pets\): The service no longer reads `status` in the request body; requests that send it are served without it\.\n {6}for example `\{[^\n]*"status":[^\n]*\}`: accepted by the base and by the head, which ignores `status` in it\n {6}at base #\/paths\/~1pets\/post\/requestBody\/content\/application~1json\/schema\/properties\/status$/m,
+      'the sentence, then the body that sends the field, which both sides accept, then where it was',
+    );
+  },
+);
+
 t.test('input that cannot be compared: one line naming the file and the reason, exit 2', async (t) => {
   const dir = scratchDir('pets-breaking-input-');
   t.teardown(() => {

@@ -136,7 +136,16 @@ t.test("the consumer's sentence, a counter-example and a reviewed reason written
       operationId: 'createPet',
       method: 'POST',
       path: '/pets',
-      changes: [change, { ...change, reviewed: reason }, { ...change, reviewed: reason }],
+      changes: [
+        change,
+        { ...change, reviewed: reason },
+        {
+          ...change,
+          rule: 'request-property-max-length-decreased',
+          consumer: 'Requests whose `name` is longer than 50 characters are now refused with 400.',
+          reviewed: reason,
+        },
+      ],
     },
   ];
   const text = markdown(comparison);
@@ -326,9 +335,12 @@ t.test('a review over 60,000 characters stops there, its last line saying what w
     message: 'body `name`: maxLength `100` → `50`',
     consumer: 'Requests whose body has `name` a text of 51 characters, accepted before, are now refused with 400.',
   };
-  comparison.operations = [
-    { operationId: 'createPet', method: 'POST', path: '/pets', changes: Array.from({ length: 1000 }, () => change) },
-  ];
+  // A thousand different sentences: alike ones are said once.
+  const changes = Array.from({ length: 1000 }, (_, index) => ({
+    ...change,
+    consumer: change.consumer.replace('51', String(51 + index)),
+  }));
+  comparison.operations = [{ operationId: 'createPet', method: 'POST', path: '/pets', changes }];
   const report = { version: 1 as const, date, comparisons: [comparison] };
   const whole = reviewMarkdown(report, Infinity);
   t.ok(whole.length > 100_000, `the whole review is long (${whole.length} characters)`);

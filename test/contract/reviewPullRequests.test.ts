@@ -135,6 +135,14 @@ t.test('(a) a field renamed with anyOf: the client section shows what the genera
     /- changed `NewPet` \(what it does to calls is judged on the wire, above\):\n {2}- before: `type NewPet = \{ categoryId: number; name: string; .*\}`\n {2}- after: `type NewPet = .*displayName/,
   );
   t.notMatch(markdown, /No declaration of the client changes/);
+  // The body widens by three rules at once: one sentence, said once with the three ids and a body that shows it.
+  t.equal(markdown.match(/Requests may now send bodies that were refused before/g)?.length, 1, 'said once', {
+    markdown,
+  });
+  t.match(
+    markdown,
+    /before still is\. \(`request-body-composition-changed`, `request-body-type-changed`, `request-body-additional-properties-allowed`\)\n {2}- for example `\{.*\}`: accepted by the head, refused by the base\n/,
+  );
   t.match(markdown, /#### `createPet` \(POST \/pets\)\n/);
 });
 
@@ -253,6 +261,22 @@ t.test('(d) parameter and header components changed: judged where they are used'
     comparison.other.some((change) => /^\/components\/(parameters\/PetId|headers\/RequestId)/.test(change.pointer)),
     'the components themselves are compared',
     { other: comparison.other },
+  );
+  // The shared header changes every response component carrying it: the text names them in one line per kind,
+  // the JSON keeps a change for each.
+  const responses = comparison.other.filter((change) => change.rule === 'component-response-changed');
+  t.ok(responses.length > 1, 'one change per response component in the JSON', { other: comparison.other });
+  const [said, ...again] = markdown.match(/^- none: The response components? .*$/gm) ?? [];
+  t.same(again, [], 'one line for every response component changed');
+  t.equal(
+    said,
+    `- none: The response components ${responses
+      .map((change) => `\`${change.pointer.split('/').pop()!}\``)
+      .join(', ')
+      .replace(
+        /, ([^,]+)$/,
+        ' and $1',
+      )} changed: code generated from the components changes with them; each call that uses one is judged under its operation. (\`component-response-changed\`)`,
   );
 });
 
