@@ -20,23 +20,34 @@ export interface RepoCopy {
   remove(): void;
 }
 
+/**
+ * Most output a command run in a copy may print before it is cut: npm test with failures prints megabytes
+ * (spawnSync's default, 1 MiB, kills the command past it and leaves no status to read).
+ */
+export const maxOutputBytes = 256 * 1024 * 1024;
+
+/** Runs a command in `cwd` and gives its status and output, stdout then stderr; a failure to run is in the output. */
+export function runIn(cwd: string, command: string, args: string[]): { status: number | null; output: string } {
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    timeout: 20 * 60_000,
+    maxBuffer: maxOutputBytes,
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'test',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 'test',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    },
+  });
+  const failed = result.error === undefined ? '' : `\n${[command, ...args].join(' ')}: ${result.error.message}\n`;
+  return { status: result.status, output: `${result.stdout ?? ''}${result.stderr ?? ''}${failed}` };
+}
+
 export function copyOfRepo(): RepoCopy {
   const root = mkdtempSync(join(tmpdir(), 'pets-repo-copy-'));
-  const run = (command: string, args: string[], cwd = root) => {
-    const result = spawnSync(command, args, {
-      cwd,
-      encoding: 'utf8',
-      timeout: 20 * 60_000,
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: 'test',
-        GIT_AUTHOR_EMAIL: 't@example.com',
-        GIT_COMMITTER_NAME: 'test',
-        GIT_COMMITTER_EMAIL: 't@example.com',
-      },
-    });
-    return { status: result.status, output: `${result.stdout}${result.stderr}` };
-  };
+  const run = (command: string, args: string[], cwd = root) => runIn(cwd, command, args);
   const git = (...args: string[]) => {
     const result = run('git', args);
     if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.output}`);
