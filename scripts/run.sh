@@ -258,7 +258,7 @@ case $group in
   migrations  test/migrations/: npm run check:migrations on copies of the repository with a migration committed
   new-operation  test/newOperation/: four worked examples (notes under the pet, DELETE and PATCH on it, its care by
               JSON Merge Patch and its photo in bytes, owners made by PUT at a client-chosen id, with adoptions;
-              NEW_OPERATION_OWNERS=0 leaves the owners out, NEW_OPERATION_CARE_PHOTO=1 adds the care and photo) added to one copy of the repository with only the spec,
+              NEW_OPERATION_OWNERS=0 leaves the owners out, NEW_OPERATION_CARE_PHOTO=0 the care and photo) added to one copy of the repository with only the spec,
               handlers, SQL, migrations and their own tests; every tool (generate, gate, migrations, lint, npm test,
               conformance, client, verify) green on it
   consumer-tools  test/consumerTools/: the /docs page in headless Chromium (every "Try it out"); the TypeScript

@@ -26,7 +26,7 @@ export interface OperationObject {
   parameters?: (ParameterObject | { $ref: string })[];
   deprecated?: boolean;
   security?: SecurityRequirement[];
-  requestBody?: { required?: boolean; 'x-body-limit-bytes'?: unknown };
+  requestBody?: { required?: boolean; content?: Record<string, unknown>; 'x-body-limit-bytes'?: unknown };
   responses?: Record<string, ResponseObject>;
   [extension: `x-${string}`]: unknown;
 }

@@ -1,12 +1,23 @@
 import { once } from 'node:events';
 import { createServer, request as forward, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isBytesMediaType, isJsonMediaType } from '../../src/openapi/mediaTypes.js';
 
-/** A response as the proxy hands it to a rewrite: status, headers (lower-case names) and body text. */
+/** A response as the proxy hands it to a rewrite: status, headers (lower-case names) and body. */
 export interface ProxiedResponse {
   status: number;
   headers: Record<string, string>;
-  body: string;
+  /**
+   * The body as text; as the bytes that came when its Content-Type is a bytes media type
+   * (src/openapi/mediaTypes.ts: an image/png photo is not UTF-8 and must pass unchanged).
+   */
+  body: string | Buffer;
+}
+
+/** The body parsed, when the answer's Content-Type is a JSON media type; else undefined (bytes, text, none). */
+export function jsonBodyOf(response: ProxiedResponse): unknown {
+  if (!isJsonMediaType(response.headers['content-type']) || typeof response.body !== 'string') return undefined;
+  return JSON.parse(response.body) as unknown;
 }
 
 export interface ProxiedRequest {
@@ -50,10 +61,11 @@ export async function startRewritingProxy(
           const body: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => body.push(chunk));
           answer.on('end', () => {
+            const bytes = Buffer.concat(body);
             const received = {
               status: answer.statusCode ?? 502,
               headers: flatten(answer.headers),
-              body: Buffer.concat(body).toString('utf8'),
+              body: isBytesMediaType(answer.headers['content-type']) ? bytes : bytes.toString('utf8'),
             };
             const sent = rewrite(received, { method: incoming.method ?? 'GET', url: incoming.url ?? '/' });
             const kept = Object.fromEntries(Object.entries(sent.headers).filter(([name]) => !hopByHop.has(name)));

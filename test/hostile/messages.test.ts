@@ -1,7 +1,10 @@
 import t from 'tap';
+import { parse } from 'yaml';
+import type { OpenApiDocument } from '../../src/openapi/document.js';
 import { ApiError, type ErrorCode } from '../../src/errors.js';
 import { excerpt } from '../../src/http/errors/excerpt.js';
 import { allowList, undeclaredMethodOn } from '../helpers/methods.js';
+import { startSpecApp } from '../helpers/specApp.js';
 import { assertErrorAnswer, interceptQueries, rawRequest, startHostileApp } from './harness.js';
 
 t.test('an echoed name, path or value is a short escaped excerpt', async (t) => {
@@ -38,13 +41,57 @@ t.test('long client input never makes a long or unserializable message', async (
     t.ok(String(error['message']).length < 200);
   });
 
-  await t.test('a 5,000-character path with the wrong method: a short 405', async (t) => {
-    const { method, allowed, url } = undeclaredMethodOn('/pets/{petId}');
-    const response = await h.send(rawRequest(`${method} ${url.replace('{petId}', 'x'.repeat(5000))} HTTP/1.1`, auth));
-    const error = await assertErrorAnswer(t, h, response, 405, 'method_not_allowed');
+  // The router reads a parameter of at most 100 characters (fastify's maxParamLength): a longer one is its 414
+  // before any step can answer a 405, wherever a route of that method has a parameter in that place (below).
+  await t.test(
+    'a path parameter as long as the router reads, with the wrong method: a 405 quoting it cut',
+    async (t) => {
+      const { method, allowed, url } = undeclaredMethodOn('/pets/{petId}');
+      const response = await h.send(rawRequest(`${method} ${url.replace('{petId}', 'x'.repeat(100))} HTTP/1.1`, auth));
+      const error = await assertErrorAnswer(t, h, response, 405, 'method_not_allowed');
+      t.match(error['message'], /\.\.\. \(\d+ characters\)/, 'the path cut, its length said');
+      t.same(allowList(response.headers['allow']), allowed);
+    },
+  );
+
+  await t.test('a 5,000-character path parameter: a short 414', async (t) => {
+    const response = await h.send(rawRequest(`GET /v1/pets/${'x'.repeat(5000)} HTTP/1.1`, auth));
+    const error = await assertErrorAnswer(t, h, response, 414, 'invalid_request');
     t.ok(String(error['message']).length < 200);
-    t.same(allowList(response.headers['allow']), allowed);
   });
+});
+
+// A spec of this test's own: /pets/{petId} takes GET only, and PUT is declared under it, on its photo.
+const photoUnderPet = parse(`
+openapi: 3.1.0
+info: { title: Photo under a pet, version: 1.0.0 }
+servers: [{ url: 'http://localhost/v1' }]
+paths:
+  /pets/{petId}:
+    get:
+      operationId: getPet
+      parameters: [{ name: petId, in: path, required: true, schema: { type: string } }]
+      responses: { '204': { description: Found } }
+  /pets/{petId}/photo:
+    put:
+      operationId: putPhoto
+      parameters: [{ name: petId, in: path, required: true, schema: { type: string } }]
+      responses: { '204': { description: Stored } }
+components:
+  securitySchemes: {}
+`) as OpenApiDocument;
+
+t.test('a method undeclared on a path: 405, unless its parameter is longer than the router reads (414)', async (t) => {
+  const found = async () => ({ status: 204 });
+  const app = await startSpecApp(t, photoUnderPet, { getPet: found, putPhoto: found });
+  const put = (petId: string) => app.inject({ method: 'PUT', url: `/v1/pets/${petId}` });
+  const read = await put('x'.repeat(100));
+  t.equal(read.statusCode, 405, 'a parameter of 100 characters: 405');
+  t.equal(read.headers['allow'], 'GET');
+  // PUT's routes have a parameter after /pets/ (the photo's): the router reads it there, and refuses its length.
+  const refused = await put('x'.repeat(101));
+  t.equal(refused.statusCode, 414, 'of 101: 414, before any step could answer the 405');
+  t.match(refused.json(), { code: 'invalid_request', message: /longer than 100 characters/ });
 });
 
 /** Statements about pets fail with an error whose body breaks the contract (a stand-in for a bug). */
