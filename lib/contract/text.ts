@@ -4,12 +4,23 @@ import type { CounterExample, IgnoredExample } from './change.js';
 export const code = (text: string) => `\`${text}\``;
 
 /**
+ * Longest object or list a change's sentence quotes whole (a keyword's value before and after): a longer one,
+ * such as the schemas under a composition keyword, shows its start and its length, so a review line stays
+ * readable and postable; the change's `before` and `after` (--json) carry it whole. A text or a number (a
+ * pattern, a bound) is always quoted whole: a consumer may need it exactly.
+ */
+const maxLiteralText = 160;
+
+/**
  * A JSON value as inline code: a pattern's brackets and parentheses would
  * otherwise read as a Markdown link. The fence is one backtick longer than
  * the longest run inside (CommonMark's rule), padded when it starts or ends with one.
  */
 export function literal(value: Json | undefined): string {
-  return inline(value === undefined ? 'none' : JSON.stringify(value));
+  if (value === undefined) return inline('none');
+  const json = JSON.stringify(value);
+  if (json.length <= maxLiteralText || typeof value !== 'object' || value === null) return inline(json);
+  return `${inline(`${json.slice(0, maxLiteralText - 40)}…`)} (${count(json.length)} characters of JSON)`;
 }
 
 /** Text as inline code, whatever backticks it holds. */
