@@ -14,7 +14,8 @@ failures_log=$(mktemp)
 
 # Prints every stage with its wall time and result, the total, and the totals of tests; the run's last lines.
 report() {
-  local row name seconds result total=0
+  local row name seconds cpu result total=0 total_cpu=0 tick
+  tick=$(getconf CLK_TCK)
   # Nothing is left running: work no stage waited for (a run cut short) is waited for here, and its row shown.
   for name in "${!background_pid[@]}"; do
     await_background "$name" || overall=1
@@ -24,15 +25,18 @@ report() {
     cat "$failures_log"
   fi
   rm -f "$failures_log"
-  echo "== stages (wall time)"
-  printf '%-52s %8s  %s\n' stage 'm:ss' result
+  echo "== stages (wall time, and the CPU time of what the stage ran: 2 busy cores make twice the wall time)"
+  printf '%-52s %8s %8s  %s\n' stage 'm:ss' 'cpu' result
   for row in "${stage_rows[@]}"; do
-    IFS=$'\t' read -r name seconds result <<<"$row"
+    IFS=$'\t' read -r name seconds cpu result <<<"$row"
     total=$((total + seconds))
-    printf '%-52s %5d:%02d  %s\n' "$name" $((seconds / 60)) $((seconds % 60)) "$result"
+    total_cpu=$((total_cpu + cpu))
+    cpu=$((cpu / tick))
+    printf '%-52s %5d:%02d %5d:%02d  %s\n' "$name" $((seconds / 60)) $((seconds % 60)) $((cpu / 60)) $((cpu % 60)) "$result"
   done
-  printf '%-52s %5d:%02d  target %d:%02d, budget %d:%02d\n' total $((total / 60)) $((total % 60)) \
-    $((target_s / 60)) $((target_s % 60)) $((budget_s / 60)) $((budget_s % 60))
+  total_cpu=$((total_cpu / tick))
+  printf '%-52s %5d:%02d %5d:%02d  target %d:%02d, budget %d:%02d\n' total $((total / 60)) $((total % 60)) \
+    $((total_cpu / 60)) $((total_cpu % 60)) $((target_s / 60)) $((target_s % 60)) $((budget_s / 60)) $((budget_s % 60))
   if [ "${#background_rows[@]}" -gt 0 ]; then
     echo "in the background, beside the stages above (not in the total: a stage that needed one waited for it in its own row)"
     for row in "${background_rows[@]}"; do
@@ -55,8 +59,10 @@ report() {
 # what still runs once the stage has returned would take the CPU from the stages after it, so it is listed and
 # ended, and the stage's row says how many. The services stage starts its servers without the mark.
 stage() {
-  local name=$1 started=$SECONDS status=0 mark left result
+  # $BASHPID here, not inside $(...), where it names the substitution's own subshell.
+  local name=$1 started=$SECONDS shell=$BASHPID cpu_started status=0 mark left result
   shift
+  cpu_started=$(children_cpu_ticks "$shell")
   echo "== $name"
   mark="$$-${#stage_rows[@]}"
   export PETS_CI_STAGE=$mark
@@ -65,12 +71,22 @@ stage() {
   left=$(end_leftovers "$mark")
   result=$([ "$status" -eq 0 ] && echo ok || echo "FAILED ($status)")
   [ "$left" -eq 0 ] || result="$result; $left processes it left running, ended (listed above)"
-  stage_rows+=("$name"$'\t'$((SECONDS - started))$'\t'"$result")
+  stage_rows+=("$name"$'\t'$((SECONDS - started))$'\t'$(($(children_cpu_ticks "$shell") - cpu_started))$'\t'"$result")
   if [ "$status" -ne 0 ]; then
     echo "FAILED: $name" >&2
     overall=1
   fi
   return 0
+}
+
+# usage: children_cpu_ticks PID (the stage's shell)
+# The user and system CPU time, in clock ticks, of the shell's children that have ended and been waited for (the kernel adds
+# each one's own waited-for children to it): what a stage ran, less what it left running (ended, not waited for).
+children_cpu_ticks() {
+  local fields
+  # /proc/PID/stat after the command name's closing parenthesis: field 14 and 15 there are cutime and cstime.
+  read -ra fields <<<"$(sed 's/^.*) //' "/proc/$1/stat")"
+  echo $((fields[13] + fields[14]))
 }
 
 # Lists (on stderr) and ends with SIGTERM the processes whose environment holds PETS_CI_STAGE=MARK; prints how

@@ -10,6 +10,9 @@ import { repoRoot } from '../lib/repoRoot.js';
 // CI's machinery (scripts/ci-stages.sh, sourced by .ci/run): stages, the background work they wait for, the
 // processes a stage leaves running; and the prefetched tarballs scripts/ci-node-and-service.sh takes.
 
+/** A stage's row in the table: its name, wall time and CPU time, then RESULT (a regular expression's source). */
+const stageRow = (name: string, result: string) => new RegExp(`${name}\\s+0:\\d\\d\\s+\\d+:\\d\\d {2}${result}`);
+
 /** Runs a bash script after sourcing CI's stage functions, in the repository; never throws. */
 function ci(script: string, env: NodeJS.ProcessEnv = {}) {
   const result = spawnSync(
@@ -35,7 +38,7 @@ echo "overall=$overall"
   t.equal(output.match(/fetched it/g)?.length, 1, 'work waited for twice is printed once');
   t.notMatch(output, /ran with broken/, 'a stage whose work failed does not run its command');
   t.match(output, /could not fetch/, "the failed work's output is printed");
-  t.match(output, /uses broken\s+0:\d\d {2}FAILED \(1\)/, 'and its stage fails');
+  t.match(output, stageRow('uses broken', 'FAILED \\(1\\)'), 'and its stage fails');
   t.match(output, /nobody waited/, 'work no stage needed is waited for at the end');
   const background = output.slice(output.indexOf('in the background'));
   for (const [name, result] of [
@@ -48,6 +51,27 @@ echo "overall=$overall"
   t.match(output, /total\s+0:\d\d[\s\S]*in the background/, 'the background rows come after the total');
   t.match(output, /overall=1/, 'the run fails');
   t.equal(status, 0);
+});
+
+t.test("a stage's row has the CPU time of what it ran, on every core", async (t) => {
+  // Each process spins until it has used 1.5 s of user CPU itself (and more in system time, asking): at least that
+  // much on a fast machine or a busy one.
+  const spin = `node -e 'while (process.cpuUsage().user < 1.5e6);'`;
+  const { output } = ci(`
+stage "spins twice" bash -c "${spin} & ${spin}; wait"
+stage "sleeps" sleep 1
+report
+`);
+  const cpu = (name: string) => {
+    const row = new RegExp(`${name}\\s+\\d+:\\d\\d\\s+(\\d+):(\\d\\d) {2}ok`).exec(output);
+    return row ? Number(row[1]) * 60 + Number(row[2]) : Number.NaN;
+  };
+  t.ok(cpu('spins twice') >= 3, `two processes of 1.5 s each: ${cpu('spins twice')} s`);
+  t.equal(cpu('sleeps'), 0, 'a stage that waits uses none');
+  const total = /\ntotal\s+\d+:\d\d\s+(\d+):(\d\d) {2}target/.exec(output);
+  const rows = cpu('spins twice') + cpu('sleeps');
+  // Each row and the total are whole seconds, cut down: the total may be a second above its rows' sum.
+  t.ok(total && [rows, rows + 1].includes(Number(total[1]) * 60 + Number(total[2])), 'the total adds them up');
 });
 
 t.test(
@@ -66,10 +90,10 @@ report
     t.teardown(() => {
       for (const pid of [marked, unmarked]) if (pid > 0 && isAlive(pid)) process.kill(pid, 'SIGKILL');
     });
-    t.match(output, /leaves one\s+0:\d\d {2}ok; 1 processes it left running, ended/, "the stage's row counts it");
+    t.match(output, stageRow('leaves one', 'ok; 1 processes it left running, ended'), "the stage's row counts it");
     t.match(output, new RegExp(`left running by this stage, now ended:[\\s\\S]*\\n\\s*${marked}\\s`), 'and lists it');
-    t.match(output, /starts a service\s+0:\d\d {2}ok\n/, 'a process without the mark is not counted');
-    t.match(output, /clean\s+0:\d\d {2}ok\n/);
+    t.match(output, stageRow('starts a service', 'ok\n'), 'a process without the mark is not counted');
+    t.match(output, stageRow('clean', 'ok\n'));
     // SIGTERM ends a sleep at once: the ceiling is for a busy machine.
     await waitUntil({ what: 'the process left running to end', timeoutMs: 10_000 }, async () =>
       isAlive(marked) ? undefined : true,
