@@ -14,22 +14,24 @@ failures_log=$(mktemp)
 
 # Prints every stage with its wall time and result, the total, and the totals of tests; the run's last lines.
 report() {
-  local row name seconds cpu result total=0 total_cpu=0 tick
+  local row name seconds cpu result total=$SECONDS total_cpu=0 tick
   tick=$(getconf CLK_TCK)
   # Nothing is left running: work no stage waited for (a run cut short) is waited for here, and its row shown.
   for name in "${!background_pid[@]}"; do
     await_background "$name" || overall=1
+    wait "${background_pid[$name]}" 2>/dev/null || true
+    rm -rf "${background_log[$name]}" "${background_log[$name]}.ended" "${background_log[$name]}.shown"
   done
   if [ -s "$failures_log" ]; then
     echo "== failed tests (tap's \"not ok\" lines, the innermost last)"
     cat "$failures_log"
   fi
   rm -f "$failures_log"
-  echo "== stages (wall time, and the CPU time of what the stage ran: 2 busy cores make twice the wall time)"
+  echo "== stages (wall time, and the CPU time of what the stage ran: 2 busy cores make twice the wall time; the"
+  echo "   total is the run's own wall time, shorter than the rows' sum where lanes ran at once)"
   printf '%-52s %8s %8s  %s\n' stage 'm:ss' 'cpu' result
   for row in "${stage_rows[@]}"; do
     IFS=$'\t' read -r name seconds cpu result <<<"$row"
-    total=$((total + seconds))
     total_cpu=$((total_cpu + cpu))
     cpu=$((cpu / tick))
     printf '%-52s %5d:%02d %5d:%02d  %s\n' "$name" $((seconds / 60)) $((seconds % 60)) $((cpu / 60)) $((cpu % 60)) "$result"
@@ -53,6 +55,57 @@ report() {
   echo "${total_passed} passed, ${total_failed} failed, ${total_skipped} skipped"
 }
 
+# Runs lanes at once, each a function that runs stages one after another: for stages that mostly wait
+# (on servers they start, on the network) beside those that compute. Each line a lane prints goes out as
+# it comes, led by "[NAME] "; once every lane has returned, their rows join the table (led by the lane's
+# name), and their tests, failures and results the run's. The run's total is its wall time, not the sum of
+# its rows. usage: lanes NAME FUNCTION [NAME FUNCTION]...
+lanes() {
+  local name state kind fields passed failed skipped result i
+  local -a states=() pids=() names=()
+  while [ $# -ge 2 ]; do
+    name=$1
+    state=$(mktemp)
+    # shellcheck disable=SC2030,SC2031 # the lane's own copies, written to $state for the run to add up
+    (
+      stage_rows=()
+      background_rows=()
+      total_passed=0 total_failed=0 total_skipped=0 overall=0
+      "$2"
+      {
+        printf 'stage\t%s\n' "${stage_rows[@]}"
+        printf 'background\t%s\n' "${background_rows[@]}"
+        printf 'tests\t%s\t%s\t%s\t%s\n' "$total_passed" "$total_failed" "$total_skipped" "$overall"
+      } >"$state"
+    ) 2>&1 | sed -u "s/^/[$name] /" &
+    pids+=("$!")
+    names+=("$name")
+    states+=("$state")
+    shift 2
+  done
+  wait "${pids[@]}" || true
+  for i in "${!states[@]}"; do
+    if ! grep -q '^tests' "${states[$i]}"; then
+      stage_rows+=("${names[$i]}: the lane itself"$'\t'0$'\t'0$'\t'"FAILED (it ended before its last stage)")
+      overall=1
+    fi
+    while IFS=$'\t' read -r kind fields; do
+      case $kind in
+        stage) [ -z "$fields" ] || stage_rows+=("${names[$i]}: $fields") ;;
+        background) [ -z "$fields" ] || background_rows+=("$fields") ;;
+        tests)
+          IFS=$'\t' read -r passed failed skipped result <<<"$fields"
+          total_passed=$((total_passed + passed))
+          total_failed=$((total_failed + failed))
+          total_skipped=$((total_skipped + skipped))
+          [ "$result" -eq 0 ] || overall=1
+          ;;
+      esac
+    done <"${states[$i]}"
+    rm -f "${states[$i]}"
+  done
+}
+
 # Runs a stage: its command with its output, timed; a failure marks the run failed and the rest goes on.
 # usage: stage NAME COMMAND...
 # Everything a stage starts carries PETS_CI_STAGE=<its mark> in its environment (daemons too: they inherit it);
@@ -64,7 +117,8 @@ stage() {
   shift
   cpu_started=$(children_cpu_ticks "$shell")
   echo "== $name"
-  mark="$$-${#stage_rows[@]}"
+  # Unique across lanes too: each lane is a subshell of its own ($BASHPID), counting its own rows.
+  mark="$$-$BASHPID-${#stage_rows[@]}"
   export PETS_CI_STAGE=$mark
   "$@" || status=$?
   unset PETS_CI_STAGE
@@ -126,27 +180,34 @@ background() {
   background_log[$name]=$(mktemp)
   background_started[$name]=$SECONDS
   echo "== started in the background: $name"
-  # It stamps its own end: the wait for it can come long after.
+  # It stamps its status and its end in a file, written whole by a rename: a lane (a subshell) cannot `wait`
+  # for its parent's child, and the wait for it can come long after.
   (
     status=0
     "$@" >"${background_log[$name]}" 2>&1 || status=$?
-    echo "$SECONDS" >"${background_log[$name]}.ended"
+    echo "$status $SECONDS" >"${background_log[$name]}.ending"
+    mv "${background_log[$name]}.ending" "${background_log[$name]}.ended"
     exit "$status"
   ) &
   background_pid[$name]=$!
 }
 
-# Waits for the background work NAME, once: prints what it printed and adds its row; returns its status.
+# Waits for the background work NAME: the first to wait (of the run and its lanes) prints what it printed and
+# adds its row; returns its status.
 await_background() {
-  local name=$1 status=0 ended
+  local name=$1 log=${background_log[$1]} status ended
   if [ -z "${background_status[$name]:-}" ]; then
-    wait "${background_pid[$name]}" || status=$?
+    until [ -e "$log.ended" ]; do sleep 1; done
+    read -r status ended <"$log.ended"
     background_status[$name]=$status
-    ended=$(cat "${background_log[$name]}.ended" 2>/dev/null || echo "$SECONDS")
-    echo "-- $name, in the background since $((SECONDS - background_started[$name])) s ago:"
-    cat "${background_log[$name]}"
-    rm -f "${background_log[$name]}" "${background_log[$name]}.ended"
-    background_rows+=("$name"$'\t'$((ended - background_started[$name]))$'\t'"$([ "$status" -eq 0 ] && echo ok || echo "FAILED ($status)")")
+    # mkdir is atomic: one waiter prints it, however many lanes wait at once.
+    if mkdir "$log.shown" 2>/dev/null; then
+      echo "-- $name, in the background since $((SECONDS - background_started[$name])) s ago:"
+      cat "$log"
+      background_rows+=("$name"$'\t'$((ended - background_started[$name]))$'\t'"$([ "$status" -eq 0 ] && echo ok || echo "FAILED ($status)")")
+    else
+      echo "-- $name: done in the background (its output is printed once, above)"
+    fi
   fi
   return "${background_status[$name]}"
 }

@@ -73,8 +73,15 @@ export function buildRelease(
     run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], tree, `npm ci of release ${release.version}`);
     run('npm', ['run', 'build', '--silent'], tree, `npm run build of release ${release.version}`);
     writeFileSync(join(tree, '.built'), `${JSON.stringify(release)}\n`);
+    // Suites that run at once (CI's lanes) may build the same release together: the first one done keeps its
+    // tree, which the other may already run from; the later one drops its own.
+    if (existsSync(join(root, '.built'))) return build;
     rmSync(root, { recursive: true, force: true });
-    renameSync(tree, root);
+    try {
+      renameSync(tree, root);
+    } catch (error) {
+      if (!existsSync(join(root, '.built'))) throw error;
+    }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
