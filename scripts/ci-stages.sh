@@ -116,7 +116,7 @@ stage() {
   local name=$1 started=$SECONDS shell=$BASHPID cpu_started status=0 mark left result
   shift
   cpu_started=$(children_cpu_ticks "$shell")
-  echo "== $name"
+  echo "== $name (at $(date +%T))"
   # Unique across lanes too: each lane is a subshell of its own ($BASHPID), counting its own rows.
   mark="$$-$BASHPID-${#stage_rows[@]}"
   export PETS_CI_STAGE=$mark
