@@ -242,14 +242,22 @@ case $group in
     case $choice in
       --help | -h) refuse ;;
       runtime | spec-driven | affected)
-        mapfile -t files < <(tsx scripts/tests/select.ts "$choice" "$@")
-        [ "${#files[@]}" -gt 0 ] || {
+        # Each chosen file with the file tap runs for it: a folder's one process (test/helpers/oneProcess.ts)
+        # loads the chosen files of its folder only, those PETS_TEST_FILES lists.
+        mapfile -t chosen < <(tsx scripts/tests/select.ts --processes "$choice" "$@")
+        [ "${#chosen[@]}" -gt 0 ] || {
           echo "no test file chosen" >&2
           exit 1
         }
-        set -- $(printf '%s\n' "${files[@]}" | sort -u)
+        PETS_TEST_FILES=$(printf '%s\n' "${chosen[@]}" | cut -f2 | tr '\n' ' ')
+        export PETS_TEST_FILES
+        set -- $(printf '%s\n' "${chosen[@]}" | cut -f1 | sort -u)
         ;;
-      *) set -- ${choice:+"$choice"} "$@" ;;
+      *)
+        # The whole suite, or what tap is given, whatever a calling run chose.
+        unset PETS_TEST_FILES
+        set -- ${choice:+"$choice"} "$@"
+        ;;
     esac
     started_ms=$(date +%s%3N)
     status=0

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
@@ -80,3 +81,27 @@ t.test('spec-driven: what a new operation can fail, not the tools judged on spec
   for (const file of newOperationCanFail) t.ok(specDriven(file, source(file)), `${file} is chosen`);
   for (const file of toolsOnOwnSpecs) t.notOk(specDriven(file, source(file)), `${file} is left out`);
 });
+
+t.test(
+  "a chosen file of a folder run in one process runs in its folder's process, which loads the chosen only",
+  async (t) => {
+    const lines = execFileSync(
+      process.execPath,
+      ['--import=tsx', 'scripts/tests/select.ts', '--processes', 'affected', 'test/hostile/otherUser.ts'],
+      { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+    )
+      .trim()
+      .split('\n');
+    t.ok(lines.length > 1, 'several files of test/hostile/ import it');
+    for (const line of lines) t.match(line, /^test\/hostile\.test\.ts\ttest\/hostile\/\w+\.test\.ts$/, line);
+    const runner = 'test/fixtures/oneProcess/runner.ts';
+    const chosen = 'test/fixtures/oneProcess/folder/second.test.ts';
+    const ran = (env: NodeJS.ProcessEnv) =>
+      execFileSync(process.execPath, ['--import=tsx', runner], { cwd: repoRoot, encoding: 'utf8', env });
+    const { PETS_TEST_FILES: _, ...unset } = process.env;
+    t.match(ran(unset), /the first file ran[\s\S]*the second file ran/, 'none chosen: every file of the folder');
+    const partial = ran({ ...unset, PETS_TEST_FILES: `test/other.test.ts ${chosen}` });
+    t.match(partial, /the second file ran/, 'the chosen file');
+    t.notMatch(partial, /the first file ran/, 'and no other');
+  },
+);

@@ -4,6 +4,7 @@
 import { dereference, type JsonObject } from '../openapi/dereference.js';
 import { catalogue, type Construct } from './catalogue.js';
 import { isRefused, machines, type MachineId } from './machines.js';
+import { sharedWalks } from './walk.js';
 
 export const matrixPath = 'docs/constructs.md';
 
@@ -18,9 +19,9 @@ export interface Found {
 /** Each catalogued construct the spec uses, with where. */
 export function constructsIn(raw: JsonObject): Found[] {
   const spec = { raw, document: dereference(raw) };
-  return catalogue
-    .map((construct) => ({ construct, at: construct.detect(spec) }))
-    .filter((found) => found.at.length > 0);
+  return sharedWalks(() =>
+    catalogue.map((construct) => ({ construct, at: construct.detect(spec) })).filter((found) => found.at.length > 0),
+  );
 }
 
 export interface Refusal {

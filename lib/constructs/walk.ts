@@ -9,29 +9,59 @@ export interface Located<T = JsonObject> {
   node: T;
 }
 
+/**
+ * The walks of each document, kept while a detection runs (sharedWalks): the catalogue's detectors start from
+ * the same few walks, and walking the schemas again for each detector made one detection on openapi.yaml cost
+ * about 20 ms (the contract gate detects on the base and the head of every comparison). Kept for the one call
+ * only: a caller may edit a document between two detections.
+ */
+let walksOfDocuments: WeakMap<JsonObject, Map<string, unknown>> | undefined;
+
+/** Runs `detection` with each walk of a document done once. */
+export function sharedWalks<T>(detection: () => T): T {
+  if (walksOfDocuments !== undefined) return detection();
+  walksOfDocuments = new WeakMap();
+  try {
+    return detection();
+  } finally {
+    walksOfDocuments = undefined;
+  }
+}
+
+/** `walk` of `document`, done once while sharedWalks runs. */
+function once<T>(walk: (document: JsonObject) => T): (document: JsonObject) => T {
+  return (document) => {
+    if (walksOfDocuments === undefined) return walk(document);
+    let walks = walksOfDocuments.get(document);
+    if (walks === undefined) walksOfDocuments.set(document, (walks = new Map()));
+    if (!walks.has(walk.name)) walks.set(walk.name, walk(document));
+    return walks.get(walk.name) as T;
+  };
+}
+
 const operationMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 const objectEntries = (node: Json | undefined): [string, JsonObject][] =>
   isObject(node) ? Object.entries(node).filter((entry): entry is [string, JsonObject] => isObject(entry[1])) : [];
 
 /** Every path item, under paths and webhooks. */
-export function pathItems(document: JsonObject): Located[] {
+export const pathItems = once(function pathItems(document: JsonObject): Located[] {
   return ['paths', 'webhooks'].flatMap((section) =>
     objectEntries(document[section]).map(([name, node]) => ({ at: `/${section}${pointerStep(name)}`, node })),
   );
-}
+});
 
 /** Every operation of every path item. */
-export function operations(document: JsonObject): Located[] {
+export const operations = once(function operations(document: JsonObject): Located[] {
   return pathItems(document).flatMap((item) =>
     objectEntries(item.node)
       .filter(([method]) => operationMethods.includes(method))
       .map(([method, node]) => ({ at: `${item.at}${pointerStep(method)}`, node })),
   );
-}
+});
 
 /** Every parameter, on path items, operations and components. */
-export function parameters(document: JsonObject): Located[] {
+export const parameters = once(function parameters(document: JsonObject): Located[] {
   const holders = [...pathItems(document), ...operations(document)];
   const declared = holders.flatMap((holder) =>
     Array.isArray(holder.node['parameters'])
@@ -44,10 +74,10 @@ export function parameters(document: JsonObject): Located[] {
     ([name, node]) => ({ at: `/components/parameters${pointerStep(name)}`, node }),
   );
   return [...declared, ...components];
-}
+});
 
 /** Every response of every operation, keyed by its status (or `default`, or a range). */
-export function responses(document: JsonObject): (Located & { status: string })[] {
+export const responses = once(function responses(document: JsonObject): (Located & { status: string })[] {
   return operations(document).flatMap((operation) =>
     objectEntries(operation.node['responses']).map(([status, node]) => ({
       at: `${operation.at}/responses${pointerStep(status)}`,
@@ -55,10 +85,10 @@ export function responses(document: JsonObject): (Located & { status: string })[
       status,
     })),
   );
-}
+});
 
 /** Every `content` map: request bodies, responses and content parameters. */
-export function contents(document: JsonObject): Located[] {
+export const contents = once(function contents(document: JsonObject): Located[] {
   const bodies = operations(document).flatMap((operation) => {
     const body = operation.node['requestBody'];
     return isObject(body) && isObject(body['content'])
@@ -72,17 +102,17 @@ export function contents(document: JsonObject): Located[] {
     isObject(parameter.node['content']) ? [{ at: `${parameter.at}/content`, node: parameter.node['content'] }] : [],
   );
   return [...bodies, ...answers, ...params];
-}
+});
 
 /** Every media type object, with its name (application/json). */
-export function mediaTypes(document: JsonObject): (Located & { name: string })[] {
+export const mediaTypes = once(function mediaTypes(document: JsonObject): (Located & { name: string })[] {
   return contents(document).flatMap((content) =>
     objectEntries(content.node).map(([name, node]) => ({ at: `${content.at}${pointerStep(name)}`, node, name })),
   );
-}
+});
 
 /** Every response header object. */
-export function responseHeaders(document: JsonObject): (Located & { name: string })[] {
+export const responseHeaders = once(function responseHeaders(document: JsonObject): (Located & { name: string })[] {
   return responses(document).flatMap((response) =>
     objectEntries(response.node['headers']).map(([name, node]) => ({
       at: `${response.at}/headers${pointerStep(name)}`,
@@ -90,7 +120,7 @@ export function responseHeaders(document: JsonObject): (Located & { name: string
       name,
     })),
   );
-}
+});
 
 const subschemaMaps = ['properties', 'patternProperties', '$defs', 'dependentSchemas'];
 const subschemaLists = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
@@ -125,7 +155,7 @@ function schemaTree(root: Located): Located[] {
 }
 
 /** Every schema and subschema: of parameters, headers, media types and components. */
-export function schemas(document: JsonObject): Located[] {
+export const schemas = once(function schemas(document: JsonObject): Located[] {
   const withSchema = [...parameters(document), ...responseHeaders(document), ...mediaTypes(document)];
   const roots = withSchema.flatMap((holder) =>
     isObject(holder.node['schema']) ? [{ at: `${holder.at}/schema`, node: holder.node['schema'] }] : [],
@@ -134,14 +164,18 @@ export function schemas(document: JsonObject): Located[] {
     ([name, node]) => ({ at: `/components/schemas${pointerStep(name)}`, node }),
   );
   return [...roots, ...components].flatMap(schemaTree);
-}
+});
 
-/** Every object anywhere in the document (for keywords the Specification allows in many places). */
-export function everyObject(node: Json, at = ''): Located[] {
-  if (Array.isArray(node)) return node.flatMap((child, index) => everyObject(child, `${at}/${index}`));
+function objectsUnder(node: Json, at: string): Located[] {
+  if (Array.isArray(node)) return node.flatMap((child, index) => objectsUnder(child, `${at}/${index}`));
   if (!isObject(node)) return [];
   return [
     { at, node },
-    ...Object.entries(node).flatMap(([key, child]) => everyObject(child, `${at}${pointerStep(key)}`)),
+    ...Object.entries(node).flatMap(([key, child]) => objectsUnder(child, `${at}${pointerStep(key)}`)),
   ];
 }
+
+/** Every object anywhere in the document (for keywords the Specification allows in many places). */
+export const everyObject = once(function everyObject(document: JsonObject): Located[] {
+  return objectsUnder(document, '');
+});

@@ -9,8 +9,31 @@ import { repoRoot } from '../repoRoot.js';
 
 export class ContractInputError extends Error {}
 
+/**
+ * The last contracts parsed in this process, by their text: a review of many heads against one base, and the
+ * suites that judge hundreds of edits against one spec, read the same text again and again, and the YAML parser
+ * takes 20-30 ms for openapi.yaml where a copy of its result takes under 1. A few, as callers compare two at a
+ * time.
+ */
+const parsedTexts = new Map<string, JsonObject>();
+const parsedTextsKept = 4;
+
 /** Parses a contract's text; int64 bounds do not fit a double, so they stay exact (as text). */
 export function parseContract(text: string, source: string): JsonObject {
+  const parsed = parsedTexts.get(text);
+  if (parsed !== undefined) {
+    parsedTexts.delete(text);
+    parsedTexts.set(text, parsed);
+    // A copy: callers may edit what they are given.
+    return structuredClone(parsed);
+  }
+  const document = parsedOnce(text, source);
+  parsedTexts.set(text, structuredClone(document));
+  if (parsedTexts.size > parsedTextsKept) parsedTexts.delete(parsedTexts.keys().next().value!);
+  return document;
+}
+
+function parsedOnce(text: string, source: string): JsonObject {
   let document: unknown;
   try {
     document = parse(

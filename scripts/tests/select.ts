@@ -1,7 +1,9 @@
 /**
  * Which test files a run needs, chosen by a rule rather than a list kept by hand.
- * usage: tsx scripts/tests/select.ts runtime | spec-driven | affected FILE... [--also FILE...]
- * Prints the chosen files of npm test's suite, one a line; says on stderr which rule chose them.
+ * usage: tsx scripts/tests/select.ts [--processes] runtime | spec-driven | affected FILE... [--also FILE...]
+ * Prints the chosen files of npm test's suite, one a line; says on stderr which rule chose them. With
+ * --processes, each line is the file tap runs for it, a tab, and the file: a file of a folder that runs in one
+ * process (test/helpers/oneProcess.ts) runs in its folder's process, which loads the chosen files only.
  *
  *   runtime      what can behave differently on another Node.js line (./rules.ts, usesRuntime)
  *   spec-driven  what a new operation in openapi.yaml can change: what reads a spec's operations, less what
@@ -28,19 +30,30 @@ function folderRun(file: string): string | undefined {
   return folder === undefined ? undefined : join('test', folder);
 }
 
+interface SuiteFile {
+  file: string;
+  /** The file tap runs for it: its folder's one process, or itself. */
+  tapFile: string;
+}
+
 /** npm test's files, a one-process folder run replaced by the files of its folder. */
-export function suiteFiles(): string[] {
+function suiteFilesAndProcesses(): SuiteFile[] {
   const listed = execFileSync(join(repoRoot, 'node_modules/.bin/tap'), ['list'], { cwd: repoRoot, encoding: 'utf8' })
     .split('\n')
     .filter(Boolean);
-  return listed.flatMap((file) => {
-    const folder = folderRun(file);
-    if (folder === undefined) return [file];
+  return listed.flatMap((tapFile) => {
+    const folder = folderRun(tapFile);
+    if (folder === undefined) return [{ file: tapFile, tapFile }];
     return readdirSync(join(repoRoot, folder))
       .filter((name) => name.endsWith('.test.ts'))
       .sort()
-      .map((name) => join(folder, name));
+      .map((name) => ({ file: join(folder, name), tapFile }));
   });
+}
+
+/** npm test's files, a one-process folder run replaced by the files of its folder. */
+export function suiteFiles(): string[] {
+  return suiteFilesAndProcesses().map(({ file }) => file);
 }
 
 /** Files of the suite whose import graph reaches any of the targets (dependency-cruiser's --reaches). */
@@ -49,11 +62,14 @@ function affectedBy(suite: string[], targets: string[]): string[] {
   return suite.filter((file) => reached.has(file));
 }
 
-function main(args: string[]): void {
+function main(allArgs: string[]): void {
+  const processes = allArgs[0] === '--processes';
+  const args = processes ? allArgs.slice(1) : allArgs;
   const alsoAt = args.indexOf('--also');
   const also = alsoAt < 0 ? [] : args.slice(alsoAt + 1);
   const [rule, ...targets] = alsoAt < 0 ? args : args.slice(0, alsoAt);
-  const suite = suiteFiles();
+  const suiteAndProcesses = suiteFilesAndProcesses();
+  const suite = suiteAndProcesses.map(({ file }) => file);
   let chosen: string[];
   let why: string;
   switch (rule) {
@@ -86,7 +102,7 @@ function main(args: string[]): void {
     }
     default:
       process.stderr.write(
-        'usage: tsx scripts/tests/select.ts runtime | spec-driven | affected FILE... [--also FILE...]\n',
+        'usage: tsx scripts/tests/select.ts [--processes] runtime | spec-driven | affected FILE... [--also FILE...]\n',
       );
       process.exit(2);
   }
@@ -94,7 +110,9 @@ function main(args: string[]): void {
   process.stderr.write(
     `${files.length} of ${suite.length} test files: those that ${why}${also.length ? `, and ${also.join(', ')}` : ''}\n`,
   );
-  process.stdout.write(files.map((file) => `${file}\n`).join(''));
+  const tapFileOf = new Map(suiteAndProcesses.map(({ file, tapFile }) => [file, tapFile]));
+  const lines = processes ? files.map((file) => `${tapFileOf.get(file) ?? file}\t${file}`) : files;
+  process.stdout.write(lines.map((line) => `${line}\n`).join(''));
 }
 
 main(process.argv.slice(2));

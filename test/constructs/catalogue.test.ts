@@ -17,7 +17,8 @@ import {
   refusalReport,
   refusals,
 } from '../../lib/constructs/refusals.js';
-import { dereference } from '../../lib/openapi/dereference.js';
+import { schemas, sharedWalks } from '../../lib/constructs/walk.js';
+import { dereference, type JsonObject } from '../../lib/openapi/dereference.js';
 import { repoRoot } from '../../lib/repoRoot.js';
 
 const run = promisify(execFile);
@@ -55,6 +56,21 @@ t.test("each construct's detector finds it in its own example, and only there", 
     ['servers-root'],
     'the base of the examples holds no construct but its server',
   );
+});
+
+t.test('a detection walks each document once, and the next detection sees an edit made between the two', async (t) => {
+  const document = exampleSpec(catalogue.find(({ id }) => id === 'schema-any-of')!.example);
+  sharedWalks(() => t.equal(schemas(document), schemas(document), 'within a detection, one walk of the schemas'));
+  t.not(schemas(document), schemas(document), 'outside one, each call walks');
+  const anyOf = (raw: JsonObject) =>
+    constructsIn(raw)
+      .filter(({ construct }) => construct.id === 'schema-any-of')
+      .flatMap(({ at }) => at);
+  const before = anyOf(document);
+  t.ok(before.length > 0, 'the example uses anyOf');
+  const schemasOf = (document['components'] as JsonObject)['schemas'] as JsonObject;
+  schemasOf['Added'] = { anyOf: [{ type: 'string' }, { type: 'integer' }] };
+  t.same(anyOf(document), [...before, '/components/schemas/Added/anyOf'], 'the edit is seen');
 });
 
 t.test('a refused construct is refused on its example: its id, where, by whom, and its row', async (t) => {

@@ -113,6 +113,27 @@ const breakingOf = (before: JsonObject, after: JsonObject) =>
     .map((change) => `${change.rule}: ${change.message}`);
 const changesFor = (edit: (doc: Doc) => void) => breakingOf(baseline(), edited(edit));
 
+// parseContract keeps the last documents it parsed, by their text (lib/contract/load.ts).
+t.test('a contract read twice: each reader gets a document of its own', async (t) => {
+  const text = stringify(baseline());
+  const first = parseContract(text, 'first.yaml');
+  const second = parseContract(text, 'second.yaml');
+  t.same(second, first, 'the same document');
+  t.not(second, first, 'not the same object');
+  for (const [reader, document] of [
+    ['first', first],
+    ['second', second],
+  ] as const) {
+    (document['info'] as JsonObject)['title'] = `edited by the ${reader} reader`;
+    const next = parseContract(text, 'next.yaml');
+    t.equal(
+      (next['info'] as JsonObject)['title'],
+      (baseline()['info'] as JsonObject)['title'],
+      `${reader}: not in the next`,
+    );
+  }
+});
+
 t.test('an unchanged contract has no change at all', async (t) => {
   t.same(diff(baseline(), baseline()), []);
 });

@@ -1,6 +1,14 @@
 import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { repoRoot } from '../../lib/repoRoot.js';
+
+/** The test files a partial run chose (paths from the repository's root), or undefined: all. */
+function chosenFiles(): Set<string> | undefined {
+  const listed = process.env['PETS_TEST_FILES'];
+  return listed === undefined ? undefined : new Set(listed.split(' ').filter(Boolean));
+}
 
 /**
  * Runs every *.test.ts file of a folder in this process, in name order. For
@@ -18,8 +26,10 @@ import t from 'tap';
  */
 export function runTestFilesOf(folder: URL): void {
   const path = fileURLToPath(folder);
+  const chosen = chosenFiles();
   const names = readdirSync(path)
     .filter((name) => name.endsWith('.test.ts'))
+    .filter((name) => chosen === undefined || chosen.has(relative(repoRoot, join(path, name))))
     .sort();
   void t.test(`load the ${names.length} test files of ${path}`, async (t) => {
     t.ok(names.length > 0, 'the folder has test files');
