@@ -1,7 +1,7 @@
 // npm run contract -- review end to end on five kinds of pull request (heads built by editing a copy of
 // openapi.yaml, pullRequests.ts), with the clients the repo's generator makes from each side; its --json against
 // contract/review.schema.json; and what every contract command does with options it cannot use or a broken $ref.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -398,6 +398,21 @@ const commands = {
   },
 };
 
+/** A process's exit status and stderr, once it has ended. */
+function ran(command: string, args: readonly string[]): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (status) => {
+      resolve({ status, stderr });
+    });
+  });
+}
+
 t.test('every contract command: an unknown, empty or stray option is the usage line and exit 2', async (t) => {
   for (const [name, run] of Object.entries(commands))
     for (const args of [
@@ -413,15 +428,18 @@ t.test('every contract command: an unknown, empty or stray option is the usage l
       t.match(result.stderr, new RegExp(`^contract ${name}: .+\\nusage: npm run contract -- ${name} \\[--base`), name);
       t.equal(result.stdout, '', 'nothing on stdout');
     }
-  // As processes: what npm run prints and exits with, for the commands that run only as one.
-  for (const [args, name] of [
+  // As processes: what npm run prints and exits with, for the commands that run only as one; started at once,
+  // as each mostly waits on its own start.
+  const processes = [
     [['run', '--silent', 'contract', '--', 'review', '--bse', 'main'], 'review'],
     [['run', '--silent', 'contract', '--', 'breaking', '--base'], 'breaking'],
     [['run', '--silent', 'contract', '--', 'release', '--comit', 'HEAD'], 'release'],
     [['exec', '--', 'tsx', 'scripts/contract/version.ts', '--bse'], 'version'],
     [['run', '--silent', 'contract', '--', 'gate', '--bse'], 'gate'],
-  ] as const) {
-    const result = spawnSync('npm', args, { cwd: repoRoot, encoding: 'utf8' });
+  ] as const;
+  const results = await Promise.all(processes.map(([args]) => ran('npm', args)));
+  for (const [index, [, name]] of processes.entries()) {
+    const result = results[index]!;
     t.equal(result.status, 2, `${name}: exit 2`, { stderr: result.stderr });
     t.match(result.stderr, /usage: /, `${name}: the usage line`);
     t.notMatch(result.stderr, /^\s+at /m, `${name}: no stack trace`);
