@@ -36,7 +36,7 @@ interface SuiteFile {
   tapFile: string;
 }
 
-/** npm test's files, a one-process folder run replaced by the files of its folder. */
+/** npm test's files as suiteFiles lists them, each with the file tap runs for it. */
 function suiteFilesAndProcesses(): SuiteFile[] {
   const listed = execFileSync(join(repoRoot, 'node_modules/.bin/tap'), ['list'], { cwd: repoRoot, encoding: 'utf8' })
     .split('\n')
