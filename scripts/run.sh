@@ -281,7 +281,7 @@ case $group in
               client packed, installed and type-checked as a consumer gets it, and driven from Chromium; its
               methods generated for operations the contract does not have yet, compiled and run
   rules       test/rules/: the promtool tests of the pages; each alerting rule broken once must fail its shipped promtool
-              scenario (one promtool run); the Alertmanager and blackbox configurations, live (amtool, probes)
+              scenario (promtool on every core); the Alertmanager and blackbox configurations, live (amtool, probes)
   image       builds the image (npm run image) unless PET_STORE_IMAGE names one; test/image/ (scripts/image/test.sh)'
     case $choice in
       faults)

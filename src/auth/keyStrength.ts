@@ -69,6 +69,23 @@ function log10Factorial(n: number): number {
   return sum;
 }
 
+/**
+ * The estimator's splits of the texts one judgement has asked about, by text: a secret's views share texts
+ * (a secret without separators is its own text without them; a lower-case secret is its own case-folded
+ * view), and a split of a 43-character key costs about 20 ms. Kept for one judgement only, so no secret
+ * outlives the call that judges it.
+ */
+type Splits = Map<string, MatchEstimated[]>;
+
+function splitOf(text: string, splits: Splits): MatchEstimated[] {
+  let sequence = splits.get(text);
+  if (sequence === undefined) {
+    sequence = zxcvbn().check(text).sequence as MatchEstimated[];
+    splits.set(text, sequence);
+  }
+  return sequence;
+}
+
 interface Estimate {
   guessesLog10: number;
   /** The patterns found, with the text each covers. */
@@ -82,8 +99,8 @@ interface Estimate {
  * key would score no better than digits. Patterns keep their own cost; the
  * order of the parts adds its factorial, as in zxcvbn.
  */
-function estimate(text: string, alphabet = alphabetSize(text)): Estimate {
-  const sequence = zxcvbn().check(text).sequence as MatchEstimated[];
+function estimate(text: string, splits: Splits, alphabet = alphabetSize(text)): Estimate {
+  const sequence = splitOf(text, splits);
   const perCharacter = Math.log10(alphabet);
   let guessesLog10 = log10Factorial(sequence.length);
   const patterns: Estimate['patterns'] = [];
@@ -104,10 +121,10 @@ function estimate(text: string, alphabet = alphabetSize(text)): Estimate {
  * which bounds the others: the estimator picks its split by its own prices,
  * and may explain a mask of two symbols by words dearer than the mask itself.
  */
-function partGuessesLog10(text: string, alphabet = alphabetSize(text)): number {
+function partGuessesLog10(text: string, splits: Splits, alphabet = alphabetSize(text)): number {
   if (text === '') return 0;
   return Math.min(
-    estimate(text, alphabet).guessesLog10,
+    estimate(text, splits, alphabet).guessesLog10,
     phraseGuessesLog10(text, alphabet),
     text.length * Math.log10(alphabet),
   );
@@ -119,13 +136,13 @@ function partGuessesLog10(text: string, alphabet = alphabetSize(text)): number {
  * attacker tries each; undefined when none comes under the floor. A view is
  * left as soon as its parts reach the floor.
  */
-function weakestShape(secret: string): { name: string; guessesLog10: number } | undefined {
+function weakestShape(secret: string, splits: Splits): { name: string; guessesLog10: number } | undefined {
   const views = shapeViews(secret);
   let weakest: { name: string; guessesLog10: number } | undefined;
   for (const view of views) {
     let guessesLog10 = Math.log10(views.length);
     for (const part of view.parts) {
-      guessesLog10 += partGuessesLog10(part.text, part.alphabet);
+      guessesLog10 += partGuessesLog10(part.text, splits, part.alphabet);
       if (guessesLog10 >= minGuessesLog10) break;
     }
     if (guessesLog10 < (weakest?.guessesLog10 ?? minGuessesLog10)) weakest = { name: view.name, guessesLog10 };
@@ -146,12 +163,13 @@ function refusal(found: string, guessesLog10: number): string {
  * what it cannot explain as random characters.
  */
 export function weakSecretReason(secret: string): string | undefined {
+  const splits: Splits = new Map();
   const judged = [secret, secret.replace(separators, '')]
     .filter((text) => text !== '')
-    .map((text) => estimate(text))
+    .map((text) => estimate(text, splits))
     .reduce((weakest, next) => (next.guessesLog10 < weakest.guessesLog10 ? next : weakest));
   if (judged.guessesLog10 >= minGuessesLog10) {
-    const shape = weakestShape(secret);
+    const shape = weakestShape(secret, splits);
     return shape && refusal(shape.name, shape.guessesLog10);
   }
   const tokens = new Map<string, string[]>();

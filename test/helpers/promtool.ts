@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { promtoolBin } from '../../lib/instances/index.js';
@@ -56,4 +57,24 @@ export function verdicts(output: string): Map<string, string> {
     byFile.set(file!.trim(), rest.join('\n'));
   }
   return byFile;
+}
+
+/**
+ * `promtool test rules` on each file, as many at once as the machine has cores: promtool tests its files
+ * one after another on one core, and the rules suite's files take minutes each (three days of samples).
+ * Each file's report, as `verdicts` reads it, and the output of the run that tested it.
+ */
+export async function testRulesEach(
+  files: string[],
+): Promise<Map<string, { report: string | undefined; output: string }>> {
+  const results = new Map<string, { report: string | undefined; output: string }>();
+  const queue = [...files];
+  const worker = async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      const run = await promtool(['test', 'rules', file]);
+      results.set(file, { report: verdicts(run.stdout).get(file), output: run.output });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(availableParallelism(), files.length) }, worker));
+  return results;
 }
