@@ -549,6 +549,20 @@ export function objectViolations(schema: Schema): Array<{ rule: string; values: 
 }
 
 /**
+ * `pattern` repeated to `length` bytes, the copy doubling each turn: a callback per byte
+ * (Uint8Array.from) took 80 ms for 1 MiB, a ninth of the bodies bytesWithin draws, and most of the
+ * conformance suite's time on an operation that takes a photo.
+ */
+export function repeatedTo(pattern: Uint8Array, length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  if (pattern.length === 0) return bytes;
+  bytes.set(pattern.subarray(0, length));
+  for (let filled = Math.min(pattern.length, length); filled < length; filled *= 2)
+    bytes.copyWithin(filled, 0, Math.min(filled, length - filled));
+  return bytes;
+}
+
+/**
  * Bodies of a bytes media type (src/openapi/mediaTypes.ts's `bytes` entry samples `bytes`): any bytes at all,
  * none of them need be a valid image, from empty to the operation's limit. Mostly small (fast-check's sizes
  * are biased so), the limit itself as an edge, and bytes that are no UTF-8 (a lone 0xff, a cut sequence), so
@@ -560,9 +574,7 @@ export function bytesWithin(limitBytes: number): fc.Arbitrary<Uint8Array> {
     .map(([head, tail]) => Uint8Array.from([...head, ...tail].slice(0, limitBytes)));
   // The limit itself: a short drawn pattern repeated to it, since drawing each byte of a 1 MiB photo costs
   // fast-check seconds per body.
-  const atLimit = fc
-    .uint8Array({ minLength: 1, maxLength: 16 })
-    .map((pattern) => Uint8Array.from({ length: limitBytes }, (_, at) => pattern[at % pattern.length]!));
+  const atLimit = fc.uint8Array({ minLength: 1, maxLength: 16 }).map((pattern) => repeatedTo(pattern, limitBytes));
   return fc.oneof(
     { weight: 6, arbitrary: fc.uint8Array({ maxLength: limitBytes }) },
     { weight: 2, arbitrary: notUtf8 },

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import t from 'tap';
+import { bytesWithin, repeatedTo } from '../../lib/conformance/arbitraries.js';
 import type { TestRequest } from '../../lib/conformance/checks.js';
 import { loadContract, readLocalSpec } from '../../lib/conformance/spec.js';
 import { emptyModel, statefulCommands, type Observed } from '../../lib/conformance/stateful.js';
@@ -204,4 +205,17 @@ t.test('a store that changes the care whatever If-Match says disagrees with the 
   const details = await runModel(photoAndCareStore({ ignoresIfMatch: true }), 300, 11);
   t.ok(details.failed, 'a mismatch found');
   t.match(String(details.errorInstance), /updateCare .*a stale tag: expected 412, got 200/);
+});
+
+t.test('a body at the limit is its drawn pattern repeated to the limit, byte for byte', (t) => {
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 20 }), fc.nat({ max: 300 }), (pattern, length) => {
+      const bytes = repeatedTo(pattern, length);
+      const expected = Array.from({ length }, (_, at) => (pattern.length === 0 ? 0 : pattern[at % pattern.length]!));
+      return bytes.length === length && bytes.every((byte, at) => byte === expected[at]);
+    }),
+  );
+  const atLimit = fc.sample(bytesWithin(1 << 20), { numRuns: 200, seed: 7 }).filter((body) => body.length === 1 << 20);
+  t.ok(atLimit.length > 0, 'bytesWithin draws bodies of exactly the limit');
+  t.end();
 });
