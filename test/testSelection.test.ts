@@ -52,7 +52,11 @@ t.test('runtime: a type of the wire counts, for the file holds a real socket or 
 });
 
 t.test("reads a spec: a file that reads a spec's operations is chosen, one that does not is left out", async (t) => {
-  for (const file of ['test/conformance/conformance.test.ts', 'test/api.test.ts', 'test/http/closedRequests.test.ts'])
+  for (const file of [
+    'test/conformance/properties/conformance.test.ts',
+    'test/api.test.ts',
+    'test/http/closedRequests.test.ts',
+  ])
     t.ok(readsSpec(source(file)), file);
   for (const file of ['test/cli.test.ts', 'test/dataDirLock.test.ts']) t.notOk(readsSpec(source(file)), file);
 });

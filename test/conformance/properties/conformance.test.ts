@@ -1,20 +1,20 @@
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
-import { buildApp } from '../../src/app.js';
-import { issueKey } from '../../src/auth/provisioning.js';
-import { DatabaseUnavailableError, openDatabase } from '../../src/db/index.js';
-import { httpLimits } from '../../src/http/limits.js';
-import { startTestApp, testConfig, testLimits, type TestApp } from '../helpers/app.js';
-import { postgresUnavailableReason, type Backend } from '../helpers/databases.js';
-import { ContractClient, type TestRequest } from './client.js';
-import { invalidCases, validCases, type Case, type GeneratorContext } from '../../lib/conformance/requests.js';
-import { basePath, loadContract, type Operation } from '../../lib/conformance/spec.js';
-import { existingResourceRequest, startFaultableApp, successStatuses } from './steps.js';
-import { valid } from '../../lib/conformance/arbitraries.js';
-import { createsAtPath, idempotencyHeader, isSafe } from '../../lib/conformance/resources.js';
-import { emptyModel, statefulCommands, type StatefulTransport } from '../../lib/conformance/stateful.js';
-import { emptyStore } from '../helpers/emptyStore.js';
+import { buildApp } from '../../../src/app.js';
+import { issueKey } from '../../../src/auth/provisioning.js';
+import { DatabaseUnavailableError, openDatabase } from '../../../src/db/index.js';
+import { httpLimits } from '../../../src/http/limits.js';
+import { startTestApp, testConfig, testLimits, type TestApp } from '../../helpers/app.js';
+import { postgresUnavailableReason, type Backend } from '../../helpers/databases.js';
+import { ContractClient, type TestRequest } from '../client.js';
+import { invalidCases, validCases, type Case, type GeneratorContext } from '../../../lib/conformance/requests.js';
+import { basePath, loadContract, type Operation } from '../../../lib/conformance/spec.js';
+import { existingResourceRequest, startFaultableApp, successStatuses } from '../steps.js';
+import { valid } from '../../../lib/conformance/arbitraries.js';
+import { createsAtPath, idempotencyHeader, isSafe } from '../../../lib/conformance/resources.js';
+import { emptyModel, statefulCommands, type StatefulTransport } from '../../../lib/conformance/stateful.js';
+import { emptyStore } from '../../helpers/emptyStore.js';
 
 /**
  * The property-based conformance suite: requests generated from openapi.yaml,
@@ -105,7 +105,7 @@ async function holds<T>(
       error,
       counterexample: JSON.stringify(details.counterexample, null, 1),
       report: fc.defaultReportMessage(details),
-      replay: `CONFORMANCE_ONLY='${name}' CONFORMANCE_SEED=${details.seed} CONFORMANCE_PATH='${details.counterexamplePath}' npx tap test/conformance/conformance.test.ts`,
+      replay: `CONFORMANCE_ONLY='${name}' CONFORMANCE_SEED=${details.seed} CONFORMANCE_PATH='${details.counterexamplePath}' npx tap test/conformance/properties/conformance.test.ts`,
     });
   } else {
     t.pass(`${name}: ${details.numRuns} runs`);
