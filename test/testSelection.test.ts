@@ -72,8 +72,8 @@ t.test('spec-driven: what a new operation can fail, not the tools judged on spec
     'test/contract/arazzo.test.ts',
   ];
   const toolsOnOwnSpecs = [
-    'test/contract/reviewPullRequests.test.ts',
-    'test/contract/breakingCorpus.test.ts',
+    'test/contract/corpora/reviewPullRequests.test.ts',
+    'test/contract/corpora/breakingCorpus.test.ts',
     'test/contract/breakingAdmitted.test.ts',
     'test/contract/changelog.test.ts',
     'test/contract/version.test.ts',

@@ -9,13 +9,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { parse, stringify } from 'yaml';
-import { refusals } from '../../lib/constructs/refusals.js';
-import { opened, validatorOf } from '../../lib/contract/admitted.js';
-import { loadContract } from '../../lib/contract/load.js';
-import { dereference, isObject, type Json, type JsonObject } from '../../lib/openapi/dereference.js';
-import { repoRoot } from '../../lib/repoRoot.js';
-import { breakingReport, runBreaking } from '../../scripts/contract/breaking.js';
-import { scratchDir } from '../helpers/scratchSpace.js';
+import { refusals } from '../../../lib/constructs/refusals.js';
+import { opened, validatorOf } from '../../../lib/contract/admitted.js';
+import { loadContract } from '../../../lib/contract/load.js';
+import { dereference, isObject, type Json, type JsonObject } from '../../../lib/openapi/dereference.js';
+import { repoRoot } from '../../../lib/repoRoot.js';
+import { breakingReport, runBreaking } from '../../../scripts/contract/breaking.js';
+import { scratchDir } from '../../helpers/scratchSpace.js';
 
 interface Operation {
   op: 'add' | 'remove' | 'replace';

@@ -6,14 +6,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import t, { type Test } from 'tap';
-import { loadContract } from '../../lib/contract/load.js';
-import { releasedFile, releasedVersions } from '../../lib/contract/released.js';
-import { repoRoot } from '../../lib/repoRoot.js';
-import { runBreaking } from '../../scripts/contract/breaking.js';
-import { clientsOf } from '../../scripts/contract/clientDeclarations.js';
-import { runChangelog } from '../../scripts/contract/changelog.js';
-import { runReview, type Comparison, type Review } from '../../scripts/contract/review.js';
-import { scratchDir } from '../helpers/scratchSpace.js';
+import { loadContract } from '../../../lib/contract/load.js';
+import { releasedFile, releasedVersions } from '../../../lib/contract/released.js';
+import { repoRoot } from '../../../lib/repoRoot.js';
+import { runBreaking } from '../../../scripts/contract/breaking.js';
+import { clientsOf } from '../../../scripts/contract/clientDeclarations.js';
+import { runChangelog } from '../../../scripts/contract/changelog.js';
+import { runReview, type Comparison, type Review } from '../../../scripts/contract/review.js';
+import { scratchDir } from '../../helpers/scratchSpace.js';
 import { parse } from 'yaml';
 import {
   additiveOnMain,
@@ -26,7 +26,7 @@ import {
   mainText,
   renameWithAnyOf,
   retireToV2,
-} from './pullRequests.js';
+} from '../pullRequests.js';
 
 const dir = scratchDir('pets-review-prs-');
 t.teardown(() => {
