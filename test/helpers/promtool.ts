@@ -60,8 +60,9 @@ export function verdicts(output: string): Map<string, string> {
 }
 
 /**
- * `promtool test rules` on each file, as many at once as the machine has cores: promtool tests its files
- * one after another on one core, and the rules suite's files take minutes each (three days of samples).
+ * `promtool test rules` on each file, as many at once as the machine has cores: promtool tests the files of
+ * one call one after another, on one core. The rules suite's 33 files, each with three days of samples,
+ * took 303 s in one call and 173 s this way on 2 cores (2026-12-03).
  * Each file's report, as `verdicts` reads it, and the output of the run that tested it.
  */
 export async function testRulesEach(
