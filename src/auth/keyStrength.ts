@@ -72,7 +72,7 @@ function log10Factorial(n: number): number {
 /**
  * The estimator's splits of the texts one judgement has asked about, by text: a secret's views share texts
  * (a secret without separators is its own text without them; a lower-case secret is its own case-folded
- * view), and a split of a 43-character key costs about 20 ms. Kept for one judgement only, so no secret
+ * view): a random 43-character key's judgement asked about 11 texts, 9 of them distinct (140 ms). Kept for one judgement only, so no secret
  * outlives the call that judges it.
  */
 type Splits = Map<string, MatchEstimated[]>;
