@@ -13,7 +13,7 @@ import type { Database, Queryable } from '../../src/db/index.js';
  * on the worked examples' tree. Tables whose foreign keys form a cycle, or that a kept table references,
  * are emptied by TRUNCATE ... RESTART IDENTITY CASCADE.
  */
-const kept = ['api_keys', 'schema_migrations'];
+const keptByDefault = ['api_keys', 'schema_migrations'];
 
 interface StoreTable {
   /** The table's name, quoted for SQL. */
@@ -57,10 +57,22 @@ async function deleteChildrenFirst(tx: Queryable, tables: StoreTable[]): Promise
     await tx.query({ text: 'SELECT setval($1::regclass, $2::bigint, false)' }, [sequence.name, sequence.start]);
 }
 
-/** Empties the store (above); says how: the fast way, or TRUNCATE where that cannot. */
-export async function emptyStore(db: Database): Promise<'deleted' | 'truncated'> {
-  const { rows } = await db.query<StoreTable>({ text: storeTables }, [kept]);
-  const ordered = childrenFirst(rows);
+export interface EmptyStoreOptions {
+  /** The tables left as they are (by default the API keys and the migrations' ledger). */
+  keep?: readonly string[];
+  /**
+   * TRUNCATE whatever the tables hold. For a database one test hands to the next: a test may have written
+   * thousands of rows, which a DELETE leaves as dead rows for every later query to step over (nothing
+   * vacuums a test database).
+   */
+  truncate?: boolean;
+}
+
+/** Empties the store (above); says how: the fast way, or TRUNCATE where that cannot (or was asked for). */
+export async function emptyStore(db: Database, options: EmptyStoreOptions = {}): Promise<'deleted' | 'truncated'> {
+  const { rows } = await db.query<StoreTable>({ text: storeTables }, [options.keep ?? keptByDefault]);
+  if (rows.length === 0) return 'deleted';
+  const ordered = options.truncate ? undefined : childrenFirst(rows);
   if (ordered) {
     try {
       await db.transaction((tx) => deleteChildrenFirst(tx, ordered));
