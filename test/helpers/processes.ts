@@ -20,7 +20,7 @@ export const testNodeFlags = ['--liftoff-only'];
 /**
  * What every server a test starts (a process or startServer, test/helpers/server.ts) runs with: no load
  * shedding, which a busy test machine's late event loop would trigger. Only
- * test/loadShedding.test.ts sheds, at its own threshold.
+ * test/scaling/loadShedding.test.ts sheds, at its own threshold.
  */
 export const testServerEnv = { LOAD_SHED_EVENT_LOOP_DELAY_MS: '0' };
 

@@ -5,15 +5,15 @@
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { buildApp } from '../src/app.js';
-import { generateApiKey, toStoredKey } from '../src/auth/keys.js';
-import { insertApiKey } from '../src/db/apiKeys.js';
-import { openDatabase } from '../src/db/index.js';
-import { migrate } from '../src/db/migrations.js';
-import { testConfig } from './helpers/app.js';
-import { createScratchPostgres, postgresUnavailableReason } from './helpers/databases.js';
-import { repoRoot } from '../lib/repoRoot.js';
-import { waitForOutput } from './helpers/processes.js';
+import { buildApp } from '../../src/app.js';
+import { generateApiKey, toStoredKey } from '../../src/auth/keys.js';
+import { insertApiKey } from '../../src/db/apiKeys.js';
+import { openDatabase } from '../../src/db/index.js';
+import { migrate } from '../../src/db/migrations.js';
+import { testConfig } from '../helpers/app.js';
+import { createScratchPostgres, postgresUnavailableReason } from '../helpers/databases.js';
+import { repoRoot } from '../../lib/repoRoot.js';
+import { waitForOutput } from '../helpers/processes.js';
 
 const skip = await postgresUnavailableReason();
 const quota = 40;

@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { repoRoot } from '../lib/repoRoot.js';
-import { readsSpec, specDriven, usesRuntime } from '../scripts/tests/rules.js';
+import { repoRoot } from '../../lib/repoRoot.js';
+import { readsSpec, specDriven, usesRuntime } from '../../scripts/tests/rules.js';
 
 // The rules that choose what CI runs on the other Node.js lines (npm test -- runtime) and what the worked
 // examples run on their tree (npm test -- spec-driven, a part of what reads a spec, which npm test -- affected
@@ -58,7 +58,7 @@ t.test("reads a spec: a file that reads a spec's operations is chosen, one that 
     'test/http/closedRequests.test.ts',
   ])
     t.ok(readsSpec(source(file)), file);
-  for (const file of ['test/cli.test.ts', 'test/dataDirLock.test.ts']) t.notOk(readsSpec(source(file)), file);
+  for (const file of ['test/commands/cli.test.ts', 'test/dataDirLock.test.ts']) t.notOk(readsSpec(source(file)), file);
 });
 
 t.test('spec-driven: what a new operation can fail, not the tools judged on specs of their own', async (t) => {
@@ -66,7 +66,7 @@ t.test('spec-driven: what a new operation can fail, not the tools judged on spec
   const newOperationCanFail = [
     'test/conformance/unsafe.test.ts',
     'test/conformance/links.test.ts',
-    'test/verify.test.ts',
+    'test/commands/verify.test.ts',
     'test/typescriptClient/methods.test.ts',
     'test/contract/patterns.test.ts',
     'test/contract/arazzo.test.ts',

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { waitUntil } from '../lib/instances/processes.js';
+import { waitUntil } from '../../lib/instances/processes.js';
 import t from 'tap';
-import { createMetrics } from '../src/observability/metrics.js';
-import { startTestApp } from './helpers/app.js';
-import { sample } from './helpers/metrics.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import { startTestApp } from '../helpers/app.js';
+import { sample } from '../helpers/metrics.js';
 
 /** Keeps the event loop busy, as a CPU-bound request or a long synchronous task would. */
 function blockEventLoop(ms: number): void {

@@ -6,13 +6,13 @@ import {
   waitForReplay,
   waitUntil,
   type PostgresServer,
-} from '../lib/instances/index.js';
-import { openDatabase, type Database, type ReadStatus } from '../src/db/index.js';
-import { migrate } from '../src/db/migrations.js';
-import { lagSeconds } from '../src/db/replicas.js';
-import { parseLsn } from '../src/db/replication.js';
-import { startServer } from './helpers/server.js';
-import { startLoggedApp, type LoggedApp } from './helpers/loggedApp.js';
+} from '../../lib/instances/index.js';
+import { openDatabase, type Database, type ReadStatus } from '../../src/db/index.js';
+import { migrate } from '../../src/db/migrations.js';
+import { lagSeconds } from '../../src/db/replicas.js';
+import { parseLsn } from '../../src/db/replication.js';
+import { startServer } from '../helpers/server.js';
+import { startLoggedApp, type LoggedApp } from '../helpers/loggedApp.js';
 
 /**
  * Reads from a real streaming replica (private clusters from lib/instances):

@@ -2,13 +2,18 @@ import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pg from 'pg';
 import t, { type Test } from 'tap';
-import { generateApiKey } from '../src/auth/keys.js';
-import { deployPgBouncerIni, missingPackages, startPgBouncer, type PgBouncerServer } from '../lib/instances/index.js';
-import { openDatabase, type Database, type PostgresOptions } from '../src/db/index.js';
-import { migrate } from '../src/db/migrations.js';
-import { startServer } from './helpers/server.js';
-import { createScratchPostgres, postgresUnavailableReason, type ScratchDatabase } from './helpers/databases.js';
-import { startLoggedApp, type LoggedApp } from './helpers/loggedApp.js';
+import { generateApiKey } from '../../src/auth/keys.js';
+import {
+  deployPgBouncerIni,
+  missingPackages,
+  startPgBouncer,
+  type PgBouncerServer,
+} from '../../lib/instances/index.js';
+import { openDatabase, type Database, type PostgresOptions } from '../../src/db/index.js';
+import { migrate } from '../../src/db/migrations.js';
+import { startServer } from '../helpers/server.js';
+import { createScratchPostgres, postgresUnavailableReason, type ScratchDatabase } from '../helpers/databases.js';
+import { startLoggedApp, type LoggedApp } from '../helpers/loggedApp.js';
 
 /**
  * Working behind a transaction pooler: unnamed statements, bounded waits,

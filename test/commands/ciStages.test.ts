@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { isAlive, waitUntil } from '../lib/instances/index.js';
-import { repoRoot } from '../lib/repoRoot.js';
+import { isAlive, waitUntil } from '../../lib/instances/index.js';
+import { repoRoot } from '../../lib/repoRoot.js';
 
 // CI's machinery (scripts/ci-stages.sh, sourced by .ci/run): stages, the background work they wait for, the
 // processes a stage leaves running; and the prefetched tarballs scripts/ci-node-and-service.sh takes.

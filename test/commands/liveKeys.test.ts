@@ -4,17 +4,17 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import t, { type Test } from 'tap';
-import { generateApiKey } from '../src/auth/keys.js';
-import { runApiKey, runApiKeyCommand } from '../src/cli/apikey.js';
-import { findControlSocket } from '../src/control/socketPath.js';
-import { keyChangesApplicationName } from '../src/db/keyChanges.js';
-import { openDatabase } from '../src/db/index.js';
-import { migrate } from '../src/db/migrations.js';
-import { startServer } from './helpers/server.js';
-import { createScratchPostgres, postgresUnavailableReason } from './helpers/databases.js';
-import { copyEmbeddedTemplate } from './helpers/embeddedTemplate.js';
-import { finished, runInProcess, spawnEntry, textSink, waitForOutput, type Finished } from './helpers/processes.js';
-import { scratchDir } from './helpers/scratchSpace.js';
+import { generateApiKey } from '../../src/auth/keys.js';
+import { runApiKey, runApiKeyCommand } from '../../src/cli/apikey.js';
+import { findControlSocket } from '../../src/control/socketPath.js';
+import { keyChangesApplicationName } from '../../src/db/keyChanges.js';
+import { openDatabase } from '../../src/db/index.js';
+import { migrate } from '../../src/db/migrations.js';
+import { startServer } from '../helpers/server.js';
+import { createScratchPostgres, postgresUnavailableReason } from '../helpers/databases.js';
+import { copyEmbeddedTemplate } from '../helpers/embeddedTemplate.js';
+import { finished, runInProcess, spawnEntry, textSink, waitForOutput, type Finished } from '../helpers/processes.js';
+import { scratchDir } from '../helpers/scratchSpace.js';
 
 // Keys changed while the service runs: on PostgreSQL every instance hears
 // the change at once (LISTEN/NOTIFY), on the embedded database the CLI's

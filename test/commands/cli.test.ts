@@ -1,18 +1,18 @@
 import t, { type Test } from 'tap';
-import { hashApiKey } from '../src/auth/keys.js';
-import { openDatabase } from '../src/db/index.js';
-import { runApiKey, runApiKeyCommand } from '../src/cli/apikey.js';
-import { runMigrate } from '../src/cli/migrate.js';
-import { startServer } from './helpers/server.js';
+import { hashApiKey } from '../../src/auth/keys.js';
+import { openDatabase } from '../../src/db/index.js';
+import { runApiKey, runApiKeyCommand } from '../../src/cli/apikey.js';
+import { runMigrate } from '../../src/cli/migrate.js';
+import { startServer } from '../helpers/server.js';
 import {
   createScratchPostgres,
   migratedDataDir,
   postgresUnavailableReason,
   testDatabaseUrl,
-} from './helpers/databases.js';
+} from '../helpers/databases.js';
 import { spawn } from 'node:child_process';
-import { repoRoot } from '../lib/repoRoot.js';
-import { finished, runEntry, runInProcess } from './helpers/processes.js';
+import { repoRoot } from '../../lib/repoRoot.js';
+import { finished, runEntry, runInProcess } from '../helpers/processes.js';
 
 // The commands run in-process (their run functions are what the entry points
 // call); a few tests spawn real processes for what only a process shows: each
@@ -277,8 +277,8 @@ function captured() {
 }
 
 t.test('migrations and keys go to DATABASE_DIRECT_URL', postgresSkip ? { skip: postgresSkip } : {}, async (t) => {
-  const { runMigrate } = await import('../src/cli/migrate.js');
-  const { runApiKey } = await import('../src/cli/apikey.js');
+  const { runMigrate } = await import('../../src/cli/migrate.js');
+  const { runApiKey } = await import('../../src/cli/apikey.js');
   const scratch = await createScratchPostgres();
   t.teardown(scratch.drop);
   // DATABASE_URL answers nothing: only the direct URL can have done the work.
@@ -297,8 +297,8 @@ t.test('migrations and keys go to DATABASE_DIRECT_URL', postgresSkip ? { skip: p
 });
 
 t.test('a read-only primary is refused in one line', postgresSkip ? { skip: postgresSkip } : {}, async (t) => {
-  const { runMigrate } = await import('../src/cli/migrate.js');
-  const { startServer } = await import('../src/process/startServer.js');
+  const { runMigrate } = await import('../../src/cli/migrate.js');
+  const { startServer } = await import('../../src/process/startServer.js');
   const scratch = await createScratchPostgres();
   t.teardown(scratch.drop);
   const env = { DATABASE_URL: scratch.url };

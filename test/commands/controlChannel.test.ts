@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
-import { sendCommand, serveCommands } from '../src/control/channel.js';
-import { textSink } from './helpers/processes.js';
-import { scratchDir } from './helpers/scratchSpace.js';
+import { sendCommand, serveCommands } from '../../src/control/channel.js';
+import { textSink } from '../helpers/processes.js';
+import { scratchDir } from '../helpers/scratchSpace.js';
 
 /** What a raw client that sends text gets back, until the server closes. */
 function rawExchange(path: string, text: string | undefined): Promise<string> {
