@@ -147,8 +147,7 @@ children_cpu_ticks() {
 # many. usage: end_leftovers MARK
 end_leftovers() {
   local pids
-  # One grep over every process's environment (NUL-separated); a process gone meanwhile is no match.
-  pids=$(grep -lzxF "PETS_CI_STAGE=$1" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 || true)
+  pids=$(marked_processes "$1")
   if [ -z "$pids" ]; then
     echo 0
     return
@@ -159,6 +158,32 @@ end_leftovers() {
   # shellcheck disable=SC2086
   kill -TERM $pids 2>/dev/null || true
   wc -w <<<"$pids"
+}
+
+# Prints the pids of the processes whose environment holds PETS_CI_STAGE=MARK. usage: marked_processes MARK
+# Bash's builtins read each process's environment (a process gone meanwhile is no match), without a fork each.
+marked_processes() {
+  local dir vars reads IFS=$'\n'
+  for dir in /proc/[0-9]*; do
+    # A process in the middle of execve has, for a moment, its new memory but not yet its environment: it reads as
+    # empty (CI saw a stage's daemon missed so), and is read again every 10 ms, up to a second. A zombie's reads as
+    # empty for good, and a kernel thread's cannot be read.
+    for ((reads = 1; reads <= 100; reads++)); do
+      mapfile -d '' -t vars 2>/dev/null <"$dir/environ" || continue 2
+      [ "${#vars[@]}" -eq 0 ] && ! is_zombie "$dir" || break
+      sleep 0.01
+    done
+    [[ $'\n'"${vars[*]}"$'\n' == *$'\n'"PETS_CI_STAGE=$1"$'\n'* ]] && echo "${dir#/proc/}"
+  done
+  return 0
+}
+
+# Whether the process at DIR (/proc/PID) has ended and not yet been waited for. usage: is_zombie DIR
+is_zombie() {
+  local stat
+  read -r stat 2>/dev/null <"$1/stat" || return 1
+  # After the command name's closing parenthesis comes the state: Z (a zombie) or X (dead).
+  [[ ${stat##*) } == [ZX]* ]]
 }
 
 # A stage the rest cannot go without (the install, the build): on failure, the table, then exit.
