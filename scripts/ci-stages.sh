@@ -163,7 +163,7 @@ end_leftovers() {
 # Prints the pids of the processes whose environment holds PETS_CI_STAGE=MARK. usage: marked_processes MARK
 # Bash's builtins read each process's environment (a process gone meanwhile is no match), without a fork each.
 marked_processes() {
-  local dir vars reads IFS=$'\n'
+  local dir vars reads var
   for dir in /proc/[0-9]*; do
     # A process in the middle of execve has, for a moment, its new memory but not yet its environment: it reads as
     # empty (CI saw a stage's daemon missed so), and is read again every 10 ms, up to a second. A zombie's reads as
@@ -173,7 +173,12 @@ marked_processes() {
       [ "${#vars[@]}" -eq 0 ] && ! is_zombie "$dir" || break
       sleep 0.01
     done
-    [[ $'\n'"${vars[*]}"$'\n' == *$'\n'"PETS_CI_STAGE=$1"$'\n'* ]] && echo "${dir#/proc/}"
+    for var in "${vars[@]}"; do
+      if [ "$var" = "PETS_CI_STAGE=$1" ]; then
+        echo "${dir#/proc/}"
+        break
+      fi
+    done
   done
   return 0
 }
